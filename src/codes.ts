@@ -1,0 +1,67 @@
+/**
+ * Every refusal and failure code toolweave returns, in one list, each with what it means.
+ * A result with `success: false` always carries one of these in `details.code`.
+ */
+import type { ToolExecutionResult, ToolResultDetails } from './tool.js';
+
+/** Each code and its meaning. The docs' refusal table is generated from the same words. */
+export const ERROR_CODES = {
+  // Spec and input
+  spec_invalid: 'The spec failed its JSON Schema or its meaning checks; details.errors lists every problem.',
+  input_invalid: "The composite's input failed its inputSchema; details.errors holds ajv's messages.",
+  output_invalid: "The composite's output failed its outputSchema; details.errors holds ajv's messages.",
+  compose_needs_gate: 'The builder has only a bare execute callback; bind a StepGate to compose.',
+  // The chainability rule
+  step_missing: 'The step names a tool the gate cannot resolve.',
+  step_not_chainable: 'The tool has side effects and the host has not listed it as chainable.',
+  side_effects_undeclared: 'The tool does not declare whether it has side effects, so it is never chained.',
+  // The gate
+  permission_denied: "The host's permission check refused the call; details carry its reason and details.",
+  approval_rejected: 'The approval for a side-effecting step was refused; details carry the reason.',
+  step_aborted: 'The abort signal fired; the step did not run.',
+  step_failed: "The step's tool returned a failure; its own code is in details.innerCode.",
+  step_threw: 'The step threw or rejected instead of returning a result.',
+  step_timeout: 'The step did not settle within its timeout.',
+  step_bad_result: 'The step returned something that is not a ToolExecutionResult.',
+  nesting_too_deep: 'The composition is nested MAX_COMPOSITION_DEPTH deep; the run is refused.',
+  composition_cycle: 'A composition reached itself at its own call.',
+  // Dry runs
+  dry_run_needs_output: 'A dry run reached a side-effecting or composite step with no output in dry.stepOutputs.',
+  // Combinators
+  check_failed: "try_and_check: the check failed; details.check holds the check's result.",
+  items_not_array: 'for_each: the items did not resolve to an array.',
+  too_many_items: 'for_each: more items than the maxItems bound allows.',
+  // Agent-facing tools
+  pipeline_too_long: 'run_pipeline: more steps than the configured bound.',
+  pipeline_self_call: 'run_pipeline / compose: a step calls a batching tool itself.',
+  // Script mode
+  script_error: 'run_js: the script threw; details carry the message and line.',
+  script_timeout: 'run_js: the script ran past its time limit.',
+  script_memory: 'run_js: the script ran past its memory limit.',
+  script_too_many_calls: 'run_js: the script made more tool calls than maxCalls.',
+  script_return_too_large: 'run_js: the returned value is longer than maxReturnChars.',
+  script_return_invalid: 'run_js: the returned value cannot be sent as JSON (a cycle, a function).',
+  tool_interactive: 'run_js: the tool needs its own moment with a person or the host; call it directly.',
+  // Observations
+  observation_unknown: 'get_observation: no observation was ever stored under this id.',
+  observation_expired: 'get_observation: the observation was evicted; run the tool again.',
+  observation_offset: 'get_observation: the offset is past the end of the observation.',
+} as const;
+
+/** A code toolweave itself returns. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The details of a toolweave failure: its code, plus whatever explains it. */
+export interface FailureDetails extends ToolResultDetails {
+  /** The code of the refusal or failure. */
+  code: ErrorCode;
+}
+
+/** Build a failure result: `{ success: false, error, details: { code, ...details } }`. */
+export function failure(
+  code: ErrorCode,
+  error: string,
+  details?: Record<string, unknown>,
+): ToolExecutionResult<never> & { details: FailureDetails } {
+  return { success: false, error, details: { ...details, code } };
+}

@@ -1,0 +1,60 @@
+import { failure } from '../codes.js';
+import type { ITool, ToolExecutionResult } from '../tool.js';
+
+/** The host's list of side-effecting tools that may be chained, as a list or a set. */
+export type SideEffectingTools = readonly string[] | ReadonlySet<string>;
+
+/** The verdict of {@link checkChainable}: the tool to run, or the refusal. */
+export type ChainCheck =
+  | { ok: true; tool: ITool }
+  | { ok: false; refusal: ToolExecutionResult<never> };
+
+/** Turn a host list into a set once, so the per-step check is one lookup. */
+export function toToolSet(list: SideEffectingTools | undefined): ReadonlySet<string> {
+  if (!list) return EMPTY;
+  return list instanceof Set ? list : new Set(list as readonly string[]);
+}
+const EMPTY: ReadonlySet<string> = new Set();
+
+/**
+ * The chainability rule. A tool that declares no side effects (`hasSideEffects: false`) chains
+ * freely; one with side effects only when the host lists it (`step_not_chainable`); one that
+ * declares nothing, for no one, even when listed (`side_effects_undeclared`); a name that
+ * resolves to nothing is `step_missing`.
+ *
+ * @param name - the name the step used
+ * @param tool - what that name resolved to, if anything
+ * @param sideEffectingTools - the host's list of side-effecting tools that may be chained
+ */
+export function checkChainable(
+  name: string,
+  tool: ITool | undefined,
+  sideEffectingTools?: SideEffectingTools,
+): ChainCheck {
+  if (!tool) {
+    return { ok: false, refusal: failure('step_missing', `No tool named "${name}" is registered.`, { tool: name }) };
+  }
+  if (tool.hasSideEffects === false) return { ok: true, tool };
+  if (tool.hasSideEffects === true) {
+    const listed = sideEffectingTools instanceof Set
+      ? sideEffectingTools.has(name)
+      : (sideEffectingTools as readonly string[] | undefined)?.includes(name) ?? false;
+    if (listed) return { ok: true, tool };
+    return {
+      ok: false,
+      refusal: failure(
+        'step_not_chainable',
+        `Tool "${name}" has side effects and the host has not listed it as chainable.`,
+        { tool: name },
+      ),
+    };
+  }
+  return {
+    ok: false,
+    refusal: failure(
+      'side_effects_undeclared',
+      `Tool "${name}" does not declare whether it has side effects, so it cannot be chained.`,
+      { tool: name },
+    ),
+  };
+}

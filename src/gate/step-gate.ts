@@ -1,0 +1,229 @@
+import { failure } from '../codes.js';
+import type { ITool, ToolExecutionContext, ToolExecutionResult, ToolResolver } from '../tool.js';
+
+/** What a host's permission check answers. */
+export interface PermissionDecision {
+  /** Whether the call may go ahead. */
+  isAllowed: boolean;
+  /** Why not, for the refusal. */
+  reason?: string;
+  /** Anything else the refusal should carry. */
+  details?: Record<string, unknown>;
+}
+
+/** The host's permission check, asked before every step. */
+export interface PermissionManager {
+  /** Decide whether `tool` may run with `args` in `context`. */
+  isExecutionAllowed(
+    tool: ITool,
+    args: Record<string, unknown>,
+    context: ToolExecutionContext,
+  ): PermissionDecision | Promise<PermissionDecision>;
+}
+
+/** The side-effecting call an approval is asked for. */
+export interface ApprovalAction {
+  /** The tool's id. */
+  toolId: string;
+  /** The tool's name. */
+  toolName: string;
+  /** The step that calls it (its name, or its position). */
+  step: string;
+  /** The arguments it would run with. */
+  args: Record<string, unknown>;
+}
+
+/** What an approval answers. */
+export interface ApprovalDecision {
+  /** Whether the step may run. */
+  approved: boolean;
+  /** Why not, for the refusal. */
+  reason?: string;
+}
+
+/** The host's approval hook, asked before every side-effecting step. */
+export interface ApprovalProvider {
+  /** Ask whether `action` may run. */
+  requestApproval(action: ApprovalAction): ApprovalDecision | Promise<ApprovalDecision>;
+}
+
+/** What {@link createStepGate} takes: the host's lookup and its checks. */
+export interface StepGateOptions {
+  /** Find a tool by name. */
+  resolve: ToolResolver;
+  /** Asked before every step. */
+  permissionManager?: PermissionManager;
+  /** Asked before every side-effecting step. */
+  approvals?: ApprovalProvider;
+}
+
+/** Per-call options of {@link StepGate.run}. */
+export interface GateRunOptions {
+  /** The step's name, for approvals and error details. */
+  step?: string;
+  /** Fail with `step_timeout` when the tool does not settle within this many milliseconds. */
+  timeoutMs?: number;
+}
+
+/**
+ * The one door every tool call of a composition, a pipeline, a combinator tree or a script
+ * passes. It holds the host's checks, so a check added here holds everywhere at once.
+ */
+export interface StepGate {
+  /** Find a tool by name, as the host's registry has it now. */
+  resolve(name: string): ITool | undefined;
+  /**
+   * Run `tool` (the very instance given, the one that was checked) after the permission check,
+   * the approval (side-effecting tools only) and the abort check. Never throws: a tool that
+   * throws, times out or returns a non-result becomes a failure result, and a tool's own failure
+   * comes back as `step_failed` with the tool's code as `innerCode`.
+   */
+  run(
+    tool: ITool,
+    args: Record<string, unknown>,
+    context: ToolExecutionContext,
+    signal?: AbortSignal,
+    options?: GateRunOptions,
+  ): Promise<ToolExecutionResult>;
+}
+
+/** A brand, so the builder can tell a gate from a bare execute callback. */
+const GATE = Symbol.for('toolweave.StepGate');
+
+/** Whether `value` is a gate made by {@link createStepGate} (or one that says it is). */
+export function isStepGate(value: unknown): value is StepGate {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[GATE] === true;
+}
+
+/**
+ * Make the gate every step passes.
+ *
+ * @example
+ * ```ts
+ * const gate = createStepGate({
+ *   resolve: (name) => registry.get(name),
+ *   permissionManager: { isExecutionAllowed: (tool) => ({ isAllowed: tool.name !== 'rm' }) },
+ * });
+ * ```
+ */
+export function createStepGate(options: StepGateOptions): StepGate {
+  const { resolve, permissionManager, approvals } = options;
+  const gate: StepGate & { [GATE]: true } = {
+    [GATE]: true,
+    resolve: (name) => {
+      try {
+        return resolve(name);
+      } catch {
+        return undefined;
+      }
+    },
+    async run(tool, args, context, signal, runOptions) {
+      const step = runOptions?.step ?? tool.name;
+      try {
+        if (permissionManager) {
+          const decision = await permissionManager.isExecutionAllowed(tool, args, context);
+          if (!decision?.isAllowed) {
+            return failure('permission_denied', decision?.reason ?? `Permission denied for tool "${tool.name}".`, {
+              tool: tool.name,
+              step,
+              reason: decision?.reason,
+              ...(decision?.details ? { permission: decision.details } : {}),
+            });
+          }
+        }
+        if (approvals && tool.hasSideEffects === true) {
+          const decision = await approvals.requestApproval({ toolId: tool.id, toolName: tool.name, step, args });
+          if (!decision?.approved) {
+            return failure('approval_rejected', decision?.reason ?? `Approval refused for tool "${tool.name}".`, {
+              tool: tool.name,
+              step,
+              reason: decision?.reason,
+            });
+          }
+        }
+      } catch (error) {
+        return failure('permission_denied', `The host's check failed: ${messageOf(error)}`, { tool: tool.name, step });
+      }
+      const abort = signal ?? context.signal;
+      if (abort?.aborted) {
+        return failure('step_aborted', `Aborted before tool "${tool.name}" ran.`, { tool: tool.name, step });
+      }
+      return execute(tool, args, context, step, runOptions?.timeoutMs);
+    },
+  };
+  return gate;
+}
+
+/** Call the tool and turn every way it can misbehave into a result. */
+function execute(
+  tool: ITool,
+  args: Record<string, unknown>,
+  context: ToolExecutionContext,
+  step: string,
+  timeoutMs: number | undefined,
+): Promise<ToolExecutionResult> {
+  let pending: Promise<ToolExecutionResult>;
+  try {
+    pending = tool.execute(args, context);
+  } catch (error) {
+    return Promise.resolve(threw(tool, step, error));
+  }
+  if (!pending || typeof (pending as Promise<unknown>).then !== 'function') {
+    return Promise.resolve(settle(tool, step, pending));
+  }
+  if (timeoutMs === undefined || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
+    return pending.then(
+      (result) => settle(tool, step, result),
+      (error) => threw(tool, step, error),
+    );
+  }
+  // One promise and one timer: the race costs little on the hot path.
+  return new Promise((done) => {
+    const timer = setTimeout(
+      () => done(failure('step_timeout', `Tool "${tool.name}" did not finish within ${timeoutMs} ms.`, { tool: tool.name, step, timeoutMs })),
+      timeoutMs,
+    );
+    pending.then(
+      (result) => {
+        clearTimeout(timer);
+        done(settle(tool, step, result));
+      },
+      (error) => {
+        clearTimeout(timer);
+        done(threw(tool, step, error));
+      },
+    );
+  });
+}
+
+/** Check the shape of what a tool returned, and wrap its own failure so its code is `innerCode`. */
+function settle(tool: ITool, step: string, result: unknown): ToolExecutionResult {
+  if (typeof result !== 'object' || result === null || typeof (result as ToolExecutionResult).success !== 'boolean') {
+    return failure('step_bad_result', `Tool "${tool.name}" returned something that is not a tool result.`, {
+      tool: tool.name,
+      step,
+    });
+  }
+  const r = result as ToolExecutionResult;
+  if (r.success) return r;
+  return {
+    success: false,
+    error: typeof r.error === 'string' && r.error ? r.error : `Tool "${tool.name}" failed.`,
+    details: { ...r.details, code: 'step_failed', innerCode: r.details?.code, tool: tool.name, step },
+    ...(r.effects ? { effects: r.effects } : {}),
+  };
+}
+
+function threw(tool: ITool, step: string, error: unknown): ToolExecutionResult {
+  return failure('step_threw', `Tool "${tool.name}" threw: ${messageOf(error)}`, { tool: tool.name, step });
+}
+
+/** A printable message from anything thrown. */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  try {
+    return String(error);
+  } catch {
+    return 'unknown error';
+  }
+}

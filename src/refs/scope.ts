@@ -1,0 +1,54 @@
+/**
+ * What a reference can see while a plan runs. The engine fills one of these as steps complete;
+ * compiled accessors only read it.
+ */
+export interface RefScope {
+  /** The composite's whole input (`$input`). */
+  input: unknown;
+  /** The previous step's (or pipe stage's) whole output (`$prev`, and the `{result}` hole). */
+  prev: unknown;
+  /** The outputs of the top-level steps so far, by position (`$steps[0]`). */
+  steps: unknown[];
+  /** The outputs of the named steps so far, by name (`$steps.fetchUser`). */
+  named: Map<string, unknown>;
+  /** The current item inside a for_each template (`$item`, the `{item}` hole). */
+  item?: unknown;
+  /** The current index inside a for_each template (`$index`, the `{index}` hole). */
+  index?: number;
+}
+
+/** A compiled mapping: walks precompiled closures over a scope, never parses at run time. */
+export type Accessor = (scope: RefScope) => unknown;
+
+/**
+ * What the compiler knows about where an expression sits, so strict mode can refuse an
+ * unresolvable reference at build time.
+ */
+export interface CompileSite {
+  /** The step (or node) the mapping belongs to, for error messages. */
+  step: string;
+  /** How many top-level steps complete before this one (a `$steps[n]` must have n below it). */
+  stepsBefore: number;
+  /** The names of the top-level steps that complete before this one. */
+  namesBefore: ReadonlySet<string>;
+  /** The names of every top-level step in the spec (to tell a forward reference from an unknown name). */
+  allNames: ReadonlySet<string>;
+  /** Whether a `$prev` exists here (false for the first step). */
+  hasPrev: boolean;
+  /** Inside a for_each template: `$item`, `$index` and the `{item}`/`{index}` holes resolve. */
+  inForEach: boolean;
+  /** In a pipe stage after the first: the `{result}` hole resolves to `$prev`. */
+  inPipeStage: boolean;
+  /** Refuse unresolvable `$`-expressions instead of passing them through as literals. */
+  strict: boolean;
+}
+
+/** The compiler's answer: the accessor, and every problem it found (strict mode). */
+export interface CompiledMapping {
+  /** Resolve the mapping against a scope. Never throws. */
+  accessor: Accessor;
+  /** One message per unresolvable expression, naming the step and the expression. */
+  errors: string[];
+  /** Whether the mapping reads anything from the scope (false: a pure literal). */
+  dynamic: boolean;
+}

@@ -1,0 +1,96 @@
+/**
+ * The tool model: the shapes every orchestrator already speaks. A composite built here is an
+ * {@link ITool} like any other, so a host registers it without knowing it is a composition.
+ */
+
+/** A JSON Schema object, as published in a tool's `inputSchema` and `outputSchema`. */
+export type JSONSchemaObject = Record<string, unknown>;
+
+/**
+ * The context a host passes to a tool. It is an open object: every field a host sets survives
+ * unchanged into every step a composition runs.
+ */
+export interface ToolExecutionContext {
+  /** Per-session data. toolweave keeps its own depth and cycle bookkeeping here. */
+  sessionData?: Record<string, unknown>;
+  /** Aborts the run: no step starts after it fires. */
+  signal?: AbortSignal;
+  /** Any other field the host needs; passed through unchanged. */
+  [key: string]: unknown;
+}
+
+/**
+ * One side-effecting step in a run's effects ledger: either a step that ran (`ran: true`) or,
+ * in a dry run, one that would have run (`wouldRun: true`).
+ */
+export interface EffectRecord {
+  /** The step's name (or its position, when unnamed). */
+  step: string;
+  /** The tool the step called. */
+  tool: string;
+  /** The step ran and its tool has side effects. */
+  ran?: true;
+  /** Dry run: the step was not run; it would have run with {@link EffectRecord.args}. */
+  wouldRun?: true;
+  /** The resolved arguments (dry runs only). */
+  args?: unknown;
+  /** The tool that would have run is itself a composition. */
+  nested?: true;
+}
+
+/** The `details` of a result: a `code` on every refusal or failure, and whatever explains it. */
+export interface ToolResultDetails {
+  /** A code from {@link ErrorCode} (or, for a host tool's own failure, the tool's code). */
+  code?: string;
+  /** Any further explanation. */
+  [key: string]: unknown;
+}
+
+/**
+ * What every tool call returns. Errors are data: a refusal or failure is `success: false` with
+ * a message in `error` and a `code` in `details`; nothing is thrown across the boundary.
+ */
+export interface ToolExecutionResult<O = unknown> {
+  /** Whether the call did what it was asked. */
+  success: boolean;
+  /** The output, on success. */
+  output?: O;
+  /** A human-readable message, on failure. */
+  error?: string;
+  /** Machine-readable details; `details.code` on every refusal or failure. */
+  details?: ToolResultDetails;
+  /** The side-effecting steps that ran (or would have, in a dry run), in order. */
+  effects?: EffectRecord[];
+}
+
+/**
+ * A tool, in the shape common orchestrators register.
+ *
+ * `hasSideEffects` is a declaration the chainability rule relies on: `false` means pure,
+ * `true` means it changes something, absent means undeclared (and never chained).
+ */
+export interface ITool<I = Record<string, unknown>, O = unknown> {
+  /** A stable identifier. */
+  id: string;
+  /** The name a model calls it by. */
+  name: string;
+  /** A name for people. */
+  displayName: string;
+  /** What it does, for the model. */
+  description: string;
+  /** The JSON Schema of its arguments. */
+  inputSchema: JSONSchemaObject;
+  /** The JSON Schema of its output, when known. */
+  outputSchema?: JSONSchemaObject;
+  /** `false`: pure; `true`: has side effects; absent: undeclared. */
+  hasSideEffects?: boolean;
+  /** The tool needs its own moment with a person or the host; refused inside scripts. */
+  interactive?: boolean;
+  /** The tool is itself a composition (dry runs do not run it; they take its output as given). */
+  composition?: boolean;
+  /** Run the tool. Should resolve to a result; the gate turns a throw into a failure result. */
+  execute(args: I, context: ToolExecutionContext): Promise<ToolExecutionResult<O>>;
+}
+
+/** A host's tool lookup by name. */
+export type ToolResolver = (name: string) => ITool | undefined;
