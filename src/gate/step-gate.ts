@@ -209,7 +209,8 @@ function settle(tool: ITool, step: string, result: unknown): ToolExecutionResult
   return {
     success: false,
     error: typeof r.error === 'string' && r.error ? r.error : `Tool "${tool.name}" failed.`,
-    details: { ...r.details, code: 'step_failed', innerCode: r.details?.code, tool: tool.name, step },
+    // A failure that is itself a wrapped step failure (a nested composition) keeps the root cause's code.
+    details: { ...r.details, code: 'step_failed', innerCode: r.details?.code === 'step_failed' ? r.details.innerCode : r.details?.code, tool: tool.name, step },
     ...(r.effects ? { effects: r.effects } : {}),
   };
 }

@@ -1,0 +1,230 @@
+/**
+ * ComposableToolBuilder: a thin facade over the spec checks, the engine and the gate. It turns a
+ * {@link ComposableToolSpec} into an {@link ITool} any orchestrator can register.
+ */
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import { failure } from './codes.js';
+import { checkChainable, toToolSet, type ChainCheck, type SideEffectingTools } from './gate/chainable.js';
+import { isStepGate, messageOf, type StepGate } from './gate/step-gate.js';
+import { DEFAULT_STEP_TIMEOUT_MS } from './engine/plan.js';
+import type { SnapshotProvider } from './engine/snapshot.js';
+import { compileSchema, type SchemaCheck } from './spec/ajv.js';
+import type { ComposableToolSpec } from './spec/types.js';
+import { checkAndCompile, type CheckedSpec, type ValidationResult } from './spec/validate.js';
+import type { ITool, JSONSchemaObject, ToolExecutionContext, ToolExecutionResult } from './tool.js';
+
+/** The bare callback older hosts pass; accepted, but nothing can be composed through it. */
+export type ExecuteCallback = (toolName: string, args: Record<string, unknown>, context: ToolExecutionContext) => Promise<ToolExecutionResult>;
+
+/** Builder settings. */
+export interface ComposableToolBuilderOptions {
+  /** Refuse unresolvable references when a spec is validated or built (default false: they pass through as literals). */
+  strictMode?: boolean;
+  /** The default per-step timeout in milliseconds (default 120,000). */
+  stepTimeoutMs?: number;
+  /** The host's snapshot/restore pair, for scopes that roll back. */
+  snapshots?: SnapshotProvider;
+}
+
+/** What {@link ComposableToolBuilder.runPipeline} takes besides the spec and input. */
+export interface RunPipelineOptions {
+  /** Dry run (forge-time tests): side-effecting and composite steps take their outputs from `stepOutputs`. */
+  dry?: { stepOutputs: Record<string, unknown> };
+  /** Aborts the run: no step starts after it fires. */
+  signal?: AbortSignal;
+}
+
+/** The input type of a built tool: inferred from a `const` JSON Schema, a plain record otherwise. */
+export type InputOf<S> = S extends JSONSchema ? (FromSchema<S> extends Record<string, unknown> ? FromSchema<S> : Record<string, unknown>) : Record<string, unknown>;
+
+/** Thrown by {@link ComposableToolBuilder.build} for a spec or schema that can never run (a configuration error). */
+export class SpecError extends Error {
+  /** Always `spec_invalid`. */
+  readonly code = 'spec_invalid';
+  /** Every problem found. */
+  readonly errors: string[];
+  /** @param message - the summary; @param errors - every problem */
+  constructor(message: string, errors: string[]) {
+    super(`${message}: ${errors.join('; ')}`);
+    this.name = 'SpecError';
+    this.errors = errors;
+  }
+}
+
+/**
+ * Builds composite tools from specs. Every step runs through the bound {@link StepGate}, checked
+ * first against the chainability rule at every run (a tool is replaced by name).
+ *
+ * @example
+ * ```ts
+ * const builder = new ComposableToolBuilder(createStepGate({ resolve: (n) => registry.get(n) }));
+ * builder.bind({ sideEffectingTools: ['send_email'] });
+ * const tool = builder.build('research', 'Search then summarise', schema, {
+ *   steps: [
+ *     { name: 'search', tool: 'web_search', inputMapping: { query: '$input.topic' } },
+ *     { name: 'summarise', tool: 'summarise_text', inputMapping: { text: '$prev.snippet' } },
+ *   ],
+ * });
+ * ```
+ */
+export class ComposableToolBuilder {
+  /** When true, unresolvable references are errors at `validate` and `build`; otherwise unknown `$`-expressions are literals. */
+  readonly strictMode: boolean;
+  private gate: StepGate | undefined;
+  private sideEffecting: ReadonlySet<string> = new Set();
+  private readonly stepTimeoutMs: number;
+  private readonly snapshots: SnapshotProvider | undefined;
+
+  /**
+   * @param gateOrExecute - a {@link StepGate}; a bare `(toolName, args, context)` callback is still
+   *   accepted, but it cannot say what a step tool is, so nothing is composed until a gate is bound.
+   * @param options - builder settings
+   */
+  constructor(gateOrExecute: StepGate | ExecuteCallback, options: ComposableToolBuilderOptions = {}) {
+    this.gate = isStepGate(gateOrExecute) || isGateShaped(gateOrExecute) ? (gateOrExecute as StepGate) : undefined;
+    this.strictMode = options.strictMode ?? false;
+    this.stepTimeoutMs = options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS;
+    this.snapshots = options.snapshots;
+  }
+
+  /** Bind the gate and the host's list of side-effecting tools that may be chained. */
+  bind(options: { gate?: StepGate; sideEffectingTools?: SideEffectingTools }): void {
+    if (options.gate) this.gate = options.gate;
+    if (options.sideEffectingTools) this.sideEffecting = toToolSet(options.sideEffectingTools);
+  }
+
+  /** Whether a gate is bound (false with only a bare execute callback). */
+  hasGate(): boolean {
+    return this.gate !== undefined;
+  }
+
+  /** The tool the gate resolves for `name`, if any. */
+  resolve(name: string): ITool | undefined {
+    return this.gate?.resolve(name);
+  }
+
+  /** Check `name` against the chainability rule as the registry stands now. */
+  check(name: string): ChainCheck {
+    if (!this.gate) return { ok: false, refusal: needsGate() };
+    return checkChainable(name, this.gate.resolve(name), this.sideEffecting);
+  }
+
+  /** Whether any step (through every combinator, compensations included) may have side effects; undeclared and missing tools count as side-effecting. */
+  hasSideEffectingStep(spec: ComposableToolSpec): boolean {
+    const checked = this.compile(spec);
+    if (!checked.ok) return true;
+    return checked.plan.hasSideEffects((name) => this.resolve(name));
+  }
+
+  /** Check a spec: its structure against the published JSON Schema, then its meaning. Every problem is listed. */
+  validate(spec: ComposableToolSpec): ValidationResult {
+    const checked = this.compile(spec);
+    return checked.ok ? { valid: true } : { valid: false, errors: checked.errors };
+  }
+
+  /**
+   * Build an ITool from a spec. Its input is checked against `inputSchema` before any step runs
+   * (`input_invalid`), its output against `spec.outputSchema` when given (`output_invalid`), and
+   * its `hasSideEffects` is the join of its steps' (false only when every step is pure).
+   * With a `const` schema, the tool's argument type is inferred from it.
+   *
+   * @throws {@link SpecError} when the spec or a schema is invalid: a configuration error, caught at build time.
+   */
+  build<const S extends JSONSchemaObject>(name: string, description: string, inputSchema: S, spec: ComposableToolSpec): ITool<InputOf<S>> {
+    const checked = this.compile(spec);
+    if (!checked.ok) throw new SpecError(`Spec for "${name}" is invalid`, checked.errors);
+    const plan = checked.plan;
+    const checkInput = schemaCheck(name, 'inputSchema', inputSchema);
+    const checkOutput = spec.outputSchema ? schemaCheck(name, 'outputSchema', spec.outputSchema) : undefined;
+    const id = `toolweave:${name}`;
+    const builder = this;
+    let computing = false;
+    const tool: ITool<InputOf<S>> = {
+      id,
+      name,
+      displayName: name,
+      description,
+      inputSchema,
+      ...(spec.outputSchema ? { outputSchema: spec.outputSchema } : {}),
+      composition: true,
+      get hasSideEffects() {
+        // A composition that reaches itself adds nothing new to the join: answer pure while computing.
+        if (computing) return false;
+        computing = true;
+        try {
+          return plan.hasSideEffects((n) => builder.resolve(n));
+        } finally {
+          computing = false;
+        }
+      },
+      async execute(args, context) {
+        try {
+          const gate = builder.gate;
+          if (!gate) return needsGate();
+          const problems = checkInput(args);
+          if (problems) return failure('input_invalid', `Invalid input for "${name}": ${problems.join('; ')}`, { errors: problems });
+          const ctx = context ?? {};
+          const result = await plan.run(args, ctx, {
+            gate,
+            sideEffectingTools: builder.sideEffecting,
+            snapshots: builder.snapshots,
+            compositionId: id,
+            signal: ctx.signal,
+          });
+          if (result.success && checkOutput) {
+            const bad = checkOutput(result.output);
+            if (bad) return { ...failure('output_invalid', `Output of "${name}" does not match its outputSchema: ${bad.join('; ')}`, { errors: bad }), effects: result.effects };
+          }
+          return result;
+        } catch (error) {
+          return failure('step_threw', `Composite "${name}" failed unexpectedly: ${messageOf(error)}`);
+        }
+      },
+    };
+    return tool;
+  }
+
+  /**
+   * Run a spec once. Every step is re-checked against the chainability rule, and the instance
+   * that was checked is the one the gate runs. With `options.dry`, a step whose tool has side
+   * effects, or is itself a composition, does not run: its output comes from `dry.stepOutputs`
+   * and it is listed as an effect that would have run.
+   */
+  async runPipeline(spec: ComposableToolSpec, args: Record<string, unknown>, context: ToolExecutionContext, options: RunPipelineOptions = {}): Promise<ToolExecutionResult> {
+    try {
+      if (!this.gate) return needsGate();
+      const checked = this.compile(spec);
+      if (!checked.ok) return failure('spec_invalid', `The spec is invalid: ${checked.errors.join('; ')}`, { errors: checked.errors });
+      return await checked.plan.run(args, context ?? {}, {
+        gate: this.gate,
+        sideEffectingTools: this.sideEffecting,
+        snapshots: this.snapshots,
+        dry: options.dry,
+        signal: options.signal ?? context?.signal,
+      });
+    } catch (error) {
+      return failure('step_threw', `The pipeline failed unexpectedly: ${messageOf(error)}`);
+    }
+  }
+
+  private compile(spec: ComposableToolSpec): CheckedSpec {
+    return checkAndCompile(spec, { strict: this.strictMode, stepTimeoutMs: this.stepTimeoutMs });
+  }
+}
+
+function needsGate(): ToolExecutionResult<never> {
+  return failure('compose_needs_gate', 'This builder has only a bare execute callback; bind a StepGate (builder.bind({ gate })) to compose tools.');
+}
+
+/** A host-made object with the gate's two methods counts as a gate too. */
+function isGateShaped(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && typeof (value as StepGate).resolve === 'function' && typeof (value as StepGate).run === 'function';
+}
+
+function schemaCheck(name: string, which: string, schema: JSONSchemaObject): SchemaCheck {
+  try {
+    return compileSchema(schema);
+  } catch (error) {
+    throw new SpecError(`The ${which} of "${name}" is not valid JSON Schema`, [messageOf(error)]);
+  }
+}

@@ -1,0 +1,40 @@
+/** try_and_check: run `do`, then `check`; the node fails with the check's result when the check fails. */
+import { failure } from '../../codes.js';
+import { failed } from '../leaf.js';
+import type { NodeOutcome, NodePlan } from '../run-state.js';
+
+/** The most tries a try_and_check may ask for. */
+export const TRY_AND_CHECK_MAX_ATTEMPTS = 5;
+
+/**
+ * A check passes unless its call fails or its output says no: `false`, or an object whose
+ * `ok`, `passed` or `success` is `false` (how test runners and linters report).
+ */
+export function checkPassed(output: unknown): boolean {
+  if (output === false) return false;
+  if (typeof output === 'object' && output !== null) {
+    const o = output as Record<string, unknown>;
+    if (o.ok === false || o.passed === false || o.success === false) return false;
+  }
+  return true;
+}
+
+/** Compile a try_and_check: the output is `{ do, check }`, the two outputs. */
+export function tryAndCheck(label: string, doPlan: NodePlan, checkPlan: NodePlan, attempts: number): NodePlan {
+  const tries = Math.max(1, Math.min(TRY_AND_CHECK_MAX_ATTEMPTS, Math.floor(attempts)));
+  return async (state, scope) => {
+    let last: NodeOutcome | undefined;
+    for (let attempt = 1; attempt <= tries; attempt++) {
+      const work = await doPlan(state, scope);
+      if (!work.ok) return work;
+      const check = await checkPlan(state, { ...scope, prev: work.output });
+      if (check.ok && checkPassed(check.output)) return { ok: true, output: { do: work.output, check: check.output } };
+      last = check;
+    }
+    const checkResult = last && (last.ok ? { success: true, output: last.output } : last.failure);
+    return failed(state, label, undefined, failure('check_failed', `try_and_check "${label}": the check failed after ${tries} attempt${tries > 1 ? 's' : ''}.`, {
+      check: checkResult,
+      attempts: tries,
+    }));
+  };
+}

@@ -1,0 +1,48 @@
+/** What compiling one node needs to know about where it sits, and where its problems go. */
+import type { CompileSite } from '../refs/scope.js';
+
+/** Per-spec compile settings and the problems found so far. */
+export interface CompileEnv {
+  /** Refuse unresolvable references. */
+  strict: boolean;
+  /** The default per-step timeout. */
+  stepTimeoutMs: number;
+  /** The names of every node in the spec. */
+  allNames: ReadonlySet<string>;
+  /** Every problem found while compiling, one message each. */
+  errors: string[];
+  /** Every tool a node (or a compensation) may call: the grade is their join. */
+  tools: Set<string>;
+  /** Every annotate node's intent and hypothesis, in spec order. */
+  annotations: { step: string; intent: string; hypothesis?: string }[];
+}
+
+/** Where a node sits: its place in the spec, and what its references may see. */
+export interface NodeSite {
+  /** Its place in the spec (`steps[1].calls.source`). */
+  path: string;
+  /** How many top-level steps complete before it. */
+  stepsBefore: number;
+  /** The names that have completed before it. */
+  namesBefore: ReadonlySet<string>;
+  /** Whether `$prev` exists here. */
+  hasPrev: boolean;
+  /** Inside a for_each template. */
+  inForEach: boolean;
+  /** In a pipe stage after the first, or a try_and_check check: `{result}` is `$prev`. */
+  inPipeStage: boolean;
+}
+
+/** The reference compiler's view of a site. */
+export function refSite(env: CompileEnv, site: NodeSite, step: string): CompileSite {
+  return {
+    step,
+    stepsBefore: site.stepsBefore,
+    namesBefore: site.namesBefore,
+    allNames: env.allNames,
+    hasPrev: site.hasPrev,
+    inForEach: site.inForEach,
+    inPipeStage: site.inPipeStage,
+    strict: env.strict,
+  };
+}

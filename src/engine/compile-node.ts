@@ -1,0 +1,60 @@
+/**
+ * Compile any node into a plan: the leaf or the combinator, then the fields every node may
+ * carry (when, retry, onError, name). Parsing happens here, once; a run only walks closures.
+ */
+import { compileMapping } from '../refs/compile.js';
+import { childrenOf } from '../spec/nodes.js';
+import type { NodeCommon, SpecNode } from '../spec/types.js';
+import { refSite, type CompileEnv, type NodeSite } from './compile-env.js';
+import { annotate } from './combinators/annotate.js';
+import { FOR_EACH_DEFAULT_CONCURRENCY, FOR_EACH_DEFAULT_MAX_ITEMS, forEach, type ItemsSource } from './combinators/for-each.js';
+import { gather } from './combinators/gather.js';
+import { pipe } from './combinators/pipe.js';
+import { scope } from './combinators/scope.js';
+import { tryAndCheck } from './combinators/try-and-check.js';
+import { compileLeaf } from './leaf.js';
+import { withCommonFields } from './common-fields.js';
+import type { NodePlan } from './run-state.js';
+
+/** Compile `node` (already structurally valid) at `site`. */
+export function compileNode(node: SpecNode, env: CompileEnv, site: NodeSite): NodePlan {
+  const label = node.name ?? site.path;
+  const child = (at: string, childNode: unknown, changes: Partial<NodeSite> = {}): NodePlan =>
+    compileNode(childNode as SpecNode, env, { ...site, ...changes, path: `${site.path}.${at}` });
+  let plan: NodePlan;
+  switch (node.combinator) {
+    case undefined:
+      plan = compileLeaf(node, env, site, label);
+      break;
+    case 'gather':
+      plan = gather(childrenOf(node).map((c) => [c.at.slice('calls.'.length), child(c.at, c.node)] as const));
+      break;
+    case 'for_each': {
+      let items: ItemsSource;
+      if (typeof node.items === 'string') {
+        const mapping = compileMapping(node.items, refSite(env, site, label));
+        env.errors.push(...mapping.errors);
+        items = { from: 'reference', read: mapping.accessor };
+      } else {
+        items = { from: 'node', plan: child('items', node.items) };
+      }
+      const template = child('template', node.template, { inForEach: true });
+      plan = forEach(label, items, template, node.concurrency ?? FOR_EACH_DEFAULT_CONCURRENCY, node.maxItems ?? FOR_EACH_DEFAULT_MAX_ITEMS);
+      break;
+    }
+    case 'pipe':
+      plan = pipe(node.stages.map((stage, i) => child(`stages[${i}]`, stage, i > 0 ? { hasPrev: true, inPipeStage: true } : {})));
+      break;
+    case 'try_and_check':
+      plan = tryAndCheck(label, child('do', node.do), child('check', node.check, { hasPrev: true, inPipeStage: true }), node.attempts ?? 1);
+      break;
+    case 'scope':
+      plan = scope(label, child('do', node.do), (node.on_failure ?? 'rollback') === 'rollback');
+      break;
+    case 'annotate':
+      env.annotations.push({ step: label, intent: node.intent, ...(node.hypothesis !== undefined ? { hypothesis: node.hypothesis } : {}) });
+      plan = annotate(child('do', node.do), node.intent, node.hypothesis);
+      break;
+  }
+  return withCommonFields(plan, node as NodeCommon, env, site, label);
+}

@@ -1,0 +1,111 @@
+/** A leaf: one tool call through the gate, with dry runs, the effects ledger and compensation. */
+import { failure } from '../codes.js';
+import { callByName } from '../gate/call.js';
+import { checkChainable } from '../gate/chainable.js';
+import type { GateRunOptions } from '../gate/step-gate.js';
+import { compileMapping } from '../refs/compile.js';
+import { isRecord } from '../spec/nodes.js';
+import type { StepNode } from '../spec/types.js';
+import type { ToolExecutionResult } from '../tool.js';
+import { refSite, type CompileEnv, type NodeSite } from './compile-env.js';
+import type { NodeOutcome, NodePlan, RunState } from './run-state.js';
+
+/** Compile a leaf into a plan. */
+export function compileLeaf(node: StepNode, env: CompileEnv, site: NodeSite, label: string): NodePlan {
+  const toolName = node.tool;
+  env.tools.add(toolName);
+  const mapping = compileMapping(node.inputMapping ?? node.args ?? {}, refSite(env, site, label));
+  env.errors.push(...mapping.errors);
+  const argsOf = mapping.accessor;
+  const runOptions: GateRunOptions = { step: label, timeoutMs: node.timeoutMs ?? env.stepTimeoutMs };
+  const undo = node.compensate ? compileCompensation(node.compensate.tool, node.compensate.args, env, site, label) : undefined;
+
+  return async (state, scope) => {
+    const check = checkChainable(toolName, state.gate.resolve(toolName), state.sideEffectingTools);
+    if (!check.ok) return failed(state, label, toolName, check.refusal);
+    const tool = check.tool;
+    if (tool.composition && state.compositionPath.includes(tool.id)) {
+      return failed(state, label, toolName, failure('composition_cycle', `Step "${label}" calls composition "${tool.name}", which is already running on this path.`, {
+        path: [...state.compositionPath, tool.id],
+      }));
+    }
+    const args = argsOf(scope);
+    if (!isRecord(args)) {
+      return failed(state, label, toolName, failure('input_invalid', `Step "${label}": its arguments resolved to ${describe(args)}, not an object.`));
+    }
+    if (state.dry && (tool.hasSideEffects === true || tool.composition)) {
+      if (!Object.hasOwn(state.dry.stepOutputs, label)) {
+        return failed(state, label, toolName, failure('dry_run_needs_output', `Dry run: step "${label}" (${toolName}) would run; give its output in dry.stepOutputs["${label}"].`));
+      }
+      state.effects.push({ step: label, tool: toolName, wouldRun: true, args, ...(tool.composition ? { nested: true as const } : {}) });
+      state.completed.push(label);
+      state.trace.push(entry(state, label, toolName, true, { dry: true }));
+      return { ok: true, output: state.dry.stepOutputs[label] };
+    }
+    const result = await state.gate.run(tool, args, state.context, state.signal, runOptions);
+    if (!result.success) return failed(state, label, toolName, result);
+    if (tool.hasSideEffects === true) state.effects.push({ step: label, tool: toolName, ran: true });
+    state.completed.push(label);
+    state.trace.push(entry(state, label, toolName, true));
+    if (undo && state.undo) {
+      const output = result.output;
+      state.undo.push({ step: label, tool: undo.tool, run: () => undo.run(state, { ...scope, prev: output }) });
+    }
+    return { ok: true, output: result.output };
+  };
+}
+
+/** A compensating call, compiled like a step; in its args `$prev` is the step's own output. */
+function compileCompensation(tool: string, args: unknown, env: CompileEnv, site: NodeSite, label: string) {
+  env.tools.add(tool);
+  const step = `${label} (undo)`;
+  const mapping = compileMapping(args ?? {}, refSite(env, { ...site, hasPrev: true }, step));
+  env.errors.push(...mapping.errors);
+  return {
+    tool,
+    async run(state: RunState, scope: Parameters<NodePlan>[1]): Promise<ToolExecutionResult> {
+      const resolved = mapping.accessor(scope);
+      if (!isRecord(resolved)) return failure('input_invalid', `Undo of "${label}": its arguments are not an object.`);
+      // An undo runs even after an abort: leaving work half-done is worse than finishing the undo.
+      const context = { ...state.context, signal: undefined };
+      const { result, tool: ran } = await callByName(state.gate, tool, resolved, context, {
+        sideEffectingTools: state.sideEffectingTools,
+        step,
+        timeoutMs: state.stepTimeoutMs,
+      });
+      if (result.success && ran?.hasSideEffects === true) state.effects.push({ step, tool, ran: true });
+      return result;
+    },
+  };
+}
+
+/** Record a leaf's failure in the trace and name the step in its details. */
+export function failed(state: RunState, label: string, tool: string | undefined, result: ToolExecutionResult): NodeOutcome {
+  const code = result.details?.code;
+  state.trace.push(entry(state, label, tool, false, code ? { code } : undefined));
+  const note = state.annotations[state.annotations.length - 1];
+  return {
+    ok: false,
+    failure: {
+      ...result,
+      details: { ...result.details, step: label, ...(tool ? { tool } : {}), ...(note ? { intent: note.intent, hypothesis: note.hypothesis } : {}) },
+    },
+  };
+}
+
+function entry(state: RunState, step: string, tool: string | undefined, ok: boolean, extra?: object) {
+  const note = state.annotations[state.annotations.length - 1];
+  return {
+    step,
+    ...(tool ? { tool } : {}),
+    ok,
+    ...extra,
+    ...(note ? { intent: note.intent, ...(note.hypothesis !== undefined ? { hypothesis: note.hypothesis } : {}) } : {}),
+  };
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}

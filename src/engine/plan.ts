@@ -1,0 +1,164 @@
+/**
+ * A spec compiled once into a plan: every mapping parsed, every node a closure. Running it
+ * enters one level of composition (depth, cycle guard), walks the top-level steps, and turns
+ * the outcome into one result with the effects ledger and the trace.
+ */
+import { failure } from '../codes.js';
+import type { SideEffectingTools } from '../gate/chainable.js';
+import { toToolSet } from '../gate/chainable.js';
+import { enterComposition } from '../gate/depth.js';
+import type { StepGate } from '../gate/step-gate.js';
+import { compileMapping } from '../refs/compile.js';
+import type { RefScope } from '../refs/scope.js';
+import { childrenOf } from '../spec/nodes.js';
+import type { ComposableToolSpec, SpecNode } from '../spec/types.js';
+import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
+import { refSite, type CompileEnv, type NodeSite } from './compile-env.js';
+import { compileNode } from './compile-node.js';
+import type { RunState } from './run-state.js';
+import type { SnapshotProvider } from './snapshot.js';
+
+/** The default per-step timeout: long enough for real tools, short enough that a hung one ends. */
+export const DEFAULT_STEP_TIMEOUT_MS = 120_000;
+
+/** How a plan is compiled. */
+export interface PlanOptions {
+  /** Refuse unresolvable references at compile time. */
+  strict?: boolean;
+  /** The default per-step timeout. */
+  stepTimeoutMs?: number;
+}
+
+/** What one run of a plan needs besides its input. */
+export interface PlanRunOptions {
+  gate: StepGate;
+  sideEffectingTools?: SideEffectingTools;
+  /** Dry run: side-effecting and composite steps take their outputs from here. */
+  dry?: { stepOutputs: Record<string, unknown> };
+  signal?: AbortSignal;
+  snapshots?: SnapshotProvider;
+  /** The id of the composition being run, for the cycle guard. */
+  compositionId?: string;
+}
+
+/** A compiled spec. */
+export interface Plan {
+  /** Every problem found while compiling (references); empty when the plan can run. */
+  errors: string[];
+  /** Every tool name a node or a compensation may call. */
+  tools: readonly string[];
+  /** Run the plan. Never throws. */
+  run(input: unknown, context: ToolExecutionContext, options: PlanRunOptions): Promise<ToolExecutionResult>;
+  /** The join of the side-effect grades of every tool it may call, as `resolve` sees them now. */
+  hasSideEffects(resolve: (name: string) => ITool | undefined): boolean;
+}
+
+/** Compile a structurally valid spec. */
+export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {}): Plan {
+  const env: CompileEnv = {
+    strict: options.strict ?? false,
+    stepTimeoutMs: options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS,
+    allNames: collectNames(spec.steps),
+    errors: [],
+    tools: new Set(),
+    annotations: [],
+  };
+  const namesBefore = new Set<string>();
+  const steps = spec.steps.map((node, i) => {
+    const site: NodeSite = {
+      path: `steps[${i}]`,
+      stepsBefore: i,
+      namesBefore: new Set(namesBefore),
+      hasPrev: i > 0,
+      inForEach: false,
+      inPipeStage: false,
+    };
+    const plan = compileNode(node, env, site);
+    for (const name of collectNames([node])) namesBefore.add(name);
+    return plan;
+  });
+  const outputSite: NodeSite = {
+    path: 'output',
+    stepsBefore: steps.length,
+    namesBefore,
+    hasPrev: true,
+    inForEach: false,
+    inPipeStage: false,
+  };
+  let shapeOutput: ((scope: RefScope) => unknown) | undefined;
+  if (spec.output !== undefined) {
+    const mapping = compileMapping(spec.output, refSite(env, outputSite, 'output'));
+    env.errors.push(...mapping.errors);
+    shapeOutput = mapping.accessor;
+  }
+  const tools = [...env.tools];
+  const annotations = env.annotations;
+
+  return {
+    errors: env.errors,
+    tools,
+    hasSideEffects: (resolve) => tools.some((name) => resolve(name)?.hasSideEffects !== false),
+    async run(input, context, runOptions) {
+      const entered = enterComposition(context, runOptions.compositionId, runOptions.signal);
+      if (!entered.ok) return entered.refusal;
+      const path = entered.context.sessionData?.compositionPath;
+      const state: RunState = {
+        gate: runOptions.gate,
+        sideEffectingTools: toToolSet(runOptions.sideEffectingTools),
+        context: entered.context,
+        signal: runOptions.signal ?? context.signal,
+        dry: runOptions.dry,
+        stepTimeoutMs: env.stepTimeoutMs,
+        snapshots: runOptions.snapshots,
+        compositionPath: Array.isArray(path) ? (path as string[]) : [],
+        effects: [],
+        trace: [],
+        completed: [],
+        continued: [],
+        undo: undefined,
+        annotations: [],
+      };
+      const scope: RefScope = { input, prev: undefined, steps: [], named: new Map() };
+      try {
+        for (let i = 0; i < steps.length; i++) {
+          const outcome = await steps[i](state, scope);
+          if (!outcome.ok) {
+            const f = outcome.failure;
+            return {
+              success: false,
+              error: f.error,
+              details: { ...f.details, completed: state.completed, effects: state.effects, trace: state.trace },
+              effects: state.effects,
+            };
+          }
+          scope.steps.push(outcome.output);
+          scope.prev = outcome.output;
+        }
+        const output = shapeOutput ? shapeOutput(scope) : scope.prev;
+        const details: Record<string, unknown> = { trace: state.trace };
+        if (annotations.length) details.annotations = annotations;
+        if (state.continued.length) details.continued = state.continued;
+        return { success: true, output, effects: state.effects, details };
+      } catch (error) {
+        // Plans never throw by design; this keeps the promise even if one did.
+        return failure('step_threw', `The run failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`, {
+          completed: state.completed,
+          effects: state.effects,
+        });
+      }
+    },
+  };
+}
+
+/** Every name in a list of node trees. */
+function collectNames(nodes: readonly unknown[]): Set<string> {
+  const names = new Set<string>();
+  const visit = (node: unknown) => {
+    if (typeof node !== 'object' || node === null) return;
+    const name = (node as SpecNode).name;
+    if (typeof name === 'string') names.add(name);
+    for (const child of childrenOf(node as SpecNode)) visit(child.node);
+  };
+  nodes.forEach(visit);
+  return names;
+}

@@ -1,0 +1,75 @@
+/**
+ * The structural half of validation: every node checked on its own against its kind's schema,
+ * plus what a schema cannot say (cycles, depth, unique names). Every problem is listed.
+ * The other half, references, is checked when the engine compiles the mappings.
+ */
+import { compileSchema, type SchemaCheck } from './ajv.js';
+import { childrenOf, isRecord, kindOf } from './nodes.js';
+import { COMBINATORS, MAX_TREE_DEPTH, shallowNodeSchema, type SchemaForm } from './schema.js';
+import type { CombinatorName, SpecNode } from './types.js';
+
+const checkers = new Map<string, SchemaCheck>();
+function checkerFor(kind: CombinatorName | 'step', form: SchemaForm): SchemaCheck {
+  const key = `${form}:${kind}`;
+  let check = checkers.get(key);
+  if (!check) {
+    check = compileSchema(shallowNodeSchema(kind, form));
+    checkers.set(key, check);
+  }
+  return check;
+}
+
+/** Check one node tree (and everything under it); push each problem onto `errors`. */
+export function checkNodeTree(root: unknown, where: string, form: SchemaForm, errors: string[], names?: Map<string, string>): void {
+  const onPath = new Set<unknown>();
+  const visit = (node: unknown, at: string, depth: number): void => {
+    if (depth > MAX_TREE_DEPTH) {
+      errors.push(`${at}: the tree nests deeper than ${MAX_TREE_DEPTH} levels`);
+      return;
+    }
+    if (onPath.has(node)) {
+      errors.push(`${at}: the tree contains a cycle (a node contains itself)`);
+      return;
+    }
+    const kind = kindOf(node);
+    if (kind === 'unknown') {
+      const combinator = isRecord(node) ? node.combinator : undefined;
+      errors.push(
+        combinator !== undefined
+          ? `${at}: unknown combinator ${JSON.stringify(combinator)} (expected one of ${COMBINATORS.join(', ')})`
+          : `${at}: a node must be an object`,
+      );
+      return;
+    }
+    const problems = checkerFor(kind, form)(node, at);
+    if (problems) errors.push(...problems);
+    const name = (node as SpecNode).name;
+    if (names && typeof name === 'string' && name) {
+      const first = names.get(name);
+      if (first !== undefined) errors.push(`${at}: step name "${name}" is already used by ${first}`);
+      else names.set(name, at);
+    }
+    onPath.add(node);
+    for (const child of childrenOf(node as SpecNode)) visit(child.node, `${at}.${child.at}`, depth + 1);
+    onPath.delete(node);
+  };
+  visit(root, where, 1);
+}
+
+/** Check a whole spec's structure; returns every problem (empty when it is well formed). */
+export function checkSpecStructure(spec: unknown): string[] {
+  const errors: string[] = [];
+  if (!isRecord(spec)) return ['the spec must be an object'];
+  for (const key of Object.keys(spec)) {
+    if (!['mode', 'steps', 'output', 'outputSchema'].includes(key)) errors.push(`the spec has an unknown field "${key}"`);
+  }
+  if (spec.mode !== undefined && spec.mode !== 'compose') errors.push('mode must be "compose"');
+  if (spec.outputSchema !== undefined && !isRecord(spec.outputSchema)) errors.push('outputSchema must be an object');
+  if (!Array.isArray(spec.steps) || spec.steps.length === 0) {
+    errors.push('steps must be a non-empty array');
+    return errors;
+  }
+  const names = new Map<string, string>();
+  spec.steps.forEach((step, i) => checkNodeTree(step, `steps[${i}]`, 'spec', errors, names));
+  return errors;
+}
