@@ -2,13 +2,13 @@
 import { failure } from '../codes.js';
 import { callByName } from '../gate/call.js';
 import { checkChainable } from '../gate/chainable.js';
-import type { GateRunOptions } from '../gate/step-gate.js';
+import { messageOf, type GateRunOptions } from '../gate/step-gate.js';
 import { compileMapping } from '../refs/compile.js';
 import { isRecord } from '../spec/nodes.js';
 import type { StepNode } from '../spec/types.js';
 import type { ToolExecutionResult } from '../tool.js';
 import { refSite, type CompileEnv, type NodeSite } from './compile-env.js';
-import type { NodeOutcome, NodePlan, RunState } from './run-state.js';
+import { fromDrive, type DrivePlan, type NodeOutcome, type NodePlan, type RunState, type TraceEntry } from './run-state.js';
 
 /** Compile a leaf into a plan. */
 export function compileLeaf(node: StepNode, env: CompileEnv, site: NodeSite, label: string): NodePlan {
@@ -20,7 +20,7 @@ export function compileLeaf(node: StepNode, env: CompileEnv, site: NodeSite, lab
   const runOptions: GateRunOptions = { step: label, timeoutMs: node.timeoutMs ?? env.stepTimeoutMs };
   const undo = node.compensate ? compileCompensation(node.compensate.tool, node.compensate.args, env, site, label) : undefined;
 
-  return async (state, scope) => {
+  const drive: DrivePlan = (state, scope, done) => {
     const check = checkChainable(toolName, state.gate.resolve(toolName), state.sideEffectingTools);
     if (!check.ok) return failed(state, label, toolName, check.refusal);
     const tool = check.tool;
@@ -42,17 +42,29 @@ export function compileLeaf(node: StepNode, env: CompileEnv, site: NodeSite, lab
       state.trace.push(entry(state, label, toolName, true, { dry: true }));
       return { ok: true, output: state.dry.stepOutputs[label] };
     }
-    const result = await state.gate.run(tool, args, state.context, state.signal, runOptions);
-    if (!result.success) return failed(state, label, toolName, result);
-    if (tool.hasSideEffects === true) state.effects.push({ step: label, tool: toolName, ran: true });
-    state.completed.push(label);
-    state.trace.push(entry(state, label, toolName, true));
-    if (undo && state.undo) {
-      const output = result.output;
-      state.undo.push({ step: label, tool: undo.tool, run: () => undo.run(state, { ...scope, prev: output }) });
+    const finish = (result: ToolExecutionResult): NodeOutcome => {
+      if (!result.success) return failed(state, label, toolName, result);
+      if (tool.hasSideEffects === true) state.effects.push({ step: label, tool: toolName, ran: true });
+      state.completed.push(label);
+      state.trace.push(entry(state, label, toolName, true));
+      if (undo && state.undo) {
+        const output = result.output;
+        state.undo.push({ step: label, tool: undo.tool, run: () => undo.run(state, { ...scope, prev: output }) });
+      }
+      return { ok: true, output: result.output };
+    };
+    const gate = state.gate;
+    if (gate.call) {
+      const now = gate.call(tool, args, state.context, state.signal, runOptions, (result) => done(finish(result)));
+      return now ? finish(now) : undefined;
     }
-    return { ok: true, output: result.output };
+    gate.run(tool, args, state.context, state.signal, runOptions).then(
+      (result) => done(finish(result)),
+      (error: unknown) => done(failed(state, label, toolName, failure('step_threw', `The gate failed: ${messageOf(error)}`))),
+    );
+    return undefined;
   };
+  return fromDrive(drive);
 }
 
 /** A compensating call, compiled like a step; in its args `$prev` is the step's own output. */
@@ -93,15 +105,16 @@ export function failed(state: RunState, label: string, tool: string | undefined,
   };
 }
 
-function entry(state: RunState, step: string, tool: string | undefined, ok: boolean, extra?: object) {
-  const note = state.annotations[state.annotations.length - 1];
-  return {
-    step,
-    ...(tool ? { tool } : {}),
-    ok,
-    ...extra,
-    ...(note ? { intent: note.intent, ...(note.hypothesis !== undefined ? { hypothesis: note.hypothesis } : {}) } : {}),
-  };
+function entry(state: RunState, step: string, tool: string | undefined, ok: boolean, extra?: { code?: string; dry?: true }): TraceEntry {
+  const e: TraceEntry = { step, tool, ok };
+  if (extra?.code !== undefined) e.code = extra.code;
+  if (extra?.dry) e.dry = true;
+  const note = state.annotations.length ? state.annotations[state.annotations.length - 1] : undefined;
+  if (note) {
+    e.intent = note.intent;
+    if (note.hypothesis !== undefined) e.hypothesis = note.hypothesis;
+  }
+  return e;
 }
 
 function describe(value: unknown): string {

@@ -3,7 +3,6 @@
  * enters one level of composition (depth, cycle guard), walks the top-level steps, and turns
  * the outcome into one result with the effects ledger and the trace.
  */
-import { failure } from '../codes.js';
 import type { SideEffectingTools } from '../gate/chainable.js';
 import { toToolSet } from '../gate/chainable.js';
 import { enterComposition } from '../gate/depth.js';
@@ -15,7 +14,7 @@ import type { ComposableToolSpec, SpecNode } from '../spec/types.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { refSite, type CompileEnv, type NodeSite } from './compile-env.js';
 import { compileNode } from './compile-node.js';
-import type { RunState } from './run-state.js';
+import { runSequence, type RunState } from './run-state.js';
 import type { SnapshotProvider } from './snapshot.js';
 
 /** The default per-step timeout: long enough for real tools, short enough that a hung one ends. */
@@ -98,9 +97,9 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
     errors: env.errors,
     tools,
     hasSideEffects: (resolve) => tools.some((name) => resolve(name)?.hasSideEffects !== false),
-    async run(input, context, runOptions) {
+    run(input, context, runOptions) {
       const entered = enterComposition(context, runOptions.compositionId, runOptions.signal);
-      if (!entered.ok) return entered.refusal;
+      if (!entered.ok) return Promise.resolve(entered.refusal);
       const path = entered.context.sessionData?.compositionPath;
       const state: RunState = {
         gate: runOptions.gate,
@@ -119,33 +118,34 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
         annotations: [],
       };
       const scope: RefScope = { input, prev: undefined, steps: [], named: new Map() };
-      try {
-        for (let i = 0; i < steps.length; i++) {
-          const outcome = await steps[i](state, scope);
-          if (!outcome.ok) {
-            const f = outcome.failure;
-            return {
-              success: false,
-              error: f.error,
-              details: { ...f.details, completed: state.completed, effects: state.effects, trace: state.trace },
-              effects: state.effects,
-            };
-          }
-          scope.steps.push(outcome.output);
-          scope.prev = outcome.output;
-        }
-        const output = shapeOutput ? shapeOutput(scope) : scope.prev;
-        const details: Record<string, unknown> = { trace: state.trace };
-        if (annotations.length) details.annotations = annotations;
-        if (state.continued.length) details.continued = state.continued;
-        return { success: true, output, effects: state.effects, details };
-      } catch (error) {
-        // Plans never throw by design; this keeps the promise even if one did.
-        return failure('step_threw', `The run failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`, {
-          completed: state.completed,
-          effects: state.effects,
-        });
-      }
+      return new Promise<ToolExecutionResult>((resolve) => {
+        runSequence(
+          steps,
+          state,
+          () => scope,
+          (_, output) => {
+            scope.steps.push(output);
+            scope.prev = output;
+          },
+          (failed) => {
+            if (failed && !failed.ok) {
+              const f = failed.failure;
+              resolve({
+                success: false,
+                error: f.error,
+                details: { ...f.details, completed: state.completed, effects: state.effects, trace: state.trace },
+                effects: state.effects,
+              });
+              return;
+            }
+            const output = shapeOutput ? shapeOutput(scope) : scope.prev;
+            const details: Record<string, unknown> = { trace: state.trace };
+            if (annotations.length) details.annotations = annotations;
+            if (state.continued.length) details.continued = state.continued;
+            resolve({ success: true, output, effects: state.effects, details });
+          },
+        );
+      });
     },
   };
 }

@@ -66,8 +66,91 @@ export interface RunState {
 /** What a node's run comes to: its output, or the failure that ended it. */
 export type NodeOutcome = { ok: true; output: unknown } | { ok: false; failure: ToolExecutionResult };
 
-/** A compiled node: runs against the run's state and the references' scope. Never throws. */
-export type NodePlan = (state: RunState, scope: RefScope) => Promise<NodeOutcome>;
+/**
+ * A compiled node: runs against the run's state and the references' scope. Never throws.
+ * A leaf also carries `drive`, its callback form, so a sequence of quick steps runs without a
+ * promise and an async frame per step.
+ */
+export type NodePlan = ((state: RunState, scope: RefScope) => Promise<NodeOutcome>) & { drive?: DrivePlan };
+
+/** The callback form of a plan: the outcome when known at once, else `undefined` and `done` is called once. */
+export type DrivePlan = (state: RunState, scope: RefScope, done: (outcome: NodeOutcome) => void) => NodeOutcome | undefined;
+
+/** A plan from its callback form; the plan keeps `drive` so sequences can use it directly. */
+export function fromDrive(drive: DrivePlan): NodePlan {
+  const plan: NodePlan = (state, scope) =>
+    new Promise((resolve) => {
+      const now = drive(state, scope, resolve);
+      if (now) resolve(now);
+    });
+  plan.drive = drive;
+  return plan;
+}
+
+/**
+ * Run plans one after another, each seeing the previous one's output through `onOutput`.
+ * Leaves are driven by callback; a step that completes at once is handled in the loop, so a
+ * long run of refusals or dry outputs does not grow the stack. `finish` is called exactly once.
+ */
+export function runSequence(
+  plans: readonly NodePlan[],
+  state: RunState,
+  scopeFor: (index: number) => RefScope,
+  onOutput: (index: number, output: unknown) => void,
+  finish: (outcome: NodeOutcome | undefined) => void,
+): void {
+  let i = 0;
+  let finished = false;
+  const end = (outcome: NodeOutcome | undefined): void => {
+    if (finished) return;
+    finished = true;
+    finish(outcome);
+  };
+  const advance = (outcome: NodeOutcome): boolean => {
+    if (!outcome.ok) {
+      end(outcome);
+      return false;
+    }
+    onOutput(i, outcome.output);
+    i++;
+    return true;
+  };
+  const later = (outcome: NodeOutcome): void => {
+    if (advance(outcome)) loop();
+  };
+  const loop = (): void => {
+    // Plans do not throw by design; if a host object's getter does, the run still ends with a result.
+    try {
+      while (i < plans.length) {
+        const plan = plans[i];
+        if (plan.drive) {
+          const now = plan.drive(state, scopeFor(i), later);
+          if (!now) return;
+          if (!advance(now)) return;
+        } else {
+          plan(state, scopeFor(i)).then(later, (error: unknown) => end(threwOutcome(error)));
+          return;
+        }
+      }
+    } catch (error) {
+      end(threwOutcome(error));
+      return;
+    }
+    end(undefined);
+  };
+  loop();
+}
+
+function threwOutcome(error: unknown): NodeOutcome {
+  return {
+    ok: false,
+    failure: {
+      success: false,
+      error: `The run failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
+      details: { code: 'step_threw' },
+    },
+  };
+}
 
 /** A successful outcome. */
 export function done(output: unknown): NodeOutcome {

@@ -1,4 +1,5 @@
 import { failure } from '../codes.js';
+import { unwatch, watch } from './watchdog.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult, ToolResolver } from '../tool.js';
 
 /** What a host's permission check answers. */
@@ -85,6 +86,20 @@ export interface StepGate {
     signal?: AbortSignal,
     options?: GateRunOptions,
   ): Promise<ToolExecutionResult>;
+  /**
+   * The callback form of {@link StepGate.run}, the same checks in the same order, for engines
+   * that drive many steps without a promise per step. Returns the result when it is known at
+   * once (a refusal, a throw); otherwise returns `undefined` and calls `done` exactly once.
+   * Optional: a host-made gate without it is driven through `run`.
+   */
+  call?(
+    tool: ITool,
+    args: Record<string, unknown>,
+    context: ToolExecutionContext,
+    signal: AbortSignal | undefined,
+    options: GateRunOptions | undefined,
+    done: (result: ToolExecutionResult) => void,
+  ): ToolExecutionResult | undefined;
 }
 
 /** A brand, so the builder can tell a gate from a bare execute callback. */
@@ -108,7 +123,7 @@ export function isStepGate(value: unknown): value is StepGate {
  */
 export function createStepGate(options: StepGateOptions): StepGate {
   const { resolve, permissionManager, approvals } = options;
-  const gate: StepGate & { [GATE]: true } = {
+  const gate: StepGate & { [GATE]: true; call: NonNullable<StepGate['call']> } = {
     [GATE]: true,
     resolve: (name) => {
       try {
@@ -117,83 +132,104 @@ export function createStepGate(options: StepGateOptions): StepGate {
         return undefined;
       }
     },
-    async run(tool, args, context, signal, runOptions) {
+    run(tool, args, context, signal, runOptions) {
+      return new Promise((resolve) => {
+        const now = gate.call(tool, args, context, signal, runOptions, resolve);
+        if (now) resolve(now);
+      });
+    },
+    call(tool, args, context, signal, runOptions, done) {
       const step = runOptions?.step ?? tool.name;
-      try {
-        if (permissionManager) {
-          const decision = await permissionManager.isExecutionAllowed(tool, args, context);
-          if (!decision?.isAllowed) {
-            return failure('permission_denied', decision?.reason ?? `Permission denied for tool "${tool.name}".`, {
-              tool: tool.name,
-              step,
-              reason: decision?.reason,
-              ...(decision?.details ? { permission: decision.details } : {}),
-            });
-          }
-        }
-        if (approvals && tool.hasSideEffects === true) {
-          const decision = await approvals.requestApproval({ toolId: tool.id, toolName: tool.name, step, args });
-          if (!decision?.approved) {
-            return failure('approval_rejected', decision?.reason ?? `Approval refused for tool "${tool.name}".`, {
-              tool: tool.name,
-              step,
-              reason: decision?.reason,
-            });
-          }
-        }
-      } catch (error) {
-        return failure('permission_denied', `The host's check failed: ${messageOf(error)}`, { tool: tool.name, step });
-      }
-      const abort = signal ?? context.signal;
-      if (abort?.aborted) {
-        return failure('step_aborted', `Aborted before tool "${tool.name}" ran.`, { tool: tool.name, step });
-      }
-      return execute(tool, args, context, step, runOptions?.timeoutMs);
+      const timeoutMs = runOptions?.timeoutMs;
+      // Without host checks the call stays synchronous up to the tool: no extra promise per step.
+      if (!permissionManager && !approvals) return callChecked(tool, args, context, signal, step, timeoutMs, done);
+      hostChecks(tool, args, context, step).then((refusal) => {
+        if (refusal) return done(refusal);
+        const now = callChecked(tool, args, context, signal, step, timeoutMs, done);
+        if (now) done(now);
+      });
+      return undefined;
     },
   };
+
+  /** The permission check, then the approval (side-effecting tools only): a refusal, or `undefined` to go on. */
+  async function hostChecks(
+    tool: ITool,
+    args: Record<string, unknown>,
+    context: ToolExecutionContext,
+    step: string,
+  ): Promise<ToolExecutionResult | undefined> {
+    try {
+      if (permissionManager) {
+        const decision = await permissionManager.isExecutionAllowed(tool, args, context);
+        if (!decision?.isAllowed) {
+          return failure('permission_denied', decision?.reason ?? `Permission denied for tool "${tool.name}".`, {
+            tool: tool.name,
+            step,
+            reason: decision?.reason,
+            ...(decision?.details ? { permission: decision.details } : {}),
+          });
+        }
+      }
+      if (approvals && tool.hasSideEffects === true) {
+        const decision = await approvals.requestApproval({ toolId: tool.id, toolName: tool.name, step, args });
+        if (!decision?.approved) {
+          return failure('approval_rejected', decision?.reason ?? `Approval refused for tool "${tool.name}".`, {
+            tool: tool.name,
+            step,
+            reason: decision?.reason,
+          });
+        }
+      }
+      return undefined;
+    } catch (error) {
+      return failure('permission_denied', `The host's check failed: ${messageOf(error)}`, { tool: tool.name, step });
+    }
+  }
   return gate;
 }
 
-/** Call the tool and turn every way it can misbehave into a result. */
-function execute(
+/**
+ * The abort check, then the tool, with every way it can misbehave turned into a result:
+ * returned at once when known at once, else delivered to `done` exactly once.
+ */
+function callChecked(
   tool: ITool,
   args: Record<string, unknown>,
   context: ToolExecutionContext,
+  signal: AbortSignal | undefined,
   step: string,
   timeoutMs: number | undefined,
-): Promise<ToolExecutionResult> {
+  done: (result: ToolExecutionResult) => void,
+): ToolExecutionResult | undefined {
+  const abort = signal ?? context.signal;
+  if (abort?.aborted) return failure('step_aborted', `Aborted before tool "${tool.name}" ran.`, { tool: tool.name, step });
   let pending: Promise<ToolExecutionResult>;
   try {
     pending = tool.execute(args, context);
   } catch (error) {
-    return Promise.resolve(threw(tool, step, error));
+    return threw(tool, step, error);
   }
-  if (!pending || typeof (pending as Promise<unknown>).then !== 'function') {
-    return Promise.resolve(settle(tool, step, pending));
-  }
+  if (!pending || typeof (pending as Promise<unknown>).then !== 'function') return settle(tool, step, pending);
   if (timeoutMs === undefined || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
-    return pending.then(
-      (result) => settle(tool, step, result),
-      (error) => threw(tool, step, error),
-    );
-  }
-  // One promise and one timer: the race costs little on the hot path.
-  return new Promise((done) => {
-    const timer = setTimeout(
-      () => done(failure('step_timeout', `Tool "${tool.name}" did not finish within ${timeoutMs} ms.`, { tool: tool.name, step, timeoutMs })),
-      timeoutMs,
-    );
     pending.then(
-      (result) => {
-        clearTimeout(timer);
-        done(settle(tool, step, result));
-      },
-      (error) => {
-        clearTimeout(timer);
-        done(threw(tool, step, error));
-      },
+      (result) => done(settle(tool, step, result)),
+      (error) => done(threw(tool, step, error)),
     );
-  });
+    return undefined;
+  }
+  const entry = watch(timeoutMs, () =>
+    done(failure('step_timeout', `Tool "${tool.name}" did not finish within ${timeoutMs} ms.`, { tool: tool.name, step, timeoutMs })),
+  );
+  pending.then(
+    (result) => {
+      if (unwatch(entry)) done(settle(tool, step, result));
+    },
+    (error) => {
+      if (unwatch(entry)) done(threw(tool, step, error));
+    },
+  );
+  return undefined;
 }
 
 /** Check the shape of what a tool returned, and wrap its own failure so its code is `innerCode`. */

@@ -1,7 +1,212 @@
-import type { CompileSite, CompiledMapping } from './scope.js';
+/**
+ * The reference compiler: a spec mapping (any JSON value) becomes one accessor built from
+ * precompiled closures. Every expression is parsed here, once; a run only walks closures and
+ * builds the output.
+ *
+ * Strings, in the order they are tried:
+ * - `$$...`: the literal escape. The string with ONE leading `$` removed, nothing else parsed
+ *   (`"$$input.x"` is the text `"$input.x"`, `"$${$input.x}"` the text `"${$input.x}"`).
+ * - a whole-string hole (`"{item}"`, `"{index}"` in a for_each template, `"{result}"` in a pipe
+ *   stage): the value as-is.
+ * - a template: a `${$...}` part or an allowed hole anywhere in the text; interpolated.
+ * - a `$`-expression (the string starts with `$`): a reference.
+ * - anything else: a literal.
+ *
+ * Only the spec is compiled: a value read from the scope is data and is never resolved again.
+ */
+import type { Accessor, CompileSite, CompiledMapping } from './scope.js';
+import { compileReference } from './reference.js';
+import { compileTemplate, holesAt, isTemplate, type CompiledString, type ProblemReporter } from './template.js';
+
+/** What compiling one node of the mapping gives: its accessor and whether it reads the scope. */
+interface Compiled {
+  accessor: Accessor;
+  dynamic: boolean;
+}
+
+/** Shared by every node of one mapping. */
+interface Context {
+  site: CompileSite;
+  holes: ReturnType<typeof holesAt>;
+  errors: string[];
+  /** Objects and arrays being compiled, to refuse a cyclic mapping instead of overflowing the stack. */
+  active: Set<object>;
+}
 
 /**
  * Compile a mapping (any JSON value: strings, objects, arrays, nested) into an accessor.
- * Placeholder signature; the implementation lands with the reference compiler.
+ *
+ * Objects and arrays build a fresh object/array on every run (so a tool mutating its args can
+ * never corrupt the spec); other literals are returned as they are. A mapping key `__proto__`
+ * becomes an own data property of the output (never the prototype setter), so the output keeps
+ * `Object.prototype` and nothing is polluted. A key whose value reads `undefined` is kept (as
+ * hand-written `{ a: x.missing }` would). In strict mode every unresolvable expression is
+ * listed in `errors`, naming the step and the expression; otherwise an unknown or malformed
+ * `$`-expression stays a literal string, and a known reference that cannot resolve yet (a
+ * forward `$steps` reference, `$prev` on the first step) reads `undefined` at run time.
  */
-export declare function compileMapping(value: unknown, site: CompileSite): CompiledMapping;
+export function compileMapping(value: unknown, site: CompileSite): CompiledMapping {
+  const ctx: Context = { site, holes: holesAt(site), errors: [], active: new Set() };
+  const { accessor, dynamic } = compileNode(value, ctx);
+  return { accessor, errors: ctx.errors, dynamic };
+}
+
+function compileNode(value: unknown, ctx: Context): Compiled {
+  if (typeof value === 'string') return compileString(value, ctx);
+  if (Array.isArray(value)) return guarded(value, ctx, () => compileArray(value, ctx));
+  if (isPlainObject(value)) return guarded(value, ctx, () => compileObject(value, ctx));
+  // Numbers, booleans, null, and anything that is not JSON: returned as they are.
+  return { accessor: () => value, dynamic: false };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function guarded(node: object, ctx: Context, build: () => Compiled): Compiled {
+  if (ctx.active.has(node)) {
+    ctx.errors.push(`step ${JSON.stringify(ctx.site.step)}: the mapping refers to itself (a cycle)`);
+    return { accessor: () => undefined, dynamic: false };
+  }
+  ctx.active.add(node);
+  try {
+    return build();
+  } finally {
+    ctx.active.delete(node);
+  }
+}
+
+function compileString(text: string, ctx: Context): Compiled {
+  if (text.startsWith('$$')) {
+    const literal = text.slice(1);
+    return { accessor: () => literal, dynamic: false };
+  }
+  const report = reporter(text, ctx);
+  if (ctx.holes.has(text) || isTemplate(text, ctx.holes)) {
+    const compiled: CompiledString = compileTemplate(text, ctx.site, ctx.holes, report);
+    return compiled;
+  }
+  if (text.startsWith('$')) {
+    const ref = compileReference(text, ctx.site);
+    if (ref.ok) {
+      if (ref.problem !== undefined) report(text, ref.problem);
+      return { accessor: ref.accessor, dynamic: true };
+    }
+    report(text, ref.problem);
+  }
+  return { accessor: () => text, dynamic: false };
+}
+
+/** Strict mode records a problem as an error naming the step, the expression and, for a template part, the template. */
+function reporter(text: string, ctx: Context): ProblemReporter {
+  return (expression, problem) => {
+    if (!ctx.site.strict) return;
+    const where = expression === text ? '' : ` (in ${JSON.stringify(text)})`;
+    ctx.errors.push(`step ${JSON.stringify(ctx.site.step)}: ${JSON.stringify(expression)}${where} ${problem}`);
+  };
+}
+
+function compileArray(items: readonly unknown[], ctx: Context): Compiled {
+  const n = items.length;
+  const accessors: Accessor[] = [];
+  let dynamic = false;
+  for (let i = 0; i < n; i++) {
+    const child = compileNode(items[i], ctx);
+    accessors.push(child.accessor);
+    dynamic ||= child.dynamic;
+  }
+  return {
+    accessor: (s) => {
+      const out: unknown[] = new Array<unknown>(n);
+      for (let i = 0; i < n; i++) out[i] = accessors[i](s);
+      return out;
+    },
+    dynamic,
+  };
+}
+
+function compileObject(obj: Record<string, unknown>, ctx: Context): Compiled {
+  const keys = Object.keys(obj);
+  const n = keys.length;
+  const accessors: Accessor[] = [];
+  let dynamic = false;
+  let protoKey = -1;
+  for (let i = 0; i < n; i++) {
+    const child = compileNode(obj[keys[i]], ctx);
+    accessors.push(child.accessor);
+    dynamic ||= child.dynamic;
+    if (keys[i] === '__proto__') protoKey = i;
+  }
+  if (protoKey < 0) return { accessor: buildObject(keys, accessors), dynamic };
+  // Assigning `out.__proto__` would call Object.prototype's setter and swap the prototype;
+  // defining it makes an ordinary own property, as JSON.parse does.
+  return {
+    accessor: (s) => {
+      const out: Record<string, unknown> = {};
+      for (let i = 0; i < n; i++) {
+        const v = accessors[i](s);
+        if (i === protoKey) {
+          Object.defineProperty(out, '__proto__', { value: v, writable: true, enumerable: true, configurable: true });
+        } else {
+          out[keys[i]] = v;
+        }
+      }
+      return out;
+    },
+    dynamic,
+  };
+}
+
+/**
+ * The builder for an object without a `__proto__` key. Small objects (the usual tool args) get
+ * straight-line stores: each store site then sees one key, which V8 handles far faster than one
+ * loop site seeing every key.
+ */
+function buildObject(keys: readonly string[], accessors: readonly Accessor[]): Accessor {
+  const [k0, k1, k2, k3] = keys;
+  const [a0, a1, a2, a3] = accessors;
+  switch (keys.length) {
+    case 0:
+      return () => ({});
+    case 1:
+      return (s) => {
+        const out: Record<string, unknown> = {};
+        out[k0] = a0(s);
+        return out;
+      };
+    case 2:
+      return (s) => {
+        const out: Record<string, unknown> = {};
+        out[k0] = a0(s);
+        out[k1] = a1(s);
+        return out;
+      };
+    case 3:
+      return (s) => {
+        const out: Record<string, unknown> = {};
+        out[k0] = a0(s);
+        out[k1] = a1(s);
+        out[k2] = a2(s);
+        return out;
+      };
+    case 4:
+      return (s) => {
+        const out: Record<string, unknown> = {};
+        out[k0] = a0(s);
+        out[k1] = a1(s);
+        out[k2] = a2(s);
+        out[k3] = a3(s);
+        return out;
+      };
+    default: {
+      const n = keys.length;
+      return (s) => {
+        const out: Record<string, unknown> = {};
+        for (let i = 0; i < n; i++) out[keys[i]] = accessors[i](s);
+        return out;
+      };
+    }
+  }
+}

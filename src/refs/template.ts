@@ -1,0 +1,152 @@
+/**
+ * String templates (`"Hello ${$input.name}"`) and the compose tool's holes (`{item}`, `{index}`,
+ * `{result}`): split once into literal text and accessors, joined per run.
+ */
+import type { Accessor, CompileSite, RefScope } from './scope.js';
+import { compileReference } from './reference.js';
+
+/** Reports an unresolvable expression found at compile time (the caller decides if strict mode keeps it). */
+export type ProblemReporter = (expression: string, problem: string) => void;
+
+/** A compiled string: its accessor, and whether it reads the scope at all. */
+export interface CompiledString {
+  /** Produces the string (or, for a whole-string hole, the value as-is). */
+  accessor: Accessor;
+  /** False when the text is a literal. */
+  dynamic: boolean;
+}
+
+/**
+ * How a value reads inside a string: strings as-is, numbers and booleans via `String`,
+ * objects and arrays as JSON, `undefined`/`null` (and what JSON cannot say) as empty.
+ * Never throws: a cyclic value or a throwing `toJSON` also reads as empty.
+ */
+export function stringifyPart(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return value;
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+    case 'symbol':
+      return String(value);
+    case 'undefined':
+    case 'function':
+      return '';
+    default:
+      if (value === null) return '';
+      try {
+        return JSON.stringify(value) ?? '';
+      } catch {
+        return '';
+      }
+  }
+}
+
+const readItem: Accessor = (s) => s.item;
+const readIndex: Accessor = (s) => s.index;
+const readResult: Accessor = (s: RefScope) => s.prev;
+
+/** The holes allowed at this site, by their text. */
+export function holesAt(site: CompileSite): ReadonlyMap<string, Accessor> {
+  const holes = new Map<string, Accessor>();
+  if (site.inForEach) {
+    holes.set('{item}', readItem);
+    holes.set('{index}', readIndex);
+  }
+  if (site.inPipeStage) holes.set('{result}', readResult);
+  return holes;
+}
+
+/** A `${` opening a reference part (`${$input.x}`, `${ $prev }`). */
+const TEMPLATE_PART = /\$\{\s*\$/u;
+
+/** Whether `text` needs template compilation here: a `${$...}` part or an allowed hole. */
+export function isTemplate(text: string, holes: ReadonlyMap<string, Accessor>): boolean {
+  if (TEMPLATE_PART.test(text)) return true;
+  for (const hole of holes.keys()) if (text.includes(hole)) return true;
+  return false;
+}
+
+/**
+ * Compile a string holding `${$...}` parts and/or holes. A whole-string hole keeps the value
+ * as-is (a list stays a list); everything else is interpolated with {@link stringifyPart}.
+ * An unresolvable `${...}` part is reported and kept as literal text.
+ */
+export function compileTemplate(
+  text: string,
+  site: CompileSite,
+  holes: ReadonlyMap<string, Accessor>,
+  report: ProblemReporter,
+): CompiledString {
+  const whole = holes.get(text);
+  if (whole) return { accessor: whole, dynamic: true };
+
+  const literals: string[] = [];
+  const accessors: Accessor[] = [];
+  let lit = '';
+  let i = 0;
+  outer: while (i < text.length) {
+    const close = text.startsWith('${', i) ? text.indexOf('}', i + 2) : -1;
+    const inner = close < 0 ? '' : text.slice(i + 2, close).trim();
+    // Only `${$...}` is a reference; `${HOME}` and an unclosed `${` stay literal text.
+    if (inner.startsWith('$')) {
+      const ref = compileReference(inner, site);
+      if (ref.ok) {
+        if (ref.problem !== undefined) report(inner, ref.problem);
+        literals.push(lit);
+        accessors.push(ref.accessor);
+        lit = '';
+      } else {
+        report(inner, ref.problem);
+        lit += text.slice(i, close + 1);
+      }
+      i = close + 1;
+      continue;
+    }
+    if (text[i] === '{') {
+      for (const [hole, accessor] of holes) {
+        if (text.startsWith(hole, i)) {
+          literals.push(lit);
+          accessors.push(accessor);
+          lit = '';
+          i += hole.length;
+          continue outer;
+        }
+      }
+    }
+    lit += text[i];
+    i++;
+  }
+  literals.push(lit);
+  return join(literals, accessors);
+}
+
+/** Build the joining closure; one and two parts are straight-line because they are the common case. */
+function join(literals: readonly string[], accessors: readonly Accessor[]): CompiledString {
+  const n = accessors.length;
+  if (n === 0) {
+    const only = literals[0];
+    return { accessor: () => only, dynamic: false };
+  }
+  if (n === 1) {
+    const [l0, l1] = literals;
+    const [a0] = accessors;
+    return { accessor: (s) => l0 + stringifyPart(a0(s)) + l1, dynamic: true };
+  }
+  if (n === 2) {
+    const [l0, l1, l2] = literals;
+    const [a0, a1] = accessors;
+    return { accessor: (s) => l0 + stringifyPart(a0(s)) + l1 + stringifyPart(a1(s)) + l2, dynamic: true };
+  }
+  const lits = literals.slice();
+  const accs = accessors.slice();
+  return {
+    accessor: (s) => {
+      let out = lits[0];
+      for (let k = 0; k < n; k++) out += stringifyPart(accs[k](s)) + lits[k + 1];
+      return out;
+    },
+    dynamic: true,
+  };
+}
