@@ -1,10 +1,12 @@
 /** What compiling one node needs to know about where it sits, and where its problems go. */
-import type { CompileSite } from '../refs/scope.js';
+import type { Accessor, CompileSite } from '../refs/scope.js';
 
 /** Per-spec compile settings and the problems found so far. */
 export interface CompileEnv {
   /** Refuse unresolvable references. */
   strict: boolean;
+  /** `false` when the spec came from a model: its strings are text, only holes are filled. */
+  references: boolean;
   /** The default per-step timeout. */
   stepTimeoutMs: number;
   /** The names of every node in the spec. */
@@ -31,6 +33,8 @@ export interface NodeSite {
   inForEach: boolean;
   /** In a pipe stage after the first, or a try_and_check check: `{result}` is `$prev`. */
   inPipeStage: boolean;
+  /** More holes allowed here (run_pipeline's `${step_1.output}`). */
+  extraHoles?: ReadonlyMap<string, Accessor>;
 }
 
 /** The reference compiler's view of a site. */
@@ -44,5 +48,7 @@ export function refSite(env: CompileEnv, site: NodeSite, step: string): CompileS
     inForEach: site.inForEach,
     inPipeStage: site.inPipeStage,
     strict: env.strict,
+    references: env.references,
+    ...(site.extraHoles ? { extraHoles: site.extraHoles } : {}),
   };
 }

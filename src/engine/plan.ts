@@ -26,6 +26,10 @@ export interface PlanOptions {
   strict?: boolean;
   /** The default per-step timeout. */
   stepTimeoutMs?: number;
+  /** `false` for a tree a model sent: its strings are text, only holes are filled (default true). */
+  references?: boolean;
+  /** What the top-level steps are called in labels (default `steps[i]`), e.g. `tree` for a single tree. */
+  stepPath?: (index: number) => string;
 }
 
 /** What one run of a plan needs besides its input. */
@@ -54,18 +58,11 @@ export interface Plan {
 
 /** Compile a structurally valid spec. */
 export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {}): Plan {
-  const env: CompileEnv = {
-    strict: options.strict ?? false,
-    stepTimeoutMs: options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS,
-    allNames: collectNames(spec.steps),
-    errors: [],
-    tools: new Set(),
-    annotations: [],
-  };
+  const env = createCompileEnv(spec.steps, options);
   const namesBefore = new Set<string>();
   const steps = spec.steps.map((node, i) => {
     const site: NodeSite = {
-      path: `steps[${i}]`,
+      path: options.stepPath ? options.stepPath(i) : `steps[${i}]`,
       stepsBefore: i,
       namesBefore: new Set(namesBefore),
       hasPrev: i > 0,
@@ -98,25 +95,9 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
     tools,
     hasSideEffects: (resolve) => tools.some((name) => resolve(name)?.hasSideEffects !== false),
     run(input, context, runOptions) {
-      const entered = enterComposition(context, runOptions.compositionId, runOptions.signal);
+      const entered = enterRun(context, runOptions, env.stepTimeoutMs);
       if (!entered.ok) return Promise.resolve(entered.refusal);
-      const path = entered.context.sessionData?.compositionPath;
-      const state: RunState = {
-        gate: runOptions.gate,
-        sideEffectingTools: toToolSet(runOptions.sideEffectingTools),
-        context: entered.context,
-        signal: runOptions.signal ?? context.signal,
-        dry: runOptions.dry,
-        stepTimeoutMs: env.stepTimeoutMs,
-        snapshots: runOptions.snapshots,
-        compositionPath: Array.isArray(path) ? (path as string[]) : [],
-        effects: [],
-        trace: [],
-        completed: [],
-        continued: [],
-        undo: undefined,
-        annotations: [],
-      };
+      const state = entered.state;
       const scope: RefScope = { input, prev: undefined, steps: [], named: new Map() };
       return new Promise<ToolExecutionResult>((resolve) => {
         runSequence(
@@ -146,6 +127,52 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
           },
         );
       });
+    },
+  };
+}
+
+/** The compile settings for a list of top-level nodes. */
+export function createCompileEnv(nodes: readonly unknown[], options: PlanOptions): CompileEnv {
+  return {
+    strict: options.strict ?? false,
+    references: options.references ?? true,
+    stepTimeoutMs: options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS,
+    allNames: collectNames(nodes),
+    errors: [],
+    tools: new Set(),
+    annotations: [],
+  };
+}
+
+/**
+ * Start a run: enter one level of composition (refusing at the depth limit or on a cycle) and
+ * make the run's state. Every front door that runs plans starts here.
+ */
+export function enterRun(
+  context: ToolExecutionContext,
+  runOptions: PlanRunOptions,
+  stepTimeoutMs: number,
+): { ok: true; state: RunState } | { ok: false; refusal: ToolExecutionResult } {
+  const entered = enterComposition(context, runOptions.compositionId, runOptions.signal);
+  if (!entered.ok) return entered;
+  const path = entered.context.sessionData?.compositionPath;
+  return {
+    ok: true,
+    state: {
+      gate: runOptions.gate,
+      sideEffectingTools: toToolSet(runOptions.sideEffectingTools),
+      context: entered.context,
+      signal: runOptions.signal ?? context.signal,
+      dry: runOptions.dry,
+      stepTimeoutMs,
+      snapshots: runOptions.snapshots,
+      compositionPath: Array.isArray(path) ? (path as string[]) : [],
+      effects: [],
+      trace: [],
+      completed: [],
+      continued: [],
+      undo: undefined,
+      annotations: [],
     },
   };
 }

@@ -79,6 +79,11 @@ function guarded(node: object, ctx: Context, build: () => Compiled): Compiled {
 }
 
 function compileString(text: string, ctx: Context): Compiled {
+  if (ctx.site.references === false) {
+    // Model-sent text: only holes are read; a `$` is just a character.
+    if (ctx.holes.has(text) || isTemplate(text, ctx.holes, false)) return compileTemplate(text, ctx.site, ctx.holes, () => {});
+    return { accessor: () => text, dynamic: false };
+  }
   if (text.startsWith('$$')) {
     const literal = text.slice(1);
     return { accessor: () => literal, dynamic: false };

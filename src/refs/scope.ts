@@ -41,6 +41,13 @@ export interface CompileSite {
   inPipeStage: boolean;
   /** Refuse unresolvable `$`-expressions instead of passing them through as literals. */
   strict: boolean;
+  /**
+   * `false` for text a model sends (the compose and run_pipeline tools): `$`-expressions and
+   * `${$...}` templates are plain text there, and only holes are filled. Default `true`.
+   */
+  references?: boolean;
+  /** More holes allowed here, by their exact text (run_pipeline's `${step_1.output}`). */
+  extraHoles?: ReadonlyMap<string, Accessor>;
 }
 
 /** The compiler's answer: the accessor, and every problem it found (strict mode). */

@@ -55,6 +55,7 @@ export function holesAt(site: CompileSite): ReadonlyMap<string, Accessor> {
     holes.set('{index}', readIndex);
   }
   if (site.inPipeStage) holes.set('{result}', readResult);
+  if (site.extraHoles) for (const [text, accessor] of site.extraHoles) holes.set(text, accessor);
   return holes;
 }
 
@@ -62,8 +63,8 @@ export function holesAt(site: CompileSite): ReadonlyMap<string, Accessor> {
 const TEMPLATE_PART = /\$\{\s*\$/u;
 
 /** Whether `text` needs template compilation here: a `${$...}` part or an allowed hole. */
-export function isTemplate(text: string, holes: ReadonlyMap<string, Accessor>): boolean {
-  if (TEMPLATE_PART.test(text)) return true;
+export function isTemplate(text: string, holes: ReadonlyMap<string, Accessor>, references = true): boolean {
+  if (references && TEMPLATE_PART.test(text)) return true;
   for (const hole of holes.keys()) if (text.includes(hole)) return true;
   return false;
 }
@@ -86,8 +87,9 @@ export function compileTemplate(
   const accessors: Accessor[] = [];
   let lit = '';
   let i = 0;
+  const references = site.references !== false;
   outer: while (i < text.length) {
-    const close = text.startsWith('${', i) ? text.indexOf('}', i + 2) : -1;
+    const close = references && text.startsWith('${', i) ? text.indexOf('}', i + 2) : -1;
     const inner = close < 0 ? '' : text.slice(i + 2, close).trim();
     // Only `${$...}` is a reference; `${HOME}` and an unclosed `${` stay literal text.
     if (inner.startsWith('$')) {
@@ -104,7 +106,7 @@ export function compileTemplate(
       i = close + 1;
       continue;
     }
-    if (text[i] === '{') {
+    if (text[i] === '{' || text[i] === '$') {
       for (const [hole, accessor] of holes) {
         if (text.startsWith(hole, i)) {
           literals.push(lit);

@@ -46,7 +46,7 @@ function kindDef(kind: CombinatorName | 'step', form: SchemaForm, child: JSONSch
   switch (kind) {
     case 'step':
       return form === 'model'
-        ? object(['tool'], { tool: { type: 'string', minLength: 1 }, args: { type: 'object' } })
+        ? object(['tool'], { tool: { type: 'string' }, args: { type: 'object' } })
         : object(['tool'], {
             tool: { type: 'string', minLength: 1 },
             inputMapping: {},
@@ -70,7 +70,8 @@ function kindDef(kind: CombinatorName | 'step', form: SchemaForm, child: JSONSch
         combinator,
         items: form === 'model' ? child : { anyOf: [{ type: 'string' }, child] },
         template: child,
-        concurrency: { type: 'integer', minimum: 1, maximum: 64 },
+        // The model form leaves the bounds to the engine, which clamps: every token is paid on every turn.
+        concurrency: form === 'model' ? { type: 'integer' } : { type: 'integer', minimum: 1, maximum: 64 },
         ...(form === 'spec' ? { maxItems: { type: 'integer', minimum: 1 } } : {}),
       });
     case 'pipe':
@@ -80,7 +81,7 @@ function kindDef(kind: CombinatorName | 'step', form: SchemaForm, child: JSONSch
         combinator,
         do: child,
         check: child,
-        attempts: { type: 'integer', minimum: 1, maximum: 5 },
+        attempts: form === 'model' ? { type: 'integer' } : { type: 'integer', minimum: 1, maximum: 5 },
       });
     case 'scope':
       return object(['combinator', 'do'], { combinator, do: child, on_failure: { enum: ['rollback', 'keep'] } });
@@ -96,10 +97,19 @@ function kindDef(kind: CombinatorName | 'step', form: SchemaForm, child: JSONSch
 
 /** The `$defs` of either form: one definition per node kind and a recursive `node`. */
 export function nodeDefinitions(form: SchemaForm): Record<string, JSONSchemaObject> {
-  const defs: Record<string, JSONSchemaObject> = { step: kindDef('step', form, NODE) };
-  for (const kind of COMBINATORS) defs[kind] = kindDef(kind, form, NODE);
-  defs.node = { anyOf: ['step', ...COMBINATORS].map((k) => ({ $ref: `#/$defs/${k}` })) };
+  const kinds = ['step' as const, ...COMBINATORS];
+  // A model pays for every token of its tool definitions on every turn: the model form inlines
+  // each kind into the one recursive node instead of naming it twice.
+  if (form === 'model') return { node: { anyOf: kinds.map((k) => kindDef(k, form, NODE)) } };
+  const defs: Record<string, JSONSchemaObject> = {};
+  for (const kind of kinds) defs[kind] = kindDef(kind, form, NODE);
+  defs.node = { anyOf: kinds.map((k) => ({ $ref: `#/$defs/${k}` })) };
   return defs;
+}
+
+/** One node kind's definition in the given form (what the run_pipeline tool's steps reuse). */
+export function kindDefinition(kind: CombinatorName | 'step', form: SchemaForm): JSONSchemaObject {
+  return kindDef(kind, form, NODE);
 }
 
 /**

@@ -23,7 +23,7 @@ const compiled = new WeakMap<object, Map<string, CheckedSpec>>();
  * problem listed), then the references as the plan compiles them. Treat a spec as immutable
  * once it has been checked.
  */
-export function checkAndCompile(spec: unknown, options: Required<PlanOptions>): CheckedSpec {
+export function checkAndCompile(spec: unknown, options: Required<Pick<PlanOptions, 'strict' | 'stepTimeoutMs'>>): CheckedSpec {
   const key = `${options.strict}:${options.stepTimeoutMs}`;
   const cacheable = typeof spec === 'object' && spec !== null;
   const cached = cacheable ? compiled.get(spec)?.get(key) : undefined;

@@ -1,0 +1,6 @@
+/** The names of the tools that batch other tools; none of them may be called from inside itself. */
+export const RUN_PIPELINE_TOOL_NAME = 'run_pipeline';
+/** The compose tool's name. */
+export const COMPOSE_TOOL_NAME = 'compose';
+/** The script tool's name. */
+export const SCRIPT_TOOL_NAME = 'run_js';

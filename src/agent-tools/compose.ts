@@ -1,0 +1,73 @@
+/**
+ * `compose`: the model sends one combinator tree (gather, for_each, pipe, try_and_check, scope,
+ * annotate, nested freely), validated against the same definitions that validate specs and run
+ * by the same engine, every call through the same StepGate.
+ */
+import { failure } from '../codes.js';
+import type { SideEffectingTools } from '../gate/chainable.js';
+import { messageOf, type StepGate } from '../gate/step-gate.js';
+import { compilePlan } from '../engine/plan.js';
+import type { SnapshotProvider } from '../engine/snapshot.js';
+import { childrenOf } from '../spec/nodes.js';
+import { nodeDefinitions } from '../spec/schema.js';
+import type { SpecNode } from '../spec/types.js';
+import { checkNodeTree } from '../spec/validate-structure.js';
+import type { ITool, JSONSchemaObject } from '../tool.js';
+import { COMPOSE_TOOL_NAME } from './batching-names.js';
+import { precheckCalls } from './precheck.js';
+import { sideEffectsPossible } from './run-pipeline.js';
+
+/** Settings of {@link createComposeTool}. */
+export interface ComposeToolOptions {
+  /** The host's side-effecting tools that may be chained (the same meaning as the builder's `bind`). */
+  sideEffectingTools?: SideEffectingTools;
+  /** The host's snapshot/restore pair for `scope` with `on_failure: 'rollback'`. */
+  snapshots?: SnapshotProvider;
+  /** Per-call timeout in milliseconds (default: the engine's). */
+  stepTimeoutMs?: number;
+}
+
+/** The compose tool's input schema: the model form of the spec's node definitions, with a recursive node. */
+export function composeInputSchema(): JSONSchemaObject {
+  return { type: 'object', $ref: '#/$defs/node', $defs: nodeDefinitions('model') };
+}
+
+const DESCRIPTION =
+  'Run a tree of tool calls in one call. Leaf {tool,args}; a leaf can be a combinator. gather: at once, by name. for_each: template per item of items, "{item}" filled. pipe: in order, "{result}" is the previous output. try_and_check: fails if check fails. scope: undoes do on failure. annotate: intent kept with do.';
+
+/**
+ * Make the `compose` tool. A bad tree is refused with every problem listed before anything
+ * runs; every call it names is checked against the host's chainability rule first.
+ */
+export function createComposeTool(gate: StepGate, options: ComposeToolOptions = {}): ITool {
+  const tool: ITool = {
+    id: `toolweave:${COMPOSE_TOOL_NAME}`,
+    name: COMPOSE_TOOL_NAME,
+    displayName: 'Compose',
+    description: DESCRIPTION,
+    inputSchema: composeInputSchema(),
+    hasSideEffects: sideEffectsPossible(options.sideEffectingTools),
+    async execute(tree, context) {
+      try {
+        const errors: string[] = [];
+        checkNodeTree(tree, 'tree', 'model', errors);
+        if (errors.length) return failure('spec_invalid', `Invalid tree: ${errors.join('; ')}`, { errors });
+        const refusal = precheckCalls(gate, leavesOf(tree as unknown as SpecNode, 'tree'), options.sideEffectingTools, { name: COMPOSE_TOOL_NAME, tool });
+        if (refusal) return refusal;
+        const plan = compilePlan({ steps: [tree as unknown as SpecNode] }, { references: false, stepTimeoutMs: options.stepTimeoutMs, stepPath: () => 'tree' });
+        if (plan.errors.length) return failure('spec_invalid', `Invalid tree: ${plan.errors.join('; ')}`, { errors: plan.errors });
+        const ctx = context ?? {};
+        return await plan.run({}, ctx, { gate, sideEffectingTools: options.sideEffectingTools, snapshots: options.snapshots, signal: ctx.signal });
+      } catch (error) {
+        return failure('step_threw', `compose failed unexpectedly: ${messageOf(error)}`);
+      }
+    },
+  };
+  return tool;
+}
+
+/** Every leaf of a (valid) tree with its place, in tree order. */
+function leavesOf(node: SpecNode, at: string): { tool: string; at: string }[] {
+  if (node.combinator === undefined) return [{ tool: node.tool, at }];
+  return childrenOf(node).flatMap((child) => leavesOf(child.node as SpecNode, `${at}.${child.at}`));
+}

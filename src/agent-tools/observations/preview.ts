@@ -1,0 +1,82 @@
+/**
+ * The bounded preview a stored result leaves in the conversation: whole lines, at most so many
+ * bytes and so many lines. A grouped path list previews in its grouped form when that shows
+ * more of the original lines in the same room.
+ */
+import { GROUPED_MARKER, type GroupedUnit } from '../../shaping/path-list-grammar.js';
+import { cutUtf8, utf8ByteLength } from '../../shaping/utf8.js';
+
+/** The bounds of a preview. */
+export interface PreviewLimits {
+  /** The most UTF-8 bytes, newlines between lines included. */
+  maxBytes: number;
+  /** The most lines. */
+  maxLines: number;
+}
+
+/** A preview and how much of the original it shows. */
+export interface Preview {
+  /** The preview text (no trailing newline). */
+  text: string;
+  /** How many original lines, from the first, it shows whole. */
+  shown: number;
+  /** The first line alone was over the byte bound, and `text` is its start, cut between characters. */
+  partial: boolean;
+}
+
+/**
+ * The first whole lines that fit. When not even the first line fits, its start (cut on a
+ * character boundary) is better than nothing: a one-line minified output would otherwise show
+ * only a footer.
+ */
+export function previewLines(lines: readonly string[], limits: PreviewLimits): Preview {
+  const taken: string[] = [];
+  let bytes = 0;
+  for (const line of lines) {
+    if (taken.length >= limits.maxLines) break;
+    const size = utf8ByteLength(line) + (taken.length > 0 ? 1 : 0);
+    if (bytes + size > limits.maxBytes) break;
+    taken.push(line);
+    bytes += size;
+  }
+  if (taken.length === 0 && lines.length > 0 && limits.maxLines >= 1) {
+    const start = cutUtf8(lines[0], limits.maxBytes);
+    if (start !== '') return { text: start, shown: 0, partial: true };
+  }
+  return { text: taken.join('\n'), shown: taken.length, partial: false };
+}
+
+/**
+ * The grouped form's marker and first whole units that fit, or `undefined` when not one unit
+ * fits beside the marker.
+ */
+export function previewGroupedUnits(units: readonly GroupedUnit[], limits: PreviewLimits): Preview | undefined {
+  const taken: string[] = [GROUPED_MARKER];
+  let bytes = utf8ByteLength(GROUPED_MARKER);
+  let shown = 0;
+  for (const unit of units) {
+    if (taken.length + unit.lines.length > limits.maxLines) break;
+    let size = 0;
+    for (const line of unit.lines) size += utf8ByteLength(line) + 1;
+    if (bytes + size > limits.maxBytes) break;
+    taken.push(...unit.lines);
+    bytes += size;
+    shown += unit.covers;
+  }
+  if (shown === 0 || bytes > limits.maxBytes || taken.length > limits.maxLines) return undefined;
+  return { text: taken.join('\n'), shown, partial: false };
+}
+
+/**
+ * The preview that shows more original lines: the plain one, or the grouped one when `units`
+ * is given and it shows strictly more (the plain one reads more directly at equal cover).
+ */
+export function buildPreview(
+  lines: readonly string[],
+  units: readonly GroupedUnit[] | undefined,
+  limits: PreviewLimits,
+): Preview {
+  const plain = previewLines(lines, limits);
+  const grouped = units ? previewGroupedUnits(units, limits) : undefined;
+  return grouped && grouped.shown > plain.shown ? grouped : plain;
+}

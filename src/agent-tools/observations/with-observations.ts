@@ -1,0 +1,165 @@
+/**
+ * Wrap tools so a large result is stored and only a bounded preview with an `obs_` id enters
+ * the conversation; small results pass through untouched. The wrapper changes what comes back,
+ * never what runs: the inner tool gets the same arguments and context, and its failures and
+ * throws pass through as they are.
+ *
+ * Wrap at the conversation boundary (the tools a model calls directly): a composition that
+ * reads a step's output as data wants the output itself, not a preview string.
+ */
+import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../tool.js';
+import { looksLikePathList } from '../../shaping/looks-like-path-list.js';
+import { shapePathList, type ShapedPathList } from '../../shaping/path-list.js';
+import { splitLines } from '../../shaping/text-lines.js';
+import { utf8ByteLength } from '../../shaping/utf8.js';
+import { storedFooter, unstoredFooter, type PreviewFooterFacts } from './footer.js';
+import type { ObservationStore } from './observation-store.js';
+import { buildPreview } from './preview.js';
+
+/** Options of {@link withObservations}. */
+export interface WithObservationsOptions {
+  /** Outputs larger than this many UTF-8 bytes are stored (default 2048; exactly 2048 passes). */
+  thresholdBytes?: number;
+  /** The most UTF-8 bytes of a preview (default 2048). */
+  previewBytes?: number;
+  /** The most lines of a preview (default 40). */
+  previewLines?: number;
+  /** Group outputs that look like path or match lists, when grouping is smaller (default true). */
+  compressPaths?: boolean;
+}
+
+/** The options with their defaults filled in. */
+type Settings = Required<WithObservationsOptions>;
+
+/** The defaults of {@link WithObservationsOptions}. */
+const DEFAULTS: Settings = { thresholdBytes: 2048, previewBytes: 2048, previewLines: 40, compressPaths: true };
+
+/** The output as text: a string as is, anything else as indented JSON; `undefined` when it has no JSON form. */
+function outputText(output: unknown): string | undefined {
+  if (typeof output === 'string') return output;
+  try {
+    return JSON.stringify(output, null, 2) as string | undefined;
+  } catch {
+    // A cycle or a BigInt: there is no text to store, so the result passes through as it is.
+    return undefined;
+  }
+}
+
+/** Store a body, treating a store that throws like one that declines: the tool's result must not be lost to it. */
+async function tryPut(store: ObservationStore, body: string, tool: string): Promise<string | undefined> {
+  try {
+    return await store.put(body, { tool });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Shape one successful result: group, then store and preview when still over the threshold. */
+async function shapeResult<O>(
+  result: ToolExecutionResult<O>,
+  toolName: string,
+  store: ObservationStore,
+  settings: Settings,
+): Promise<ToolExecutionResult<O | string>> {
+  const text = outputText(result.output);
+  if (text === undefined) return result;
+  let lines: string[] | undefined;
+  let shaped: ShapedPathList | undefined;
+  if (settings.compressPaths && looksLikePathList(text)) {
+    lines = splitLines(text);
+    shaped = shapePathList(lines);
+    if (!shaped.grouped) shaped = undefined;
+  }
+  const shipped = shaped ? shaped.text : text;
+  if (utf8ByteLength(shipped) <= settings.thresholdBytes) {
+    return shaped ? { ...result, output: shipped } : result;
+  }
+
+  // Stored is the original text, not the grouped one, so pages are the real lines.
+  lines ??= splitLines(text);
+  const bytes = utf8ByteLength(text);
+  const id = await tryPut(store, text, toolName);
+  const preview = buildPreview(lines, shaped?.units, {
+    maxBytes: settings.previewBytes,
+    maxLines: settings.previewLines,
+  });
+  const facts: PreviewFooterFacts = { lines: lines.length, bytes, shown: preview.shown, partial: preview.partial };
+  const footer = id === undefined ? unstoredFooter(facts) : storedFooter(id, facts);
+  const observation =
+    id === undefined
+      ? { truncated: { lines: lines.length, bytes } }
+      : { observation: { id, lines: lines.length, bytes } };
+  return {
+    ...result,
+    output: preview.text === '' ? footer : `${preview.text}\n${footer}`,
+    details: { ...result.details, ...observation },
+  };
+}
+
+/** Wrap one tool: every property copied, `execute` shaping successful results. */
+function wrapTool<I, O>(tool: ITool<I, O>, store: ObservationStore, settings: Settings): ITool<I, O | string> {
+  const wrapped: ITool<I, O | string> = {
+    ...tool,
+    // Named again so fields served by getters (a class-based tool) are copied too.
+    id: tool.id,
+    name: tool.name,
+    displayName: tool.displayName,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    async execute(args: I, context: ToolExecutionContext): Promise<ToolExecutionResult<O | string>> {
+      const result = await tool.execute(args, context);
+      // Failures, and anything that is not a result at all, are the gate's to judge.
+      if (result === null || typeof result !== 'object' || result.success !== true) return result;
+      return shapeResult(result, tool.name, store, settings);
+    },
+  };
+  // Optional fields are copied only when present: an absent hasSideEffects means "undeclared".
+  if ('outputSchema' in tool) wrapped.outputSchema = tool.outputSchema;
+  if ('hasSideEffects' in tool) wrapped.hasSideEffects = tool.hasSideEffects;
+  if ('interactive' in tool) wrapped.interactive = tool.interactive;
+  if ('composition' in tool) wrapped.composition = tool.composition;
+  return wrapped;
+}
+
+/**
+ * Wrap a tool so an output over `thresholdBytes` (UTF-8, after grouping a path list) is stored in
+ * `store` in full, and the result's output becomes a bounded preview (at most `previewBytes`
+ * bytes and `previewLines` lines, cut between lines) plus one footer line naming the `obs_` id
+ * and the `get_observation` call for the rest; `details.observation` holds `{ id, lines, bytes }`.
+ * If the store declines the body, the preview ships with a "not stored" footer and
+ * `details.truncated` instead.
+ *
+ * Outputs at or under the threshold come back as the very same result, except a path or match
+ * list whose grouped form is smaller, which comes back grouped. Failures come back unchanged.
+ * The wrapped tool keeps every property of the original (id, name, schemas, hasSideEffects, ...).
+ */
+export function withObservations<I, O>(
+  tool: ITool<I, O>,
+  store: ObservationStore,
+  options?: WithObservationsOptions,
+): ITool<I, O | string>;
+/** Wrap each tool of a list, as for a single tool; the list keeps its order. */
+export function withObservations<I, O>(
+  tools: readonly ITool<I, O>[],
+  store: ObservationStore,
+  options?: WithObservationsOptions,
+): ITool<I, O | string>[];
+export function withObservations<I, O>(
+  toolOrTools: ITool<I, O> | readonly ITool<I, O>[],
+  store: ObservationStore,
+  options: WithObservationsOptions = {},
+): ITool<I, O | string> | ITool<I, O | string>[] {
+  const settings: Settings = {
+    thresholdBytes: options.thresholdBytes ?? DEFAULTS.thresholdBytes,
+    previewBytes: options.previewBytes ?? DEFAULTS.previewBytes,
+    previewLines: options.previewLines ?? DEFAULTS.previewLines,
+    compressPaths: options.compressPaths ?? DEFAULTS.compressPaths,
+  };
+  if (isToolList(toolOrTools)) return toolOrTools.map((tool) => wrapTool(tool, store, settings));
+  return wrapTool(toolOrTools, store, settings);
+}
+
+/** `Array.isArray` that narrows a readonly list too. */
+function isToolList<I, O>(value: ITool<I, O> | readonly ITool<I, O>[]): value is readonly ITool<I, O>[] {
+  return Array.isArray(value);
+}

@@ -1,0 +1,180 @@
+/**
+ * `run_pipeline`: the model sends a predictable sequence of calls as one tool call. Each step
+ * is a leaf of the same engine, so every call passes the same StepGate; string args may embed
+ * `${step_N.output}` (1-based) or `${<id>.output}` to thread an earlier step's output.
+ */
+import { failure } from '../codes.js';
+import type { SideEffectingTools } from '../gate/chainable.js';
+import { messageOf, type StepGate } from '../gate/step-gate.js';
+import { compileNode } from '../engine/compile-node.js';
+import { createCompileEnv, enterRun } from '../engine/plan.js';
+import { runSequence, type NodeOutcome, type NodePlan } from '../engine/run-state.js';
+import type { Accessor, RefScope } from '../refs/scope.js';
+import { compileSchema } from '../spec/ajv.js';
+import { kindDefinition } from '../spec/schema.js';
+import type { StepNode } from '../spec/types.js';
+import type { ITool, JSONSchemaObject, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
+import { RUN_PIPELINE_TOOL_NAME } from './batching-names.js';
+import { precheckCalls } from './precheck.js';
+
+/** The default bound on a pipeline's steps. */
+export const DEFAULT_MAX_PIPELINE_STEPS = 20;
+
+/** Settings of {@link createRunPipelineTool}. */
+export interface RunPipelineToolOptions {
+  /** The host's side-effecting tools that may be chained (the same meaning as the builder's `bind`). */
+  sideEffectingTools?: SideEffectingTools;
+  /** The most steps one call may send (default 20). */
+  maxSteps?: number;
+  /** Per-step timeout in milliseconds (default: the engine's). */
+  stepTimeoutMs?: number;
+}
+
+/** One step of a run_pipeline call, as the model sends it. */
+export interface PipelineStep {
+  /** A name for the step; `${<id>.output}` refers to it. Default `step_N`. */
+  id?: string;
+  /** The tool to call. */
+  tool: string;
+  /** Its arguments. */
+  args?: Record<string, unknown>;
+}
+
+/** One step in the result: its output, or its error. */
+export type PipelineStepReport =
+  | { id: string; ok: true; output: unknown }
+  | { id: string; ok: false; error: string; code?: string };
+
+/** The input schema: the model form of a step (from the spec schema's own definitions) with an `id`. */
+function inputSchema(maxSteps: number): JSONSchemaObject {
+  const step = kindDefinition('step', 'model') as { properties: Record<string, unknown> };
+  return {
+    type: 'object',
+    required: ['steps'],
+    properties: {
+      steps: {
+        type: 'array',
+        minItems: 1,
+        maxItems: maxSteps,
+        items: { ...step, properties: { id: { type: 'string' }, ...step.properties } },
+      },
+      stop_on_error: { type: 'boolean', description: 'default true' },
+    },
+    additionalProperties: false,
+  };
+}
+
+const DESCRIPTION =
+  'Run tool calls in order in one call, when the next calls are known in advance. In a string arg, ${step_N.output} (1-based) or ${<id>.output} is replaced by an earlier step\'s output (a whole-string reference keeps its value). Returns every step\'s output or error.';
+
+/**
+ * Make the `run_pipeline` tool. Only tools the gate resolves are callable, each checked by the
+ * host's chainability rule (checked for every step before anything runs, and again as each
+ * runs); the pipeline cannot call itself; the step count is bounded.
+ */
+export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOptions = {}): ITool {
+  const maxSteps = options.maxSteps ?? DEFAULT_MAX_PIPELINE_STEPS;
+  const schema = inputSchema(maxSteps);
+  // The step bound is checked first, for its own code; the schema then says the same.
+  const check = compileSchema(schema);
+  const tool: ITool = {
+    id: `toolweave:${RUN_PIPELINE_TOOL_NAME}`,
+    name: RUN_PIPELINE_TOOL_NAME,
+    displayName: 'Run pipeline',
+    description: DESCRIPTION,
+    inputSchema: schema,
+    // It runs only what the host's rule allows; it has side effects exactly when the host lists some.
+    hasSideEffects: sideEffectsPossible(options.sideEffectingTools),
+    async execute(args, context) {
+      try {
+        return await runPipeline(args, context ?? {});
+      } catch (error) {
+        return failure('step_threw', `run_pipeline failed unexpectedly: ${messageOf(error)}`);
+      }
+    },
+  };
+
+  async function runPipeline(args: Record<string, unknown>, context: ToolExecutionContext): Promise<ToolExecutionResult> {
+    if (Array.isArray(args?.steps) && args.steps.length > maxSteps) {
+      return failure('pipeline_too_long', `run_pipeline takes at most ${maxSteps} steps; got ${args.steps.length}. Split the work.`, { steps: args.steps.length, maxSteps });
+    }
+    const problems = check(args, 'input') ?? [];
+    const steps = (problems.length ? [] : args.steps) as PipelineStep[];
+    const ids = steps.map((s, i) => s.id ?? `step_${i + 1}`);
+    ids.forEach((id, i) => {
+      if (ids.indexOf(id) !== i) problems.push(`input.steps.${i}.id "${id}" is used by an earlier step`);
+    });
+    if (problems.length) return failure('input_invalid', `Invalid run_pipeline input: ${problems.join('; ')}`, { errors: problems });
+    const refusal = precheckCalls(gate, steps.map((s, i) => ({ tool: s.tool, at: ids[i] })), options.sideEffectingTools, { name: RUN_PIPELINE_TOOL_NAME, tool });
+    if (refusal) return refusal;
+
+    const env = createCompileEnv([], { references: false, stepTimeoutMs: options.stepTimeoutMs });
+    const holes = new Map<string, Accessor>();
+    const plans: NodePlan[] = steps.map((step, i) => {
+      const node: StepNode = { tool: step.tool, args: step.args ?? {} };
+      const plan = compileNode(node, env, {
+        path: ids[i],
+        stepsBefore: i,
+        namesBefore: new Set(),
+        hasPrev: i > 0,
+        inForEach: false,
+        inPipeStage: false,
+        extraHoles: new Map(holes),
+      });
+      // Only earlier steps become holes: a reference to a later or unknown step stays verbatim.
+      const read: Accessor = (scope) => scope.steps[i];
+      holes.set(`\${step_${i + 1}.output}`, read);
+      holes.set(`\${${ids[i]}.output}`, read);
+      return plan;
+    });
+
+    const entered = enterRun(context, { gate, sideEffectingTools: options.sideEffectingTools, signal: context.signal }, env.stepTimeoutMs);
+    if (!entered.ok) return entered.refusal;
+    const state = entered.state;
+    const stopOnError = args.stop_on_error !== false;
+    const outcomes: NodeOutcome[] = [];
+    // Record every step's outcome; without stop_on_error a failure reads as null to later steps.
+    const recorded = plans.map((plan, i): NodePlan => async (s, scope) => {
+      const outcome = await plan(s, scope);
+      outcomes[i] = outcome;
+      return outcome.ok || stopOnError ? outcome : { ok: true, output: null };
+    });
+    const scope: RefScope = { input: args, prev: undefined, steps: [], named: new Map() };
+    await new Promise<void>((resolve) =>
+      runSequence(recorded, state, () => scope, (_, output) => {
+        scope.steps.push(output);
+        scope.prev = output;
+      }, () => resolve()),
+    );
+    const reports: PipelineStepReport[] = ids.map((id, i) => {
+      const outcome = outcomes[i];
+      if (!outcome) return { id, ok: false, error: 'not run: an earlier step failed' };
+      if (outcome.ok) return { id, ok: true, output: outcome.output };
+      return { id, ok: false, error: outcome.failure.error ?? 'failed', code: codeFor(outcome.failure) };
+    });
+    const failed = reports.filter((r) => !r.ok && outcomes[ids.indexOf(r.id)]);
+    if (!failed.length) return { success: true, output: { steps: reports }, effects: state.effects };
+    const first = outcomes.find((o) => o && !o.ok) as Extract<NodeOutcome, { ok: false }>;
+    return {
+      success: false,
+      output: { steps: reports },
+      error: `${failed.length} of ${ids.length} steps failed; first: ${failed[0].id}: ${(failed[0] as { error: string }).error}`,
+      details: { ...first.failure.details, steps: reports },
+      effects: state.effects,
+    };
+  }
+  return tool;
+}
+
+/** The code to show the model: the tool's own when it failed itself, else the refusal's. */
+function codeFor(result: ToolExecutionResult): string | undefined {
+  const details = result.details;
+  if (!details) return undefined;
+  return details.code === 'step_failed' && typeof details.innerCode === 'string' ? details.innerCode : details.code;
+}
+
+/** Whether the host's list allows any side-effecting tool at all. */
+export function sideEffectsPossible(list: SideEffectingTools | undefined): boolean {
+  if (!list) return false;
+  return list instanceof Set ? list.size > 0 : (list as readonly string[]).length > 0;
+}

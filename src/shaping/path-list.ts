@@ -1,0 +1,84 @@
+/**
+ * Path and match lists, grouped when that makes them smaller and only then. The grammar is in
+ * `path-list-grammar.ts`; which lines share a header is decided in `path-list-grouping.ts`.
+ */
+import {
+  GROUPED_MARKER,
+  readGroupedBody,
+  writePart,
+  writePartUnits,
+  type GroupedUnit,
+} from './path-list-grammar.js';
+import { planGroupedParts } from './path-list-grouping.js';
+
+/** Preview units wrap inline groups at this many characters, so a preview can stop inside a long group. */
+const PREVIEW_LINE_LENGTH = 160;
+
+/** What {@link compressPathList} returns. */
+export interface CompressedPathList {
+  /** The text to ship: the grouped form, or the flat `lines.join('\n')`. */
+  text: string;
+  /** Whether `text` is the grouped form. */
+  grouped: boolean;
+}
+
+/** A {@link CompressedPathList} that also keeps the grouped body in units a preview can cut between. */
+export interface ShapedPathList extends CompressedPathList {
+  /**
+   * When `grouped`: the grouped body (after the marker) as units a preview can stop between,
+   * long inline groups wrapped at 160 characters. Any prefix of them, after the marker, is a
+   * valid grouped text of the lines they cover.
+   */
+  units?: GroupedUnit[];
+}
+
+/**
+ * Whether the flat form cannot stand for these lines. `''` is read back as no lines, a first
+ * line equal to the marker would be read as grouped, and a line holding a newline would be read
+ * as two: each of these ships grouped (escaped) even when that is longer, the one case where
+ * the output grows.
+ */
+function flatIsAmbiguous(lines: readonly string[]): boolean {
+  if (lines.length === 1 && lines[0] === '') return true;
+  if (lines[0] === GROUPED_MARKER) return true;
+  return lines.some((line) => line.includes('\n'));
+}
+
+/**
+ * Group a path or match list, keeping the grouped body's units for a preview to cut between.
+ * The shipped text is the one {@link compressPathList} returns.
+ */
+export function shapePathList(lines: readonly string[]): ShapedPathList {
+  const flat = lines.join('\n');
+  if (lines.length === 0) return { text: flat, grouped: false };
+  const parts = planGroupedParts(lines);
+  const text = [GROUPED_MARKER, ...parts.flatMap(writePart)].join('\n');
+  if (text.length >= flat.length && !flatIsAmbiguous(lines)) return { text: flat, grouped: false };
+  return { text, grouped: true, units: parts.flatMap((part) => writePartUnits(part, PREVIEW_LINE_LENGTH)) };
+}
+
+/**
+ * Group a path list (`src/app/chat/a.ts`, ...) or a grep-style match list
+ * (`src/a.ts:12: text`) so each shared prefix is written once, as in
+ * `src/app/: chat/a.ts, chat/b.ts, x.ts`. The grouped form (first line `GROUPED_MARKER`) ships
+ * only when it is strictly shorter, in characters, than `lines.join('\n')`; otherwise that flat
+ * text ships with `grouped: false`. Either way {@link expandPathList} gives back exactly `lines`.
+ *
+ * The one exception to "never longer": when the flat text cannot stand for the lines (a single
+ * empty line, a first line equal to the marker, a line holding `\n`), the grouped form ships.
+ */
+export function compressPathList(lines: readonly string[]): CompressedPathList {
+  const { text, grouped } = shapePathList(lines);
+  return { text, grouped };
+}
+
+/**
+ * Read a text from {@link compressPathList} back into its lines, grouped or flat: a first line
+ * equal to the marker means grouped, anything else is a flat list, and `''` is no lines.
+ */
+export function expandPathList(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.split('\n');
+  if (lines[0] !== GROUPED_MARKER) return lines;
+  return readGroupedBody(lines.slice(1));
+}
