@@ -6,7 +6,8 @@ import { messageOf, type GateRunOptions } from '../gate/step-gate.js';
 import { compileMapping } from '../refs/compile.js';
 import { isRecord } from '../spec/nodes.js';
 import type { StepNode } from '../spec/types.js';
-import type { ToolExecutionResult } from '../tool.js';
+import type { ITool, ToolExecutionResult } from '../tool.js';
+import type { RefScope } from '../refs/scope.js';
 import { refSite, type CompileEnv, type NodeSite } from './compile-env.js';
 import { fromDrive, type DrivePlan, type NodeOutcome, type NodePlan, type RunState, type TraceEntry } from './run-state.js';
 
@@ -19,6 +20,7 @@ export function compileLeaf(node: StepNode, env: CompileEnv, site: NodeSite, lab
   const argsOf = mapping.accessor;
   const runOptions: GateRunOptions = { step: label, timeoutMs: node.timeoutMs ?? env.stepTimeoutMs };
   const undo = node.compensate ? compileCompensation(node.compensate.tool, node.compensate.args, env, site, label) : undefined;
+  const leaf: LeafInfo = { label, toolName, undo };
 
   const drive: DrivePlan = (state, scope, done) => {
     const check = checkChainable(toolName, state.gate.resolve(toolName), state.sideEffectingTools);
@@ -38,34 +40,51 @@ export function compileLeaf(node: StepNode, env: CompileEnv, site: NodeSite, lab
         return failed(state, label, toolName, failure('dry_run_needs_output', `Dry run: step "${label}" (${toolName}) would run; give its output in dry.stepOutputs["${label}"].`));
       }
       state.effects.push({ step: label, tool: toolName, wouldRun: true, args, ...(tool.composition ? { nested: true as const } : {}) });
-      state.completed.push(label);
-      state.trace.push(entry(state, label, toolName, true, { dry: true }));
+      if (state.recording) {
+        state.completed.push(label);
+        state.trace.push(entry(state, label, toolName, true, { dry: true }));
+      }
       return { ok: true, output: state.dry.stepOutputs[label] };
     }
-    const finish = (result: ToolExecutionResult): NodeOutcome => {
-      if (!result.success) return failed(state, label, toolName, result);
-      if (tool.hasSideEffects === true) state.effects.push({ step: label, tool: toolName, ran: true });
-      state.completed.push(label);
-      state.trace.push(entry(state, label, toolName, true));
-      if (undo && state.undo) {
-        const output = result.output;
-        state.undo.push({ step: label, tool: undo.tool, run: () => undo.run(state, { ...scope, prev: output }) });
-      }
-      return { ok: true, output: result.output };
-    };
     const gate = state.gate;
     if (gate.call) {
-      const now = gate.call(tool, args, state.context, state.signal, runOptions, (result) => done(finish(result)));
-      return now ? finish(now) : undefined;
+      const now = gate.call(tool, args, state.context, state.signal, runOptions, (result) => done(finishLeaf(leaf, tool, state, scope, result)));
+      return now ? finishLeaf(leaf, tool, state, scope, now) : undefined;
     }
     gate.run(tool, args, state.context, state.signal, runOptions).then(
-      (result) => done(finish(result)),
+      (result) => done(finishLeaf(leaf, tool, state, scope, result)),
       (error: unknown) => done(failed(state, label, toolName, failure('step_threw', `The gate failed: ${messageOf(error)}`))),
     );
     return undefined;
   };
   return fromDrive(drive);
 }
+
+/** What a leaf's result is recorded against. */
+interface LeafInfo {
+  label: string;
+  toolName: string;
+  undo: Compensation | undefined;
+}
+
+/** Record a leaf's result: the ledger, the trace, the undo log. A plain function: no closure per call. */
+function finishLeaf(leaf: LeafInfo, tool: ITool, state: RunState, scope: RefScope, result: ToolExecutionResult): NodeOutcome {
+  if (!result.success) return failed(state, leaf.label, leaf.toolName, result);
+  if (tool.hasSideEffects === true) state.effects.push({ step: leaf.label, tool: leaf.toolName, ran: true });
+  if (state.recording) {
+    state.completed.push(leaf.label);
+    state.trace.push(entry(state, leaf.label, leaf.toolName, true));
+  }
+  const undo = leaf.undo;
+  if (undo && state.undo) {
+    const output = result.output;
+    state.undo.push({ step: leaf.label, tool: undo.tool, run: () => undo.run(state, { ...scope, prev: output }) });
+  }
+  return { ok: true, output: result.output };
+}
+
+/** A compiled compensating call. */
+type Compensation = ReturnType<typeof compileCompensation>;
 
 /** A compensating call, compiled like a step; in its args `$prev` is the step's own output. */
 function compileCompensation(tool: string, args: unknown, env: CompileEnv, site: NodeSite, label: string) {
@@ -94,7 +113,7 @@ function compileCompensation(tool: string, args: unknown, env: CompileEnv, site:
 /** Record a leaf's failure in the trace and name the step in its details. */
 export function failed(state: RunState, label: string, tool: string | undefined, result: ToolExecutionResult): NodeOutcome {
   const code = result.details?.code;
-  state.trace.push(entry(state, label, tool, false, code ? { code } : undefined));
+  if (state.recording) state.trace.push(entry(state, label, tool, false, code ? { code } : undefined));
   const note = state.annotations[state.annotations.length - 1];
   return {
     ok: false,

@@ -170,6 +170,7 @@ export function enterRun(
       effects: [],
       trace: [],
       completed: [],
+      recording: true,
       continued: [],
       undo: undefined,
       annotations: [],

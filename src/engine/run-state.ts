@@ -27,6 +27,8 @@ export interface TraceEntry {
   intent?: string;
   /** The hypothesis of the annotate node around it. */
   hypothesis?: string;
+  /** For a for_each: how many items ran (its items are not listed one by one). */
+  items?: number;
 }
 
 /** An action that undoes a step: run in reverse order when a scope rolls back. */
@@ -55,6 +57,12 @@ export interface RunState {
   trace: TraceEntry[];
   /** Labels of the leaves that completed, in order. */
   completed: string[];
+  /**
+   * Whether leaves add themselves to the trace and the completed list. A for_each turns it off
+   * for its items and records one entry for them all: ten thousand identical entries help no one.
+   * The effects ledger is always kept in full.
+   */
+  recording: boolean;
   /** The failures of nodes with `onError: 'continue'`, in order. */
   continued: ToolExecutionResult[];
   /** Where undo actions go: the innermost rolling-back scope's log, if any. */
@@ -85,6 +93,16 @@ export function fromDrive(drive: DrivePlan): NodePlan {
     });
   plan.drive = drive;
   return plan;
+}
+
+/**
+ * Start a plan by callback: the outcome when known at once, else `undefined` and `done` is called
+ * once. A leaf is driven directly; any other plan through its promise.
+ */
+export function startPlan(plan: NodePlan, state: RunState, scope: RefScope, done: (outcome: NodeOutcome) => void): NodeOutcome | undefined {
+  if (plan.drive) return plan.drive(state, scope, done);
+  plan(state, scope).then(done, (error: unknown) => done(threwOutcome(error)));
+  return undefined;
 }
 
 /**
@@ -122,15 +140,9 @@ export function runSequence(
     // Plans do not throw by design; if a host object's getter does, the run still ends with a result.
     try {
       while (i < plans.length) {
-        const plan = plans[i];
-        if (plan.drive) {
-          const now = plan.drive(state, scopeFor(i), later);
-          if (!now) return;
-          if (!advance(now)) return;
-        } else {
-          plan(state, scopeFor(i)).then(later, (error: unknown) => end(threwOutcome(error)));
-          return;
-        }
+        const now = startPlan(plans[i], state, scopeFor(i), later);
+        if (!now) return;
+        if (!advance(now)) return;
       }
     } catch (error) {
       end(threwOutcome(error));
@@ -141,7 +153,8 @@ export function runSequence(
   loop();
 }
 
-function threwOutcome(error: unknown): NodeOutcome {
+/** The outcome of a plan that threw, which plans never do by design. */
+export function threwOutcome(error: unknown): NodeOutcome {
   return {
     ok: false,
     failure: {

@@ -4,7 +4,7 @@ import type { Plan } from '../engine/plan.js';
 import type { ComposableToolSpec } from './types.js';
 import { checkSpecStructure } from './validate-structure.js';
 
-/** What {@link validateSpec} answers. */
+/** What `ComposableToolBuilder.validate` answers. */
 export interface ValidationResult {
   /** Whether the spec may be built and run. */
   valid: boolean;

@@ -1,8 +1,8 @@
 /** for_each: a template run once per item, at most `concurrency` at a time, results in item order. */
 import { failure } from '../../codes.js';
-import type { Accessor } from '../../refs/scope.js';
+import type { Accessor, RefScope } from '../../refs/scope.js';
 import { failed } from '../leaf.js';
-import type { NodeOutcome, NodePlan } from '../run-state.js';
+import { startPlan, type NodeOutcome, type NodePlan, type TraceEntry } from '../run-state.js';
 
 /** The default and the ceiling of a for_each's concurrency: bounded, always. */
 export const FOR_EACH_DEFAULT_CONCURRENCY = 4;
@@ -34,24 +34,46 @@ export function forEach(label: string, items: ItemsSource, template: NodePlan, c
         maxItems,
       }));
     }
-    const results = new Array<unknown>(list.length);
-    let next = 0;
-    let stopped: NodeOutcome | undefined;
-    // A fixed pool of workers pulling the next index: never more than `bound` in flight.
-    const worker = async (): Promise<void> => {
-      while (stopped === undefined && next < list.length) {
-        const index = next++;
-        const outcome = await template(state, { ...scope, item: list[index], index });
-        if (!outcome.ok) {
-          stopped ??= { ok: false, failure: { ...outcome.failure, details: { ...outcome.failure.details, index } } };
-          return;
-        }
-        results[index] = outcome.output;
+    const values = list;
+    const n = values.length;
+    const results = new Array<unknown>(n);
+    const itemState = state.recording ? { ...state, recording: false } : state;
+    const finish = (outcome: NodeOutcome, started: number): NodeOutcome => {
+      if (state.recording) {
+        const entry: TraceEntry = { step: label, ok: outcome.ok, items: started };
+        if (!outcome.ok && outcome.failure.details?.code) entry.code = outcome.failure.details.code;
+        state.trace.push(entry);
+        if (outcome.ok) state.completed.push(label);
       }
+      return outcome;
     };
-    const workers: Promise<void>[] = [];
-    for (let w = Math.min(bound, list.length); w > 0; w--) workers.push(worker());
-    await Promise.all(workers);
-    return stopped ?? { ok: true, output: results };
+    return new Promise<NodeOutcome>((resolve) => {
+      let next = 0;
+      let active = 0;
+      let stopped: NodeOutcome | undefined;
+      const record = (index: number, outcome: NodeOutcome): void => {
+        if (outcome.ok) results[index] = outcome.output;
+        else stopped ??= { ok: false, failure: { ...outcome.failure, details: { ...outcome.failure.details, index } } };
+      };
+      // Keep at most `bound` items in flight; an item that finishes at once frees its place at once.
+      const launch = (): void => {
+        while (stopped === undefined && next < n && active < bound) {
+          const index = next++;
+          active++;
+          const itemScope: RefScope = { input: scope.input, prev: scope.prev, steps: scope.steps, named: scope.named, item: values[index], index };
+          const now = startPlan(template, itemState, itemScope, (outcome) => {
+            active--;
+            record(index, outcome);
+            launch();
+          });
+          if (now) {
+            active--;
+            record(index, now);
+          }
+        }
+        if (active === 0 && (stopped !== undefined || next >= n)) resolve(finish(stopped ?? { ok: true, output: results }, next));
+      };
+      launch();
+    });
   };
 }
