@@ -29,7 +29,7 @@ const SKIPPED_DIRS = new Set(['.git', 'node_modules']);
 const MAX_SEARCH_BYTES = 1_000_000;
 
 /**
- * Make the filesystem tools for `root`: `list_dir`, `grep_files`, `read_file`, `calculator`,
+ * Make the filesystem tools for `root`: `list_dir`, `grep_files`, `find_files`, `read_file`, `calculator`,
  * `write_file`, `edit_file` and `run_tests`. Only `write_file` and `edit_file` have side effects.
  *
  * @param root - the folder every path is relative to
@@ -81,6 +81,22 @@ export function createFsTools(root: string): ITool[] {
         if (args.count === true) return ok(matches.length);
         matches.sort((a, b) => byCodePoint(a.file, b.file) || a.line - b.line);
         return ok(matches.map((m) => `${m.file}:${m.line}: ${m.text}`).join('\n'));
+      }),
+
+    tool('find_files', 'Find files', 'List the files under a folder (recursively) whose name matches a glob, as an array of paths.', false,
+      {
+        path: { type: 'string', description: "Folder, relative to the root (default '.')." },
+        glob: { type: 'string', description: "Only files whose name matches, e.g. '*.js'." },
+      }, [],
+      async (args) => {
+        if (args.glob !== undefined && typeof args.glob !== 'string') return fail('invalid_args', 'find_files: "glob" must be a string.');
+        const dir = await inside(root, args.path ?? '.', 'path');
+        if (!dir.ok) return dir.failure;
+        const files = await walkFiles(dir.abs, dir.rel);
+        if (!files.ok) return files.failure;
+        const nameMatches = args.glob ? globToRegExp(args.glob) : undefined;
+        const found = files.list.filter((abs) => !nameMatches || nameMatches.test(path.basename(abs))).map((abs) => toRelative(dir.root, abs));
+        return ok(found.sort(byCodePoint));
       }),
 
     tool('read_file', 'Read file', 'Read a text file.', false,
@@ -238,6 +254,8 @@ async function readDir(abs: string, rel: string): Promise<Listing<Dirent>> {
 
 /** Every regular file under `dir` (absolute paths), recursively. Symlinks are not followed. */
 async function walkFiles(dir: string, rel: string): Promise<Listing<string>> {
+  // A file given where a folder was expected is searched on its own.
+  if ((await fs.stat(dir).catch(() => undefined))?.isFile()) return { ok: true, list: [dir] };
   const top = await readDir(dir, rel);
   if (!top.ok) return top;
   const out: string[] = [];

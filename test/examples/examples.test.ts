@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { main as annotate } from '../../examples/combinators/annotate.js';
+import { main as forEach } from '../../examples/combinators/for-each.js';
+import { main as gather } from '../../examples/combinators/gather.js';
+import { main as pipe } from '../../examples/combinators/pipe.js';
+import { main as scope } from '../../examples/combinators/scope.js';
+import { main as tryAndCheck } from '../../examples/combinators/try-and-check.js';
+import { main as runPipeline } from '../../examples/pipeline/run-pipeline.js';
+
+const quiet = () => {};
+
+describe('the examples keep working', () => {
+  it('gather', async () => {
+    const result = await gather(quiet);
+    expect(Object.keys(result.output as object)).toEqual(['source', 'tests', 'status']);
+    expect((result.output as { status: { passed: boolean } }).status.passed).toBe(false);
+  });
+  it('for_each', async () => {
+    const result = await forEach(quiet);
+    expect(result.output).toEqual({ files: ['src/app/cache.js', 'src/app/orders.js', 'src/app/profile.js', 'src/app/report.js'], counts: [1, 1, 1, 1] });
+  });
+  it('pipe', async () => {
+    expect((await pipe(quiet)).output).toBe(3);
+  });
+  it('try_and_check', async () => {
+    const { wrong, right } = await tryAndCheck(quiet);
+    expect(wrong.details?.code).toBe('check_failed');
+    expect(right.success).toBe(true);
+  });
+  it('scope with rollback', async () => {
+    const { result, unchanged } = await scope(quiet);
+    expect(result.details).toMatchObject({ code: 'check_failed', rollback: { complete: true } });
+    expect(unchanged).toBe(true);
+  });
+  it('annotate', async () => {
+    const result = await annotate(quiet);
+    expect(String(result.output)).toContain('report.js');
+    expect(result.details).toMatchObject({ annotations: [{ hypothesis: 'report.js calls cacheKey(region, user)' }] });
+  });
+  it('run_pipeline', async () => {
+    const result = await runPipeline(quiet);
+    const steps = (result.output as { steps: { id: string; ok: boolean; output: unknown }[] }).steps;
+    expect(steps.map((s) => s.ok)).toEqual([true, true, true, true]);
+    expect(steps[3].output).toBe(6);
+  });
+});
