@@ -43,3 +43,6 @@ export { RUN_PIPELINE_TOOL_NAME, COMPOSE_TOOL_NAME, SCRIPT_TOOL_NAME } from './a
 export { FOR_EACH_DEFAULT_CONCURRENCY, FOR_EACH_MAX_CONCURRENCY, FOR_EACH_DEFAULT_MAX_ITEMS } from './engine/combinators/for-each.js';
 export { TRY_AND_CHECK_MAX_ATTEMPTS, checkPassed } from './engine/combinators/try-and-check.js';
 export type { RollbackEntry } from './engine/combinators/scope.js';
+export * from './agent-tools/script/index.js';
+export * from './agent-tools/observations/index.js';
+export * from './shaping/index.js';

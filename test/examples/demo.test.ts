@@ -47,7 +47,7 @@ describe('the filesystem tools', () => {
   });
 
   it('declare ids, side effects and required fields', () => {
-    expect([...tools.keys()]).toEqual(['list_dir', 'grep_files', 'read_file', 'calculator', 'write_file', 'edit_file', 'run_tests']);
+    expect([...tools.keys()]).toEqual(['list_dir', 'grep_files', 'find_files', 'read_file', 'calculator', 'write_file', 'edit_file', 'run_tests']);
     for (const t of tools.values()) {
       expect(t.id).toBe(`fs:${t.name}`);
       expect(t.description).toMatch(/\.$/);

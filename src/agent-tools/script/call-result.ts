@@ -1,0 +1,85 @@
+/**
+ * What one `callTool` resolves to inside a script: `{ text, error }`. A refusal or a failure is
+ * data here, so a script can skip it, record it or return a partial answer.
+ */
+import type { ErrorCode } from '../../codes.js';
+import type { ToolExecutionResult } from '../../tool.js';
+
+/** The error half of a {@link ScriptCallResult}. */
+export interface ScriptCallError {
+  /** The result's `details.code` (`step_failed` when the tool itself failed). */
+  code: string;
+  /** The result's message. */
+  message: string;
+  /** The tool's own code, when the tool failed with one (`details.innerCode`). */
+  innerCode?: string;
+}
+
+/** One call's result as the script sees it. */
+export interface ScriptCallResult {
+  /** The output: a string as written, anything else as JSON; always a string, `""` on failure. */
+  text: string;
+  /** `null` on success. */
+  error: ScriptCallError | null;
+}
+
+/** A refusal the script layer makes itself, before any tool runs. */
+export function refusedCall(code: ErrorCode, message: string): ScriptCallResult {
+  return { text: '', error: { code, message } };
+}
+
+/**
+ * Turn a gate result into what the script sees, with the text cut to `maxBytes` UTF-8 bytes
+ * (note included) so one large result cannot flood the script's heap or its answer.
+ */
+export function toScriptCallResult(result: ToolExecutionResult, maxBytes: number): ScriptCallResult {
+  if (!result.success) {
+    const details = result.details ?? {};
+    const error: ScriptCallError = {
+      code: typeof details.code === 'string' ? details.code : 'step_failed',
+      message: typeof result.error === 'string' && result.error ? result.error : 'The call failed.',
+    };
+    if (typeof details.innerCode === 'string') error.innerCode = details.innerCode;
+    return { text: '', error };
+  }
+  const output = result.output;
+  let text: string;
+  if (typeof output === 'string') {
+    text = output;
+  } else if (output === undefined) {
+    text = '';
+  } else {
+    try {
+      // undefined for a function or a symbol: nothing a script could read.
+      text = JSON.stringify(output) ?? '';
+    } catch (error) {
+      return refusedCall(
+        'step_bad_result',
+        `The tool's output cannot be sent to the script as JSON: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+  return { text: capUtf8(text, maxBytes), error: null };
+}
+
+/**
+ * Cut `text` to at most `maxBytes` UTF-8 bytes, the note `\n[truncated: N bytes total]` included,
+ * never splitting a character.
+ */
+export function capUtf8(text: string, maxBytes: number): string {
+  // A UTF-8 character is at most 3 bytes per UTF-16 unit, so a short string needs no encoding.
+  if (text.length * 3 <= maxBytes) return text;
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= maxBytes) return text;
+  const note = `\n[truncated: ${bytes.length} bytes total]`;
+  const room = Math.max(0, maxBytes - Buffer.byteLength(note));
+  return bytes.subarray(0, utf8Boundary(bytes, room)).toString('utf8') + note;
+}
+
+/** The largest index `<= end` that starts a character (or ends the buffer). */
+function utf8Boundary(bytes: Uint8Array, end: number): number {
+  let i = Math.min(end, bytes.length);
+  // Continuation bytes are 0b10xxxxxx; step back over them to the character's first byte.
+  while (i > 0 && i < bytes.length && (bytes[i] & 0xc0) === 0x80) i--;
+  return i;
+}

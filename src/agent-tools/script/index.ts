@@ -1,0 +1,15 @@
+/** Script mode: `run_js`, one sandboxed JavaScript body whose tool calls all pass the gate. */
+export { createScriptTool, type ScriptToolInput } from './script-tool.js';
+export {
+  DEFAULT_INTERACTIVE_TOOLS,
+  DEFAULT_MAX_CALL_RESULT_BYTES,
+  DEFAULT_MAX_RETURN_CHARS,
+  DEFAULT_MAX_SCRIPT_CALLS,
+  DEFAULT_SCRIPT_MEMORY_BYTES,
+  DEFAULT_SCRIPT_TIMEOUT_MS,
+  DEFAULT_SLOW_TIMEOUT_MS,
+  resolveScriptLimits,
+  type ScriptLimits,
+  type ScriptToolOptions,
+} from './limits.js';
+export { capUtf8, type ScriptCallError, type ScriptCallResult } from './call-result.js';

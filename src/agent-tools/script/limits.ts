@@ -1,0 +1,107 @@
+/**
+ * The options of `run_js` and the limits they resolve to. Every bound a script runs under is
+ * named here, with its default, so the tool and the sandbox read one resolved object.
+ */
+import { toToolSet, type SideEffectingTools } from '../../gate/chainable.js';
+
+/** A run's default time limit: 30 seconds. */
+export const DEFAULT_SCRIPT_TIMEOUT_MS = 30_000;
+/** The time limit once a script calls a slow tool: 30 minutes from the run's start. */
+export const DEFAULT_SLOW_TIMEOUT_MS = 1_800_000;
+/** The sandbox's default heap: 64 MB. */
+export const DEFAULT_SCRIPT_MEMORY_BYTES = 64 * 1024 * 1024;
+/** The default number of `callTool` calls one run may make. */
+export const DEFAULT_MAX_SCRIPT_CALLS = 50;
+/** The most one nested call's text may carry into the script: 48 KB (UTF-8 bytes). */
+export const DEFAULT_MAX_CALL_RESULT_BYTES = 48 * 1024;
+/** The longest answer a script may return: 16,000 characters. */
+export const DEFAULT_MAX_RETURN_CHARS = 16_000;
+
+/**
+ * Tools refused inside a script unless the host passes its own `interactiveTools`. Each needs
+ * its own moment in the interface (a question to a person, a tool search, a browser, an MCP
+ * connection), or, for `spawn_agent`, would nest one agent inside another where it is hard to
+ * follow and hard to stop. A tool that declares `interactive: true` is refused whatever the list.
+ */
+export const DEFAULT_INTERACTIVE_TOOLS: readonly string[] = Object.freeze([
+  'ask_user',
+  'tool_search',
+  'browser',
+  'connect_mcp',
+  'spawn_agent',
+]);
+
+/** What `createScriptTool` takes. Every field is optional; the defaults are the constants above. */
+export interface ScriptToolOptions {
+  /**
+   * The host's list of side-effecting tools a script may call, with the same meaning as in the
+   * chainability rule: an unlisted side-effecting tool is refused (`step_not_chainable`).
+   */
+  sideEffectingTools?: SideEffectingTools;
+  /** The run's time limit, in milliseconds. Default {@link DEFAULT_SCRIPT_TIMEOUT_MS}. */
+  timeoutMs?: number;
+  /** Tools whose call stretches the run's limit to `slowTimeoutMs` (build and test commands). */
+  slowTools?: readonly string[];
+  /** The limit, from the run's start, once a slow tool is called. Default {@link DEFAULT_SLOW_TIMEOUT_MS}. */
+  slowTimeoutMs?: number;
+  /** The sandbox's heap limit, in bytes. Default {@link DEFAULT_SCRIPT_MEMORY_BYTES}. */
+  memoryLimitBytes?: number;
+  /**
+   * How many `callTool` calls one run may make. The call past the bound is not made: it resolves
+   * in the script to `{ text: "", error: { code: "script_too_many_calls" } }`, so the script can
+   * still return what it has. Default {@link DEFAULT_MAX_SCRIPT_CALLS}.
+   */
+  maxCalls?: number;
+  /** The most one call's `text` may carry, in UTF-8 bytes; longer text is cut with a note. */
+  maxCallResultBytes?: number;
+  /** The longest answer, in characters; a longer one fails with `script_return_too_large`. */
+  maxReturnChars?: number;
+  /**
+   * Tools refused inside a script (`tool_interactive`); the model calls them directly instead.
+   * Replaces {@link DEFAULT_INTERACTIVE_TOOLS} when given.
+   */
+  interactiveTools?: readonly string[];
+}
+
+/** {@link ScriptToolOptions} with every default applied and every list turned into a set. */
+export interface ScriptLimits {
+  /** See {@link ScriptToolOptions.sideEffectingTools}. */
+  sideEffectingTools: ReadonlySet<string>;
+  /** See {@link ScriptToolOptions.timeoutMs}. */
+  timeoutMs: number;
+  /** See {@link ScriptToolOptions.slowTools}. */
+  slowTools: ReadonlySet<string>;
+  /** See {@link ScriptToolOptions.slowTimeoutMs}. */
+  slowTimeoutMs: number;
+  /** See {@link ScriptToolOptions.memoryLimitBytes}. */
+  memoryLimitBytes: number;
+  /** See {@link ScriptToolOptions.maxCalls}. */
+  maxCalls: number;
+  /** See {@link ScriptToolOptions.maxCallResultBytes}. */
+  maxCallResultBytes: number;
+  /** See {@link ScriptToolOptions.maxReturnChars}. */
+  maxReturnChars: number;
+  /** See {@link ScriptToolOptions.interactiveTools}. */
+  interactiveTools: ReadonlySet<string>;
+}
+
+/** Apply the defaults. A bound that is missing, not a number, or not positive takes its default. */
+export function resolveScriptLimits(options: ScriptToolOptions = {}): ScriptLimits {
+  return {
+    sideEffectingTools: toToolSet(options.sideEffectingTools),
+    timeoutMs: positive(options.timeoutMs, DEFAULT_SCRIPT_TIMEOUT_MS),
+    slowTools: new Set(options.slowTools ?? []),
+    slowTimeoutMs: positive(options.slowTimeoutMs, DEFAULT_SLOW_TIMEOUT_MS),
+    memoryLimitBytes: positive(options.memoryLimitBytes, DEFAULT_SCRIPT_MEMORY_BYTES),
+    // maxCalls may be 0 (a script that may only compute), so it has its own check.
+    maxCalls:
+      typeof options.maxCalls === 'number' && options.maxCalls >= 0 ? Math.floor(options.maxCalls) : DEFAULT_MAX_SCRIPT_CALLS,
+    maxCallResultBytes: positive(options.maxCallResultBytes, DEFAULT_MAX_CALL_RESULT_BYTES),
+    maxReturnChars: positive(options.maxReturnChars, DEFAULT_MAX_RETURN_CHARS),
+    interactiveTools: new Set(options.interactiveTools ?? DEFAULT_INTERACTIVE_TOOLS),
+  };
+}
+
+function positive(value: number | undefined, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : fallback;
+}

@@ -1,0 +1,276 @@
+/**
+ * `run_js`: the model writes one async function body, the body calls tools through `callTool`,
+ * and only its answer comes back. Every call passes the same StepGate a declarative pipeline
+ * uses, so the chainability rule, permissions, approvals, depth and abort hold here too.
+ */
+import { SCRIPT_TOOL_NAME } from '../batching-names.js';
+import { failure } from '../../codes.js';
+import { callByName } from '../../gate/call.js';
+import { enterComposition } from '../../gate/depth.js';
+import { messageOf, type StepGate } from '../../gate/step-gate.js';
+import type { EffectRecord, ITool, ToolExecutionContext, ToolExecutionResult } from '../../tool.js';
+import { refusedCall, toScriptCallResult, type ScriptCallResult } from './call-result.js';
+import { resolveScriptLimits, type ScriptLimits, type ScriptToolOptions } from './limits.js';
+import { newSandboxModule } from './quickjs-module.js';
+import { runScript, SANDBOX_RESERVE_BYTES, type SandboxCall, type SandboxClock, type SandboxResult } from './sandbox.js';
+
+
+/** The arguments of `run_js`. */
+export interface ScriptToolInput {
+  /** What the script is for, in a few words (for people reading the log). */
+  intention: string;
+  /** The body of an async function; `callTool(name, args)` is in scope. */
+  code: string;
+}
+
+/**
+ * The description the model reads. Kept to three short sentences: the definition is sent on
+ * every turn, so each word costs every request.
+ */
+const DESCRIPTION =
+  'Run an async JavaScript function body in a sandbox. ' +
+  'await callTool(name, args) resolves to {text, error} (error null on success); ' +
+  'Promise.all runs calls at once. Return only the answer: a string as written, else JSON.';
+
+const INPUT_SCHEMA = {
+  type: 'object',
+  properties: {
+    intention: { type: 'string' },
+    code: { type: 'string', description: 'async function body' },
+  },
+  required: ['intention', 'code'],
+};
+
+/**
+ * How long past the run's limit a call's own gate time-out fires. The run's deadline must win (a
+ * tool that never settles ends the run with `script_timeout`, not an error the script carries
+ * on with); the call's time-out then only lets the abandoned call's promise settle and be freed.
+ */
+const CALL_TIMEOUT_GRACE_MS = 1000;
+
+/** Gate refusals that mean the tool never started, so its call is not in the effects ledger. */
+const DID_NOT_RUN = new Set(['permission_denied', 'approval_rejected', 'step_aborted']);
+
+/**
+ * Make the `run_js` tool: one JavaScript body, run in a fresh QuickJS sandbox, whose only way
+ * out is `callTool(name, args)`, which resolves every call through `gate`.
+ *
+ * - Inside the script a call resolves to `{ text, error }`: `text` is the output (a string as
+ *   written, anything else as JSON, cut to `maxCallResultBytes` with a note), always a string;
+ *   `error` is `null` on success, else `{ code, message, innerCode? }`. A refused or failed call
+ *   is data; the script decides what to do with it.
+ * - Only a thrown exception (`script_error`, with the message and the script's line), the time
+ *   limit (`script_timeout`), the memory limit (`script_memory`) or an answer that is too long
+ *   (`script_return_too_large`) or not JSON (`script_return_invalid`) fails the run. A script
+ *   that waits on a promise nothing will settle fails at once as `script_error`.
+ * - The answer: a string is the output as written; `undefined` is `""`; anything else is its JSON.
+ * - Calls past `maxCalls` are not made; they resolve to the `script_too_many_calls` error.
+ * - Interactive tools (see {@link ScriptToolOptions.interactiveTools} and `ITool.interactive`)
+ *   are refused with `tool_interactive`, and `run_js` itself with `pipeline_self_call`.
+ * - The result's `effects` lists each call to a side-effecting tool that started, in the order
+ *   the calls finished (a tool that failed after it started is listed: it may have changed
+ *   something). Calls still in flight when a run fails are named in `details.abandoned`.
+ * - An abort ends the run at once with `step_aborted`.
+ *
+ * `hasSideEffects` is `true` exactly when `sideEffectingTools` lists a tool: only then can a
+ * script reach a side-effecting tool, since the gate refuses every unlisted one. A host that
+ * chains `run_js` itself must therefore list it when it lists anything for it.
+ *
+ * @param gate - the gate every call passes
+ * @param options - the limits; see {@link ScriptToolOptions}
+ */
+export function createScriptTool(gate: StepGate, options: ScriptToolOptions = {}): ITool {
+  const limits = resolveScriptLimits(options);
+  const tool: ITool = {
+    id: SCRIPT_TOOL_NAME,
+    name: SCRIPT_TOOL_NAME,
+    displayName: 'Run JavaScript',
+    description: DESCRIPTION,
+    inputSchema: INPUT_SCHEMA,
+    hasSideEffects: limits.sideEffectingTools.size > 0,
+    composition: true,
+    async execute(args, context) {
+      try {
+        return await execute(gate, tool, limits, args, context ?? {});
+      } catch (error) {
+        // Errors are data: nothing is thrown across the tool boundary.
+        return failure('script_error', `run_js failed on the host: ${messageOf(error)}`, { message: messageOf(error) });
+      }
+    },
+  };
+  return tool;
+}
+
+async function execute(
+  gate: StepGate,
+  self: ITool,
+  limits: ScriptLimits,
+  args: Record<string, unknown> | undefined,
+  context: ToolExecutionContext,
+): Promise<ToolExecutionResult> {
+  const code = args?.code;
+  if (typeof code !== 'string') {
+    return failure('input_invalid', 'run_js needs `code`: the body of an async function, as a string.', {
+      errors: ['code must be a string'],
+    });
+  }
+  const signal = context.signal;
+  if (signal?.aborted) return failure('step_aborted', 'Aborted before the script ran.', { tool: SCRIPT_TOOL_NAME });
+  // Entered once per run: every call the script makes is one level deeper, as in a pipeline.
+  const entered = enterComposition(context, undefined, signal);
+  if (!entered.ok) return entered.refusal;
+  const nested = entered.context;
+
+  let module;
+  try {
+    module = await newSandboxModule(limits.memoryLimitBytes + SANDBOX_RESERVE_BYTES);
+  } catch (error) {
+    return failure('script_error', `The JavaScript sandbox could not start: ${messageOf(error)}`, {
+      message: messageOf(error),
+    });
+  }
+
+  const effects: EffectRecord[] = [];
+  let finished = false;
+
+  const onCall = async (call: SandboxCall, clock: SandboxClock): Promise<ScriptCallResult> => {
+    const step = `call ${call.index}`;
+    if (call.index > limits.maxCalls) {
+      return refusedCall(
+        'script_too_many_calls',
+        `This script already made ${limits.maxCalls} tool calls, the most one run may make; this call was not made. Return what you have, or batch the work into fewer calls.`,
+      );
+    }
+    if (call.args === null) {
+      return refusedCall('input_invalid', 'callTool args must be a plain object that JSON can write (no cycles, no BigInt).');
+    }
+    const resolved = gate.resolve(call.name);
+    if (call.name === SCRIPT_TOOL_NAME || (resolved !== undefined && resolved === self)) {
+      return refusedCall('pipeline_self_call', 'A script cannot call run_js; write the work into this script instead.');
+    }
+    if (limits.interactiveTools.has(call.name) || resolved?.interactive === true) {
+      return refusedCall('tool_interactive', `Tool "${call.name}" needs its own moment with a person or the host; call it directly, not from a script.`);
+    }
+    if (limits.slowTools.has(call.name)) clock.extendTo(limits.slowTimeoutMs);
+    // The instance checked above is the one the rule checks and the gate runs.
+    const pinned: StepGate = { resolve: () => resolved, run: (...runArgs) => gate.run(...runArgs) };
+    const { result, tool } = await callByName(pinned, call.name, call.args, nested, {
+      sideEffectingTools: limits.sideEffectingTools,
+      signal,
+      step,
+      timeoutMs: clock.remainingMs() + CALL_TIMEOUT_GRACE_MS,
+    });
+    if (!finished && tool?.hasSideEffects === true && (result.success || !DID_NOT_RUN.has(String(result.details?.code)))) {
+      effects.push({ step, tool: call.name, ran: true });
+    }
+    return toScriptCallResult(result, limits.maxCallResultBytes);
+  };
+
+  const run = await runScript(
+    module,
+    {
+      code,
+      timeoutMs: limits.timeoutMs,
+      memoryLimitBytes: limits.memoryLimitBytes,
+      maxReturnChars: limits.maxReturnChars,
+      signal,
+    },
+    onCall,
+  );
+  finished = true;
+  const abandoned = run.abandoned.map(({ index, name }) => ({ step: `call ${index}`, tool: name }));
+  return toResult(run, limits, effects.slice(), abandoned, code);
+}
+
+/** Turn a run's outcome into the tool's result; every failure names what to change. */
+function toResult(
+  run: SandboxResult,
+  limits: ScriptLimits,
+  effects: EffectRecord[],
+  abandoned: { step: string; tool: string }[],
+  code: string,
+): ToolExecutionResult {
+  const outcome = run.outcome;
+  if (outcome.kind === 'returned') return { success: true, output: outcome.text, effects };
+  const extra = { ...(abandoned.length > 0 ? { abandoned } : {}) };
+  let result: ToolExecutionResult;
+  switch (outcome.kind) {
+    case 'threw': {
+      const message = outcome.name ? `${outcome.name}: ${outcome.message}` : outcome.message;
+      const where = outcome.line !== undefined ? ` at line ${outcome.line}` : '';
+      result = failure('script_error', `The script threw${where}: ${message}.${hintFor(outcome.name, outcome.message, code)} Fix the code and send it again.`, {
+        message,
+        ...(outcome.line !== undefined ? { line: outcome.line } : {}),
+        ...extra,
+      });
+      break;
+    }
+    case 'stalled':
+      result = failure(
+        'script_error',
+        'The script waits on a promise that nothing will settle: only callTool promises settle in run_js (there are no timers). Await callTool results and return.',
+        { message: 'the script awaits a promise that never settles' },
+      );
+      break;
+    case 'timeout':
+      result = failure(
+        'script_timeout',
+        `The script ran past its ${formatMs(run.timeLimitMs)} limit. Do less per run (fewer calls, no long loops) or split the work.`,
+        { timeoutMs: run.timeLimitMs, ...extra },
+      );
+      break;
+    case 'memory':
+      result = failure(
+        'script_memory',
+        `The script ran past its ${Math.round(limits.memoryLimitBytes / (1024 * 1024))} MB memory limit. Keep less in memory: reduce each result as it arrives and return a summary.`,
+        { memoryLimitBytes: limits.memoryLimitBytes, ...extra },
+      );
+      break;
+    case 'aborted':
+      result = failure('step_aborted', 'The run was aborted.', { tool: SCRIPT_TOOL_NAME, ...extra });
+      break;
+    case 'return_too_large':
+      result = failure(
+        'script_return_too_large',
+        `The script returned ${outcome.length} characters; the limit is ${limits.maxReturnChars}. Return something smaller: a count instead of a list, the first line instead of the file, the failing entry instead of the log.`,
+        { length: outcome.length, limit: limits.maxReturnChars },
+      );
+      break;
+    case 'return_invalid':
+      result = failure(
+        'script_return_invalid',
+        `The returned value cannot be sent as JSON (${outcome.reason}). Return a string, or plain data without cycles, functions or BigInt.`,
+        { reason: outcome.reason },
+      );
+      break;
+    case 'crashed':
+      result = failure('script_error', `The JavaScript sandbox failed: ${outcome.message}. Simplify the script (less recursion) and send it again.`, {
+        message: outcome.message,
+        ...extra,
+      });
+      break;
+  }
+  return { ...result, effects };
+}
+
+/** Host globals a model reaches for that a sandbox does not have. */
+const HOST_GLOBALS = new Set([
+  'require', 'process', 'fetch', 'setTimeout', 'setInterval', 'setImmediate', 'console', 'Buffer',
+  'module', 'exports', '__dirname', '__filename', 'window', 'document', 'global',
+]);
+
+/** A hint for the mistakes a model makes most in a sandbox: reaching for what is not there. */
+function hintFor(name: string, message: string, code: string): string {
+  if (name === 'SyntaxError' && /^\s*(import|export)\s/m.test(code)) {
+    return ' Modules cannot be imported in run_js; callTool is the only interface.';
+  }
+  const missing = /^'([\w$]+)' is not defined/.exec(message)?.[1];
+  if ((name === 'ReferenceError' && missing !== undefined && HOST_GLOBALS.has(missing)) || /could not load module/.test(message)) {
+    return ' run_js has only standard JavaScript and callTool: no require, import, process, fetch, timers or console.';
+  }
+  return '';
+}
+
+function formatMs(ms: number): string {
+  return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}

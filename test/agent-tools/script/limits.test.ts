@@ -1,0 +1,204 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createScriptTool } from '../../../src/agent-tools/script/index.js';
+import { delay, json, mockTool, registry } from './helpers.js';
+
+const run = (tool: ReturnType<typeof createScriptTool>, code: string, context = {}) =>
+  tool.execute({ intention: 'test', code }, context);
+
+// Compile the WebAssembly module once before the timing tests, so no test pays for it.
+beforeAll(async () => {
+  await run(createScriptTool(registry().gate()), 'return 1');
+});
+
+describe('run_js caps what one call carries in', () => {
+  it('cuts a call result to 48 KB on a character boundary, with a note', async () => {
+    // 'é' is 2 bytes in UTF-8: 40,000 of them are 80,000 bytes.
+    const big = mockTool('big', () => 'é'.repeat(40_000));
+    const tool = createScriptTool(registry(big).gate(), { maxReturnChars: 100_000 });
+    const result = await run(
+      tool,
+      `const r = await callTool("big", {});
+       return { text: r.text, error: r.error };`,
+    );
+    const { text, error } = json(result.output);
+    expect(error).toBeNull();
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(48 * 1024);
+    expect(text).toMatch(/\n\[truncated: 80000 bytes total\]$/);
+    expect(text).not.toContain('\uFFFD');
+    expect(text.startsWith('éé')).toBe(true);
+  }, 10_000);
+
+  it('honours maxCallResultBytes and leaves a result under it alone', async () => {
+    const big = mockTool('big', (args) => 'x'.repeat(args.n as number));
+    const tool = createScriptTool(registry(big).gate(), { maxCallResultBytes: 100, maxReturnChars: 1000 });
+    const result = await run(tool, `return [(await callTool("big", { n: 100 })).text.length, (await callTool("big", { n: 500 })).text];`);
+    const [small, cut] = json(result.output);
+    expect(small).toBe(100);
+    expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(100);
+    expect(cut).toMatch(/^x+\n\[truncated: 500 bytes total\]$/);
+  });
+});
+
+describe('run_js caps the answer', () => {
+  const tool = createScriptTool(registry().gate());
+
+  it('accepts 16,000 characters and refuses 16,001 with a note on returning less', async () => {
+    expect((await run(tool, 'return "x".repeat(16000)')).output).toHaveLength(16_000);
+    const result = await run(tool, 'return "x".repeat(16001)');
+    expect(result.success).toBe(false);
+    expect(result.details).toMatchObject({ code: 'script_return_too_large', length: 16_001, limit: 16_000 });
+    expect(result.error).toMatch(/a count instead of a list/);
+  });
+
+  it('measures a JSON answer after writing it', async () => {
+    const result = await run(tool, 'return Array.from({ length: 5000 }, (_, i) => i)');
+    expect(result.details).toMatchObject({ code: 'script_return_too_large' });
+  });
+
+  it('honours maxReturnChars', async () => {
+    const small = createScriptTool(registry().gate(), { maxReturnChars: 10 });
+    expect((await run(small, 'return "0123456789"')).success).toBe(true);
+    expect((await run(small, 'return "0123456789!"')).details?.code).toBe('script_return_too_large');
+  });
+});
+
+describe('run_js caps the number of calls', () => {
+  it('answers the calls past maxCalls with script_too_many_calls, without making them', async () => {
+    const ping = mockTool('ping', () => 'pong');
+    const tool = createScriptTool(registry(ping).gate(), { maxCalls: 3 });
+    const result = await run(
+      tool,
+      `const out = [];
+       for (let i = 0; i < 5; i++) { const r = await callTool("ping", { i }); out.push(r.error ? r.error.code : r.text); }
+       return out;`,
+    );
+    expect(result.success).toBe(true);
+    expect(json(result.output)).toEqual(['pong', 'pong', 'pong', 'script_too_many_calls', 'script_too_many_calls']);
+    expect(ping.calls).toHaveLength(3);
+  });
+
+  it('defaults to 50 calls', async () => {
+    const ping = mockTool('ping', () => 'pong');
+    const tool = createScriptTool(registry(ping).gate());
+    const result = await run(
+      tool,
+      `const rs = await Promise.all(Array.from({ length: 51 }, (_, i) => callTool("ping", { i })));
+       return rs.filter((r) => r.error).map((r) => r.error.code);`,
+    );
+    expect(json(result.output)).toEqual(['script_too_many_calls']);
+    expect(ping.calls).toHaveLength(50);
+  });
+});
+
+describe('run_js time limits', () => {
+  it('ends while(true) {} within the limit plus a small margin', async () => {
+    const tool = createScriptTool(registry().gate(), { timeoutMs: 200 });
+    const start = Date.now();
+    const result = await run(tool, 'while (true) {}');
+    const elapsed = Date.now() - start;
+    expect(result.details).toMatchObject({ code: 'script_timeout', timeoutMs: 200 });
+    expect(elapsed).toBeGreaterThanOrEqual(190);
+    expect(elapsed).toBeLessThan(700);
+  });
+
+  it('ends an endless chain of awaits', async () => {
+    const tool = createScriptTool(registry().gate(), { timeoutMs: 200 });
+    const start = Date.now();
+    const result = await run(tool, 'for (;;) await null;');
+    expect(result.details?.code).toBe('script_timeout');
+    expect(Date.now() - start).toBeLessThan(700);
+  });
+
+  it('ends a run waiting on a tool that never settles at the deadline, naming the abandoned call', async () => {
+    const never = mockTool('never', () => new Promise(() => {}));
+    const tool = createScriptTool(registry(never).gate(), { timeoutMs: 200 });
+    const start = Date.now();
+    const result = await run(tool, 'const r = await callTool("never", {}); return r.error ? "carried on" : "done";');
+    expect(result.details).toMatchObject({ code: 'script_timeout', abandoned: [{ step: 'call 1', tool: 'never' }] });
+    expect(Date.now() - start).toBeLessThan(700);
+  });
+
+  it('ignores an answer that arrives after the run ended', async () => {
+    const late = mockTool('late', async () => {
+      await delay(300);
+      return 'too late';
+    });
+    const tool = createScriptTool(registry(late).gate(), { timeoutMs: 100 });
+    const result = await run(tool, 'return (await callTool("late", {})).text');
+    expect(result.details?.code).toBe('script_timeout');
+    // The late answer lands on a disposed sandbox; nothing may throw.
+    await delay(400);
+    expect(late.calls).toHaveLength(1);
+  });
+
+  it('stretches the limit to slowTimeoutMs when the script calls a slow tool', async () => {
+    const build = mockTool('build', async () => {
+      await delay(500);
+      return 'built';
+    });
+    const wait = mockTool('wait', async () => {
+      await delay(500);
+      return 'waited';
+    });
+    const tool = createScriptTool(registry(build, wait).gate(), { timeoutMs: 200, slowTimeoutMs: 1500, slowTools: ['build'] });
+
+    const slow = await run(tool, 'return (await callTool("build", {})).text');
+    expect(slow).toMatchObject({ success: true, output: 'built' });
+
+    const start = Date.now();
+    const plain = await run(tool, 'return (await callTool("wait", {})).text');
+    expect(plain.details).toMatchObject({ code: 'script_timeout', timeoutMs: 200 });
+    expect(Date.now() - start).toBeLessThan(450);
+  });
+
+  it('still ends a run that called a slow tool at slowTimeoutMs', async () => {
+    const build = mockTool('build', () => 'built');
+    const tool = createScriptTool(registry(build).gate(), { timeoutMs: 100, slowTimeoutMs: 400, slowTools: ['build'] });
+    const start = Date.now();
+    const result = await run(tool, 'await callTool("build", {}); while (true) {}');
+    expect(result.details).toMatchObject({ code: 'script_timeout', timeoutMs: 400 });
+    expect(Date.now() - start).toBeLessThan(900);
+  });
+});
+
+describe('run_js memory limit', () => {
+  it('fails a memory bomb with script_memory, and the next run is unharmed', async () => {
+    const tool = createScriptTool(registry().gate(), { memoryLimitBytes: 16 * 1024 * 1024, timeoutMs: 10_000 });
+    const start = Date.now();
+    const result = await run(tool, "const a = []; while (true) a.push('x'.repeat(1e6));");
+    expect(result.success).toBe(false);
+    expect(result.details?.code).toBe('script_memory');
+    expect(result.error).toMatch(/16 MB/);
+    expect(Date.now() - start).toBeLessThan(5000);
+    expect((await run(tool, 'return [1, 2, 3].map((n) => n * 2)')).output).toBe('[2,4,6]');
+  }, 20_000);
+
+  it('ends a script that fills its heap, catches the error and calls on, as script_memory', async () => {
+    const big = mockTool('big', () => 'y'.repeat(40_000));
+    const tool = createScriptTool(registry(big).gate(), { memoryLimitBytes: 16 * 1024 * 1024 });
+    const fill = 'const a = []; try { while (true) a.push("x".repeat(1e4) + a.length); } catch (e) {}\n';
+    const kept = await run(tool, `${fill}const r = await callTool("big", {}); return [a.length, r.text.length];`);
+    expect(kept.details?.code).toBe('script_memory');
+    // A script that lets go of what it filled carries on.
+    const freed = await run(tool, `${fill}a.length = 0;\nconst r = await callTool("big", {}); return r.text.length;`);
+    expect(freed).toMatchObject({ success: true, output: '40000' });
+    // And its own error is still read, with its line, however full the heap.
+    const threw = await run(tool, `${fill}throw new Error("full at " + a.length);`);
+    expect(threw.details).toMatchObject({ code: 'script_error', line: 2 });
+    expect(threw.details?.message).toMatch(/^Error: full at \d+$/);
+  }, 20_000);
+
+  it('fails one allocation past the limit with script_memory', async () => {
+    const tool = createScriptTool(registry().gate(), { memoryLimitBytes: 8 * 1024 * 1024 });
+    const result = await run(tool, "return 'x'.repeat(64 * 1024 * 1024).length");
+    expect(result.details?.code).toBe('script_memory');
+  });
+
+  it('keeps deep recursion a script error, not a host crash', async () => {
+    const tool = createScriptTool(registry().gate());
+    const result = await run(tool, 'function f(n) { return f(n + 1) + 1; }\nreturn f(0);');
+    expect(result.details?.code).toBe('script_error');
+    expect(result.details?.message).toMatch(/stack overflow/);
+    expect((await run(tool, 'return "fine"')).output).toBe('fine');
+  });
+});

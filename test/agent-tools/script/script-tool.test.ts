@@ -1,0 +1,365 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { createScriptTool } from '../../../src/agent-tools/script/index.js';
+import { MAX_COMPOSITION_DEPTH } from '../../../src/gate/depth.js';
+import type { ApprovalAction } from '../../../src/gate/step-gate.js';
+import { delay, json, mockTool, registry } from './helpers.js';
+
+const run = (tool: ReturnType<typeof createScriptTool>, code: string, context = {}) =>
+  tool.execute({ intention: 'test', code }, context);
+
+// Compile the WebAssembly module once before the timing tests, so no test pays for it.
+beforeAll(async () => {
+  await run(createScriptTool(registry().gate()), 'return 1');
+});
+
+describe('run_js definition', () => {
+  it('is small: at most 140 o200k tokens for name, description and input schema', () => {
+    const tool = createScriptTool(registry().gate());
+    const tokens = encode(JSON.stringify({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }));
+    expect(tokens.length).toBeLessThanOrEqual(140);
+    expect(tool.name).toBe('run_js');
+    expect(tool.inputSchema).toMatchObject({ required: ['intention', 'code'] });
+  });
+
+  it('declares side effects only when the host lists side-effecting tools', () => {
+    expect(createScriptTool(registry().gate()).hasSideEffects).toBe(false);
+    expect(createScriptTool(registry().gate(), { sideEffectingTools: ['write'] }).hasSideEffects).toBe(true);
+    expect(createScriptTool(registry().gate(), { sideEffectingTools: new Set<string>() }).hasSideEffects).toBe(false);
+  });
+
+  it('refuses input without a string `code` as input_invalid', async () => {
+    const tool = createScriptTool(registry().gate());
+    for (const args of [{ intention: 'x' }, { intention: 'x', code: 42 }, {}]) {
+      const result = await tool.execute(args, {});
+      expect(result.success).toBe(false);
+      expect(result.details?.code).toBe('input_invalid');
+    }
+  });
+});
+
+describe('run_js calls tools through the gate', () => {
+  it('chains calls with await: a later call uses an earlier result', async () => {
+    const grep = mockTool('grep', () => 'src/a.ts\nsrc/b.ts\n');
+    const read = mockTool('read', (args) => (args.path === 'src/a.ts' ? 'cacheKey(a)' : 'other(b)'));
+    const tool = createScriptTool(registry(grep, read).gate());
+    const result = await run(
+      tool,
+      `const hits = await callTool("grep", { pattern: "cacheKey" });
+       const files = hits.text.split("\\n").filter(Boolean);
+       const reads = [];
+       for (const path of files) reads.push(await callTool("read", { path }));
+       return { files, wrong: files.filter((f, i) => !reads[i].text.includes("cacheKey(")) };`,
+    );
+    expect(result.success).toBe(true);
+    expect(json(result.output)).toEqual({ files: ['src/a.ts', 'src/b.ts'], wrong: ['src/b.ts'] });
+    expect(grep.calls).toEqual([{ pattern: 'cacheKey' }]);
+    expect(read.calls).toEqual([{ path: 'src/a.ts' }, { path: 'src/b.ts' }]);
+    expect(result.effects).toEqual([]);
+  });
+
+  it('runs Promise.all calls at the same time', async () => {
+    const sleepy = mockTool('sleepy', async (args) => {
+      await delay(100);
+      return { n: args.n };
+    });
+    const tool = createScriptTool(registry(sleepy).gate());
+    const start = Date.now();
+    const result = await run(
+      tool,
+      `const rs = await Promise.all([1, 2, 3].map((n) => callTool("sleepy", { n })));
+       return rs.map((r) => JSON.parse(r.text).n);`,
+    );
+    const elapsed = Date.now() - start;
+    expect(result.output).toBe('[1,2,3]');
+    expect(elapsed).toBeLessThan(250);
+  });
+
+  it('gives each call { text, error }: a string output as written, anything else as JSON', async () => {
+    const text = mockTool('text', () => 'plain text');
+    const obj = mockTool('obj', () => ({ a: [1, 2] }));
+    const nothing = mockTool('nothing', () => undefined);
+    const tool = createScriptTool(registry(text, obj, nothing).gate());
+    const result = await run(tool, `return [await callTool("text", {}), await callTool("obj"), await callTool("nothing", {})];`);
+    expect(json(result.output)).toEqual([
+      { text: 'plain text', error: null },
+      { text: '{"a":[1,2]}', error: null },
+      { text: '', error: null },
+    ]);
+  });
+
+  it('turns every refusal into data the script can read, and carries on', async () => {
+    const write = mockTool('write', () => 'written', { hasSideEffects: true });
+    const vague = mockTool('vague', () => 'ran', {});
+    const tool = createScriptTool(registry(write, vague).gate());
+    const result = await run(
+      tool,
+      `const out = {};
+       for (const name of ["write", "vague", "nope"]) out[name] = await callTool(name, {});
+       return out;`,
+    );
+    expect(result.success).toBe(true);
+    const out = json(result.output);
+    expect(out.write).toMatchObject({ text: '', error: { code: 'step_not_chainable' } });
+    expect(out.vague).toMatchObject({ text: '', error: { code: 'side_effects_undeclared' } });
+    expect(out.nope).toMatchObject({ text: '', error: { code: 'step_missing' } });
+    expect(typeof out.nope.error.message).toBe('string');
+    expect(write.calls).toEqual([]);
+    expect(vague.calls).toEqual([]);
+  });
+
+  it("reports a tool's own failure as step_failed with its code as innerCode, and a throw as step_threw", async () => {
+    const missing = mockTool('read', () => ({ success: false, error: 'no such file', details: { code: 'ENOENT' } }));
+    const broken = mockTool('broken', () => {
+      throw new Error('kaput');
+    });
+    const tool = createScriptTool(registry(missing, broken).gate());
+    const result = await run(tool, `return [(await callTool("read", { path: "x" })).error, (await callTool("broken", {})).error];`);
+    const [failed, threw] = json(result.output);
+    expect(failed).toEqual({ code: 'step_failed', message: 'no such file', innerCode: 'ENOENT' });
+    expect(threw.code).toBe('step_threw');
+    expect(threw.message).toContain('kaput');
+  });
+
+  it('answers args that are not a plain JSON object with input_invalid, without calling the tool', async () => {
+    const echo = mockTool('echo', (args) => args);
+    const tool = createScriptTool(registry(echo).gate());
+    const result = await run(
+      tool,
+      `const cyclic = {}; cyclic.self = cyclic;
+       return [(await callTool("echo", [1])).error.code, (await callTool("echo", cyclic)).error.code, (await callTool("echo", 5)).error.code];`,
+    );
+    expect(json(result.output)).toEqual(['input_invalid', 'input_invalid', 'input_invalid']);
+    expect(echo.calls).toEqual([]);
+  });
+
+  it("applies the host's permission check to every call", async () => {
+    const secret = mockTool('secret', () => 'classified');
+    const open = mockTool('open', () => 'public');
+    const gate = registry(secret, open).gate({
+      permissionManager: { isExecutionAllowed: (t) => ({ isAllowed: t.name !== 'secret', reason: 'no secrets' }) },
+    });
+    const result = await run(createScriptTool(gate), `return [await callTool("secret", {}), await callTool("open", {})];`);
+    const [denied, allowed] = json(result.output);
+    expect(denied).toMatchObject({ text: '', error: { code: 'permission_denied', message: 'no secrets' } });
+    expect(allowed).toEqual({ text: 'public', error: null });
+    expect(secret.calls).toEqual([]);
+  });
+
+  it('asks for approval before each side-effecting call, naming the step', async () => {
+    const write = mockTool('write', (args) => `wrote ${args.path}`, { hasSideEffects: true });
+    const asked: ApprovalAction[] = [];
+    const gate = registry(write).gate({
+      approvals: {
+        requestApproval: (action) => {
+          asked.push(action);
+          return { approved: action.args.path !== '/etc/passwd', reason: 'not there' };
+        },
+      },
+    });
+    const tool = createScriptTool(gate, { sideEffectingTools: ['write'] });
+    const result = await run(
+      tool,
+      `const a = await callTool("write", { path: "notes.md" });
+       const b = await callTool("write", { path: "/etc/passwd" });
+       return [a, b];`,
+    );
+    const [ok, refused] = json(result.output);
+    expect(ok).toEqual({ text: 'wrote notes.md', error: null });
+    expect(refused.error).toMatchObject({ code: 'approval_rejected', message: 'not there' });
+    expect(asked.map((a) => [a.step, a.toolName, a.args])).toEqual([
+      ['call 1', 'write', { path: 'notes.md' }],
+      ['call 2', 'write', { path: '/etc/passwd' }],
+    ]);
+    // The refused call never ran, so only the first is in the ledger.
+    expect(result.effects).toEqual([{ step: 'call 1', tool: 'write', ran: true }]);
+  });
+
+  it('keeps an effects ledger of the side-effecting calls that ran, in the order they finished', async () => {
+    const write = mockTool(
+      'write',
+      async (args) => {
+        await delay(args.wait as number);
+        return 'ok';
+      },
+      { hasSideEffects: true },
+    );
+    const fail = mockTool('fail', () => ({ success: false, error: 'disk full' }), { hasSideEffects: true });
+    const read = mockTool('read', () => 'data');
+    const tool = createScriptTool(registry(write, fail, read).gate(), { sideEffectingTools: ['write', 'fail'] });
+    const result = await run(
+      tool,
+      `await callTool("read", {});
+       await Promise.all([callTool("write", { wait: 60 }), callTool("write", { wait: 5 })]);
+       await callTool("fail", {});
+       return "done";`,
+    );
+    expect(result.success).toBe(true);
+    expect(result.effects).toEqual([
+      { step: 'call 3', tool: 'write', ran: true },
+      { step: 'call 2', tool: 'write', ran: true },
+      // A tool that started and then failed may have changed something: it is listed.
+      { step: 'call 4', tool: 'fail', ran: true },
+    ]);
+  });
+
+  it('keeps the effects ledger on a failed run', async () => {
+    const write = mockTool('write', () => 'ok', { hasSideEffects: true });
+    const tool = createScriptTool(registry(write).gate(), { sideEffectingTools: ['write'] });
+    const result = await run(tool, `await callTool("write", {}); throw new Error("after the write");`);
+    expect(result.details?.code).toBe('script_error');
+    expect(result.effects).toEqual([{ step: 'call 1', tool: 'write', ran: true }]);
+  });
+
+  it('runs every call one composition level deeper, with the host fields and the signal', async () => {
+    const probe = mockTool('probe', (_args, context) => ({
+      depth: context.sessionData?.emergentDepth,
+      user: context.user,
+    }));
+    const controller = new AbortController();
+    const tool = createScriptTool(registry(probe).gate());
+    const result = await run(tool, `return JSON.parse((await callTool("probe", {})).text);`, {
+      user: 'ada',
+      sessionData: { emergentDepth: 2 },
+      signal: controller.signal,
+    });
+    expect(json(result.output)).toEqual({ depth: 3, user: 'ada' });
+    expect(probe.contexts[0].signal).toBe(controller.signal);
+  });
+
+  it('refuses a run nested MAX_COMPOSITION_DEPTH deep', async () => {
+    const tool = createScriptTool(registry().gate());
+    const result = await run(tool, 'return 1', { sessionData: { emergentDepth: MAX_COMPOSITION_DEPTH } });
+    expect(result.details?.code).toBe('nesting_too_deep');
+  });
+
+  it('does not run when the signal has already fired', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const probe = mockTool('probe', () => 'ran');
+    const result = await run(createScriptTool(registry(probe).gate()), 'await callTool("probe", {}); return 1', {
+      signal: controller.signal,
+    });
+    expect(result.details?.code).toBe('step_aborted');
+    expect(probe.calls).toEqual([]);
+  });
+
+  it('ends the run at once when the signal fires during a call', async () => {
+    const controller = new AbortController();
+    const slow = mockTool('slow', async () => {
+      await delay(1000);
+      return 'late';
+    });
+    const tool = createScriptTool(registry(slow).gate());
+    setTimeout(() => controller.abort(), 50);
+    const start = Date.now();
+    const result = await run(tool, 'await callTool("slow", {}); return "finished"', { signal: controller.signal });
+    expect(result.details?.code).toBe('step_aborted');
+    expect(Date.now() - start).toBeLessThan(500);
+    expect(result.details?.abandoned).toEqual([{ step: 'call 1', tool: 'slow' }]);
+  });
+
+  it('stops before the script goes on once a call fired the signal', async () => {
+    const controller = new AbortController();
+    const stop = mockTool('stop', () => {
+      controller.abort();
+      return 'stopping';
+    });
+    const tool = createScriptTool(registry(stop).gate(), { timeoutMs: 5000 });
+    const start = Date.now();
+    const result = await run(tool, 'await callTool("stop", {}); while (true) {}', { signal: controller.signal });
+    expect(result.details?.code).toBe('step_aborted');
+    expect(Date.now() - start).toBeLessThan(1000);
+  });
+});
+
+describe('run_js refuses what a script must not call', () => {
+  it('refuses interactive tools by the default list and by the interactive flag', async () => {
+    const ask = mockTool('ask_user', () => 'yes');
+    const picker = mockTool('picker', () => 'chosen', { hasSideEffects: false, interactive: true });
+    const tool = createScriptTool(registry(ask, picker).gate());
+    const result = await run(tool, `return [(await callTool("ask_user", {})).error.code, (await callTool("picker", {})).error.code];`);
+    expect(json(result.output)).toEqual(['tool_interactive', 'tool_interactive']);
+    expect(ask.calls).toEqual([]);
+    expect(picker.calls).toEqual([]);
+  });
+
+  it("uses the host's interactiveTools list instead of the default", async () => {
+    const ask = mockTool('ask_user', () => 'yes');
+    const confirm = mockTool('confirm', () => 'ok');
+    const tool = createScriptTool(registry(ask, confirm).gate(), { interactiveTools: ['confirm'] });
+    const result = await run(tool, `return [await callTool("ask_user", {}), await callTool("confirm", {})];`);
+    const [ask1, confirm1] = json(result.output);
+    expect(ask1).toEqual({ text: 'yes', error: null });
+    expect(confirm1.error.code).toBe('tool_interactive');
+  });
+
+  it('refuses run_js calling itself, by name or under another name', async () => {
+    const reg = registry();
+    const tool = createScriptTool(reg.gate());
+    reg.add(tool);
+    reg.add(tool, 'js_again');
+    const result = await run(tool, `return [(await callTool("run_js", { intention: "x", code: "return 1" })).error.code, (await callTool("js_again", { code: "return 1" })).error.code];`);
+    expect(json(result.output)).toEqual(['pipeline_self_call', 'pipeline_self_call']);
+  });
+});
+
+describe('run_js answers', () => {
+  const tool = createScriptTool(registry().gate());
+
+  it('sends a string back as written and anything else as JSON', async () => {
+    expect((await run(tool, 'return "hello\\nworld"')).output).toBe('hello\nworld');
+    expect((await run(tool, 'return { a: 1, b: [true, null] }')).output).toBe('{"a":1,"b":[true,null]}');
+    expect((await run(tool, 'return 42')).output).toBe('42');
+    expect((await run(tool, 'return null')).output).toBe('null');
+    expect((await run(tool, 'const x = 1;')).output).toBe('');
+  });
+
+  it('fails a value JSON cannot write with script_return_invalid', async () => {
+    for (const code of ['const a = {}; a.a = a; return a', 'return () => 1', 'return 10n']) {
+      const result = await run(tool, code);
+      expect(result.success).toBe(false);
+      expect(result.details?.code).toBe('script_return_invalid');
+      expect(result.error).toMatch(/JSON/);
+    }
+  });
+
+  it('fails a thrown error with script_error, its message and the line in the script', async () => {
+    const result = await run(tool, 'const a = 1;\nconst b = 2;\nthrow new Error("boom");');
+    expect(result.success).toBe(false);
+    expect(result.details).toMatchObject({ code: 'script_error', message: 'Error: boom', line: 3 });
+    expect(result.error).toContain('line 3');
+    expect(result.error).toContain('boom');
+  });
+
+  it('reports the line where the error happened inside a helper function', async () => {
+    const result = await run(tool, 'function f(x) {\n  return x.y.z;\n}\n\nreturn f({});');
+    expect(result.details).toMatchObject({ code: 'script_error', line: 2 });
+    expect(result.details?.message).toMatch(/TypeError/);
+  });
+
+  it('reports a syntax error with its line', async () => {
+    const result = await run(tool, 'const a = 1;\nconst b = ;\nreturn a;');
+    expect(result.details).toMatchObject({ code: 'script_error', line: 2 });
+    expect(result.details?.message).toMatch(/SyntaxError/);
+  });
+
+  it('reports a thrown non-Error value', async () => {
+    const result = await run(tool, 'throw "plain"');
+    expect(result.details?.code).toBe('script_error');
+    expect(result.details?.message).toContain('plain');
+  });
+
+  it('lets the script catch its own errors and a call error', async () => {
+    const result = await run(tool, 'try { null.x } catch (e) { return "caught " + e.name }');
+    expect(result.output).toBe('caught TypeError');
+  });
+
+  it('fails at once when the script waits on a promise nothing settles', async () => {
+    const start = Date.now();
+    const result = await run(tool, 'await new Promise(() => {}); return 1');
+    expect(result.details?.code).toBe('script_error');
+    expect(result.error).toMatch(/never|nothing will settle/);
+    expect(Date.now() - start).toBeLessThan(1000);
+  });
+});
