@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { createRunPipelineTool } from '../../../src/agent-tools/run-pipeline.js';
+import { createScriptTool } from '../../../src/agent-tools/script/index.js';
+import { createGetObservationTool } from '../../../src/agent-tools/observations/get-observation-tool.js';
+import { createObservationStore } from '../../../src/agent-tools/observations/memory-store.js';
+import { withObservations } from '../../../src/agent-tools/observations/with-observations.js';
+import { createStepGate } from '../../../src/gate/step-gate.js';
+import { mockTool, numberedLines } from './helpers.js';
+
+const LOG = numberedLines(900, 20);
+
+function setup() {
+  const store = createObservationStore();
+  const log = withObservations(mockTool(() => ({ success: true, output: LOG }), { name: 'build_log', id: 'build_log' }), store);
+  const tiny = withObservations(mockTool(() => ({ success: true, output: '42' }), { name: 'version', id: 'version' }), store);
+  const tools = new Map([log, tiny].map((t) => [t.name, t]));
+  const gate = createStepGate({ resolve: (name) => tools.get(name) });
+  return { store, gate, getObservation: createGetObservationTool(store) };
+}
+
+describe('wrapped tools shape their results through every door', () => {
+  it('a direct call: a bounded preview with an obs_ id, paged back whole', async () => {
+    const { gate, getObservation } = setup();
+    const result = await gate.run(gate.resolve('build_log')!, {}, {});
+    const text = String(result.output);
+    expect(Buffer.byteLength(text)).toBeLessThan(2300);
+    const id = /obs_[a-z0-9]+/.exec(text)![0];
+    const page = await getObservation.execute({ ids: [id], offset: 880 }, {});
+    expect(String(page.output)).toContain('line 900');
+  });
+
+  it('a run_pipeline step', async () => {
+    const { gate } = setup();
+    const pipeline = createRunPipelineTool(gate);
+    const result = await pipeline.execute({ steps: [{ tool: 'build_log' }, { tool: 'version' }] }, {});
+    const steps = (result.output as { steps: { output: unknown }[] }).steps;
+    expect(String(steps[0].output)).toMatch(/obs_/);
+    expect(String(steps[0].output).length).toBeLessThan(LOG.length / 4);
+    expect(steps[1].output).toBe('42'); // small results pass through untouched
+  });
+
+  it('a run_js call', async () => {
+    const { gate } = setup();
+    const script = createScriptTool(gate);
+    const result = await script.execute({ intention: 'size', code: 'const r = await callTool("build_log", {}); const v = await callTool("version", {}); return { big: r.text.length, hasId: /obs_/.test(r.text), v: v.text };' }, {});
+    const out = JSON.parse(String(result.output)) as { big: number; hasId: boolean; v: string };
+    expect(out.hasId).toBe(true);
+    expect(out.big).toBeLessThan(LOG.length / 4);
+    expect(out.v).toBe('42');
+  });
+});
