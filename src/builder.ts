@@ -157,27 +157,25 @@ export class ComposableToolBuilder {
           computing = false;
         }
       },
-      async execute(args, context) {
+      // Not async: the run's own promise is handed back as it is, with no wrapper frame and no
+      // extra await per call. Everything that can throw before the run starts is caught here.
+      execute(args, context) {
         try {
           const gate = builder.gate;
-          if (!gate) return needsGate();
+          if (!gate) return Promise.resolve(needsGate());
           const problems = checkInput(args);
-          if (problems) return failure('input_invalid', `Invalid input for "${name}": ${problems.join('; ')}`, { errors: problems });
+          if (problems) return Promise.resolve(failure('input_invalid', `Invalid input for "${name}": ${problems.join('; ')}`, { errors: problems }));
           const ctx = context ?? {};
-          const result = await plan.run(args, ctx, {
+          const running = plan.run(args, ctx, {
             gate,
             sideEffectingTools: builder.sideEffecting,
             snapshots: builder.snapshots,
             compositionId: id,
             signal: ctx.signal,
           });
-          if (result.success && checkOutput) {
-            const bad = checkOutput(result.output);
-            if (bad) return { ...failure('output_invalid', `Output of "${name}" does not match its outputSchema: ${bad.join('; ')}`, { errors: bad }), effects: result.effects };
-          }
-          return result;
+          return checkOutput ? running.then((result) => withCheckedOutput(name, checkOutput, result)) : running;
         } catch (error) {
-          return failure('step_threw', `Composite "${name}" failed unexpectedly: ${messageOf(error)}`);
+          return Promise.resolve(failure('step_threw', `Composite "${name}" failed unexpectedly: ${messageOf(error)}`));
         }
       },
     };
@@ -209,6 +207,18 @@ export class ComposableToolBuilder {
 
   private compile(spec: ComposableToolSpec): CheckedSpec {
     return checkAndCompile(spec, { strict: this.strictMode, stepTimeoutMs: this.stepTimeoutMs });
+  }
+}
+
+/** A successful run whose output fails the outputSchema becomes `output_invalid` (keeping its effects). */
+function withCheckedOutput(name: string, checkOutput: SchemaCheck, result: ToolExecutionResult): ToolExecutionResult {
+  try {
+    if (!result.success) return result;
+    const bad = checkOutput(result.output);
+    if (!bad) return result;
+    return { ...failure('output_invalid', `Output of "${name}" does not match its outputSchema: ${bad.join('; ')}`, { errors: bad }), effects: result.effects };
+  } catch (error) {
+    return failure('step_threw', `Composite "${name}" failed unexpectedly: ${messageOf(error)}`);
   }
 }
 

@@ -2,6 +2,8 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import { ComposableToolBuilder, SpecError } from '../src/builder.js';
 import { MAX_COMPOSITION_DEPTH } from '../src/gate/depth.js';
 import type { ComposableToolSpec } from '../src/spec/types.js';
+import { compileSchema } from '../src/spec/ajv.js';
+import { COMPOSABLE_TOOL_SPEC_SCHEMA } from '../src/spec/schema.js';
 import type { ITool } from '../src/tool.js';
 import { delay, registry, tool } from './helpers/tools.js';
 
@@ -333,6 +335,30 @@ describe('validate', () => {
     for (const expr of ['$steps[1].x', '$steps.later', '$steps.nobody', '$bogus.x']) expect(text).toContain(expr);
     expect(text).toContain('first');
     expect(() => strict.build('c', 'c', { type: 'object' }, spec)).toThrow(SpecError);
+  });
+
+  it('references point backwards only, in every mode; a named node of an earlier pipe stage counts', () => {
+    const { builder } = setup();
+    const forward = builder.validate({ steps: [{ tool: 'echo', inputMapping: { a: '$steps[1]', b: '$steps.later', c: '$steps.ghost' } }, { name: 'later', tool: 'echo' }] });
+    expect(forward.valid).toBe(false);
+    expect(forward.errors).toHaveLength(3);
+    expect(builder.validate({
+      steps: [{ combinator: 'pipe', stages: [{ name: 'first', tool: 'echo' }, { tool: 'echo', inputMapping: { a: '$steps.first' } }] }],
+    })).toEqual({ valid: true });
+  });
+
+  it('the published JSON Schema accepts what validate accepts and refuses a malformed spec', () => {
+    const check = compileSchema(COMPOSABLE_TOOL_SPEC_SCHEMA);
+    const good: ComposableToolSpec = {
+      steps: [
+        { name: 'a', tool: 'echo', inputMapping: { x: '$input.x' }, retry: { attempts: 2 } },
+        { combinator: 'gather', calls: { b: { tool: 'echo' }, c: { combinator: 'for_each', items: '$input.list', template: { tool: 'echo' } } } },
+      ],
+      output: '$prev',
+    };
+    expect(check(good)).toBeNull();
+    expect(check({ steps: [{ combinator: 'gather' }] })).not.toBeNull();
+    expect(check({ steps: [{ tool: 'x', extra: 1 }] })).not.toBeNull();
   });
 
   it('without strict mode an unknown $-expression is a literal', async () => {

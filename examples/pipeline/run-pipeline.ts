@@ -18,9 +18,8 @@ export async function main(log: (line: string) => void = console.log): Promise<T
         { id: 'math', tool: 'calculator', args: { expression: '${find.output} * 2' } },
       ],
     }, {});
-    for (const step of (result.output as { steps: { id: string; ok: boolean; output?: unknown }[] }).steps) {
-      log(`  ${step.id}: ${step.ok ? 'ok' : 'failed'} ${show(step.output, 60)}`);
-    }
+    // What the model reads back: every step's output under its own line.
+    for (const line of String(result.output).split('\n')) log(`  | ${show(line, 70)}`);
     log('run_pipeline: 4 tool calls in 1 model turn instead of 4');
     return result;
   });

@@ -40,7 +40,7 @@ export interface PipelineStep {
   args?: Record<string, unknown>;
 }
 
-/** One step in the result: its output, or its error. */
+/** One step in the result (`details.steps`): its output, or its error. */
 export type PipelineStepReport =
   | { id: string; ok: true; output: unknown }
   | { id: string; ok: false; error: string; code?: string };
@@ -65,7 +65,7 @@ function inputSchema(maxSteps: number): JSONSchemaObject {
 }
 
 const DESCRIPTION =
-  'Run tool calls in order in one call, when the next calls are known in advance. In a string arg, ${step_N.output} (1-based) or ${<id>.output} is replaced by an earlier step\'s output (a whole-string reference keeps its value). Returns every step\'s output or error.';
+  'Run tool calls in order in one call, when the next calls are known in advance. In a string arg, ${step_N.output} (1-based) or ${<id>.output} is replaced by an earlier step\'s output (a whole-string reference keeps its value). Returns each step\'s output or error under an "<id>: ok" line.';
 
 /**
  * Make the `run_pipeline` tool. Only tools the gate resolves are callable, each checked by the
@@ -152,18 +152,38 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
       if (outcome.ok) return { id, ok: true, output: outcome.output };
       return { id, ok: false, error: outcome.failure.error ?? 'failed', code: codeFor(outcome.failure) };
     });
-    const failed = reports.filter((r) => !r.ok && outcomes[ids.indexOf(r.id)]);
-    if (!failed.length) return { success: true, output: { steps: reports }, effects: state.effects };
+    const text = renderReports(reports);
+    const failed = reports.filter((r, i) => !r.ok && outcomes[i]);
+    if (!failed.length) return { success: true, output: text, details: { steps: reports }, effects: state.effects };
     const first = outcomes.find((o) => o && !o.ok) as Extract<NodeOutcome, { ok: false }>;
     return {
       success: false,
-      output: { steps: reports },
+      output: text,
       error: `${failed.length} of ${ids.length} steps failed; first: ${failed[0].id}: ${(failed[0] as { error: string }).error}`,
       details: { ...first.failure.details, steps: reports },
       effects: state.effects,
     };
   }
   return tool;
+}
+
+/**
+ * What the model reads: each step under a `<id>: ok` (or `<id>: error <code>: ...`) line, its
+ * output as written when it is text, as JSON otherwise. Text, not one JSON document, because a
+ * JSON document would escape every line of every output again.
+ */
+export function renderReports(reports: readonly PipelineStepReport[]): string {
+  const parts: string[] = [];
+  for (const r of reports) {
+    if (r.ok) {
+      parts.push(`${r.id}: ok`);
+      const out = typeof r.output === 'string' ? r.output : JSON.stringify(r.output) ?? '';
+      if (out !== '') parts.push(out);
+    } else {
+      parts.push(`${r.id}: error${r.code ? ` ${r.code}` : ''}: ${r.error}`);
+    }
+  }
+  return parts.join('\n');
 }
 
 /** The code to show the model: the tool's own when it failed itself, else the refusal's. */

@@ -2,6 +2,7 @@
  * A short guide for the model, rendered from the tools actually registered, for the host's
  * system prompt. Agents ignore batching tools unless told when to batch; this tells them.
  */
+import type { SideEffectingTools } from '../gate/chainable.js';
 import type { ITool } from '../tool.js';
 import { COMPOSE_TOOL_NAME, RUN_PIPELINE_TOOL_NAME, SCRIPT_TOOL_NAME } from './batching-names.js';
 
@@ -18,7 +19,7 @@ export type GuideTool = Pick<ITool, 'name'> & Partial<Pick<ITool, 'hasSideEffect
  * @param tools - every tool the model is offered
  * @param options - `sideEffectingTools`: the host's chainable side-effecting tools, to name them
  */
-export function renderUsageGuide(tools: readonly GuideTool[], options: { sideEffectingTools?: readonly string[] } = {}): string {
+export function renderUsageGuide(tools: readonly GuideTool[], options: { sideEffectingTools?: SideEffectingTools } = {}): string {
   const names = new Set(tools.map((t) => t.name));
   const batching = [RUN_PIPELINE_TOOL_NAME, COMPOSE_TOOL_NAME, SCRIPT_TOOL_NAME].filter((n) => names.has(n));
   if (!batching.length && !names.has(GET_OBSERVATION)) return '';
@@ -39,7 +40,7 @@ export function renderUsageGuide(tools: readonly GuideTool[], options: { sideEff
     lines.push(`- Large results come back as a preview with an obs_ id; page the rest with ${GET_OBSERVATION} only if you need it.`);
   }
   lines.push('Do not batch a single call, a call whose arguments depend on judging an earlier result, or a tool that asks the user.');
-  const allowed = (options.sideEffectingTools ?? []).filter((n) => names.has(n));
+  const allowed = [...(options.sideEffectingTools ?? [])].filter((n) => names.has(n));
   lines.push(allowed.length ? `Tools that change things and may be batched: ${allowed.join(', ')}. Others that change things must be called directly.` : 'Tools that change things must be called directly.');
   return lines.join('\n');
 }

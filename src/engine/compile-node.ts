@@ -3,7 +3,7 @@
  * carry (when, retry, onError, name). Parsing happens here, once; a run only walks closures.
  */
 import { compileMapping } from '../refs/compile.js';
-import { childrenOf } from '../spec/nodes.js';
+import { childrenOf, collectNames } from '../spec/nodes.js';
 import type { NodeCommon, SpecNode } from '../spec/types.js';
 import { refSite, type CompileEnv, type NodeSite } from './compile-env.js';
 import { annotate } from './combinators/annotate.js';
@@ -43,10 +43,11 @@ export function compileNode(node: SpecNode, env: CompileEnv, site: NodeSite): No
       break;
     }
     case 'pipe':
-      plan = pipe(node.stages.map((stage, i) => child(`stages[${i}]`, stage, i > 0 ? { hasPrev: true, inPipeStage: true } : {})));
+      // A stage may read the named nodes of the stages before it: they have completed.
+      plan = pipe(node.stages.map((stage, i) => child(`stages[${i}]`, stage, i > 0 ? { hasPrev: true, inPipeStage: true, namesBefore: namesAfter(site.namesBefore, node.stages.slice(0, i)) } : {})));
       break;
     case 'try_and_check':
-      plan = tryAndCheck(label, child('do', node.do), child('check', node.check, { hasPrev: true, inPipeStage: true }), node.attempts ?? 1);
+      plan = tryAndCheck(label, child('do', node.do), child('check', node.check, { hasPrev: true, inPipeStage: true, namesBefore: namesAfter(site.namesBefore, [node.do]) }), node.attempts ?? 1);
       break;
     case 'scope':
       plan = scope(label, child('do', node.do), (node.on_failure ?? 'rollback') === 'rollback');
@@ -57,4 +58,9 @@ export function compileNode(node: SpecNode, env: CompileEnv, site: NodeSite): No
       break;
   }
   return withCommonFields(plan, node as NodeCommon, env, site, label);
+}
+
+/** The names complete once `done` has run, on top of those complete before. */
+function namesAfter(before: ReadonlySet<string>, done: readonly unknown[]): ReadonlySet<string> {
+  return new Set([...before, ...collectNames(done)]);
 }

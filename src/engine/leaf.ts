@@ -1,7 +1,7 @@
 /** A leaf: one tool call through the gate, with dry runs, the effects ledger and compensation. */
 import { failure } from '../codes.js';
 import { callByName } from '../gate/call.js';
-import { checkChainable } from '../gate/chainable.js';
+import { chainRefusal, isChainable } from '../gate/chainable.js';
 import { messageOf, type GateRunOptions } from '../gate/step-gate.js';
 import { compileMapping } from '../refs/compile.js';
 import { isRecord } from '../spec/nodes.js';
@@ -9,7 +9,7 @@ import type { StepNode } from '../spec/types.js';
 import type { ITool, ToolExecutionResult } from '../tool.js';
 import type { RefScope } from '../refs/scope.js';
 import { refSite, type CompileEnv, type NodeSite } from './compile-env.js';
-import { fromDrive, type DrivePlan, type NodeOutcome, type NodePlan, type RunState, type TraceEntry } from './run-state.js';
+import { fromDrive, type DrivePlan, type LeafRecorder, type NodeOutcome, type NodePlan, type RunState, type TraceEntry } from './run-state.js';
 
 /** Compile a leaf into a plan. */
 export function compileLeaf(node: StepNode, env: CompileEnv, site: NodeSite, label: string): NodePlan {
@@ -18,14 +18,15 @@ export function compileLeaf(node: StepNode, env: CompileEnv, site: NodeSite, lab
   const mapping = compileMapping(node.inputMapping ?? node.args ?? {}, refSite(env, site, label));
   env.errors.push(...mapping.errors);
   const argsOf = mapping.accessor;
-  const runOptions: GateRunOptions = { step: label, timeoutMs: node.timeoutMs ?? env.stepTimeoutMs };
+  const timeoutMs = node.timeoutMs ?? env.stepTimeoutMs;
+  const runOptions: GateRunOptions = { step: label, timeoutMs };
   const undo = node.compensate ? compileCompensation(node.compensate.tool, node.compensate.args, env, site, label) : undefined;
-  const leaf: LeafInfo = { label, toolName, undo };
+  const leaf = new Leaf(label, toolName, undo);
 
-  const drive: DrivePlan = (state, scope, done) => {
-    const check = checkChainable(toolName, state.gate.resolve(toolName), state.sideEffectingTools);
-    if (!check.ok) return failed(state, label, toolName, check.refusal);
-    const tool = check.tool;
+  const drive: DrivePlan = (state, scope, lane) => {
+    // The chainability rule, re-checked at every run against the registry as it stands now.
+    const tool = state.gate.resolve(toolName);
+    if (!isChainable(toolName, tool, state.sideEffectingTools)) return failed(state, label, toolName, chainRefusal(toolName, tool));
     if (tool.composition && state.compositionPath.includes(tool.id)) {
       return failed(state, label, toolName, failure('composition_cycle', `Step "${label}" calls composition "${tool.name}", which is already running on this path.`, {
         path: [...state.compositionPath, tool.id],
@@ -40,47 +41,55 @@ export function compileLeaf(node: StepNode, env: CompileEnv, site: NodeSite, lab
         return failed(state, label, toolName, failure('dry_run_needs_output', `Dry run: step "${label}" (${toolName}) would run; give its output in dry.stepOutputs["${label}"].`));
       }
       state.effects.push({ step: label, tool: toolName, wouldRun: true, args, ...(tool.composition ? { nested: true as const } : {}) });
-      if (state.recording) {
-        state.completed.push(label);
-        state.trace.push(entry(state, label, toolName, true, { dry: true }));
-      }
+      if (state.recording) state.trace.push(entry(state, label, toolName, true, { dry: true }));
       return { ok: true, output: state.dry.stepOutputs[label] };
     }
+    const start = state.startCall;
+    if (start) {
+      // The lane is the gate's record for this call: aimed here, it carries the result back to the lane.
+      lane.aim(tool, label, timeoutMs);
+      lane.leaf = leaf;
+      lane.state = state;
+      lane.scope = scope;
+      const now = start(lane, args, state.context, state.signal);
+      return now ? leaf.finish(tool, state, scope, now) : undefined;
+    }
+    // A host-made gate: its callback form if it has one, else its promise form.
     const gate = state.gate;
     if (gate.call) {
-      const now = gate.call(tool, args, state.context, state.signal, runOptions, (result) => done(finishLeaf(leaf, tool, state, scope, result)));
-      return now ? finishLeaf(leaf, tool, state, scope, now) : undefined;
+      const now = gate.call(tool, args, state.context, state.signal, runOptions, (result) => lane.owner.take(leaf.finish(tool, state, scope, result), lane));
+      return now ? leaf.finish(tool, state, scope, now) : undefined;
     }
     gate.run(tool, args, state.context, state.signal, runOptions).then(
-      (result) => done(finishLeaf(leaf, tool, state, scope, result)),
-      (error: unknown) => done(failed(state, label, toolName, failure('step_threw', `The gate failed: ${messageOf(error)}`))),
+      (result) => lane.owner.take(leaf.finish(tool, state, scope, result), lane),
+      (error: unknown) => lane.owner.take(failed(state, label, toolName, failure('step_threw', `The gate failed: ${messageOf(error)}`)), lane),
     );
     return undefined;
   };
   return fromDrive(drive);
 }
 
-/** What a leaf's result is recorded against. */
-interface LeafInfo {
-  label: string;
-  toolName: string;
-  undo: Compensation | undefined;
-}
+/** A compiled leaf's fixed parts, and how it records a result: the ledger, the trace, the undo log. */
+class Leaf implements LeafRecorder {
+  constructor(
+    readonly label: string,
+    readonly toolName: string,
+    readonly undo: Compensation | undefined,
+  ) {}
 
-/** Record a leaf's result: the ledger, the trace, the undo log. A plain function: no closure per call. */
-function finishLeaf(leaf: LeafInfo, tool: ITool, state: RunState, scope: RefScope, result: ToolExecutionResult): NodeOutcome {
-  if (!result.success) return failed(state, leaf.label, leaf.toolName, result);
-  if (tool.hasSideEffects === true) state.effects.push({ step: leaf.label, tool: leaf.toolName, ran: true });
-  if (state.recording) {
-    state.completed.push(leaf.label);
-    state.trace.push(entry(state, leaf.label, leaf.toolName, true));
+  finish(tool: ITool, state: RunState, scope: RefScope, result: ToolExecutionResult): NodeOutcome {
+    const label = this.label;
+    if (!result.success) return failed(state, label, this.toolName, result);
+    if (tool.hasSideEffects === true) state.effects.push({ step: label, tool: this.toolName, ran: true });
+    // The common entry (no annotation around the leaf) as a literal: this runs once per step.
+    if (state.recording) state.trace.push(state.annotations.length ? entry(state, label, this.toolName, true) : { step: label, tool: this.toolName, ok: true });
+    const undo = this.undo;
+    if (undo && state.undo) {
+      const output = result.output;
+      state.undo.push({ step: label, tool: undo.tool, run: () => undo.run(state, { ...scope, prev: output }) });
+    }
+    return { ok: true, output: result.output };
   }
-  const undo = leaf.undo;
-  if (undo && state.undo) {
-    const output = result.output;
-    state.undo.push({ step: leaf.label, tool: undo.tool, run: () => undo.run(state, { ...scope, prev: output }) });
-  }
-  return { ok: true, output: result.output };
 }
 
 /** A compiled compensating call. */

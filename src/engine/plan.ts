@@ -7,14 +7,17 @@ import type { SideEffectingTools } from '../gate/chainable.js';
 import { toToolSet } from '../gate/chainable.js';
 import { enterComposition } from '../gate/depth.js';
 import type { StepGate } from '../gate/step-gate.js';
+import { startCallOf } from '../gate/gate-call.js';
+import { messageOf } from '../gate/step-gate.js';
+import { failure } from '../codes.js';
 import { compileMapping } from '../refs/compile.js';
 import type { RefScope } from '../refs/scope.js';
-import { childrenOf } from '../spec/nodes.js';
-import type { ComposableToolSpec, SpecNode } from '../spec/types.js';
+import { collectNames } from '../spec/nodes.js';
+import type { ComposableToolSpec } from '../spec/types.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { refSite, type CompileEnv, type NodeSite } from './compile-env.js';
 import { compileNode } from './compile-node.js';
-import { runSequence, type RunState } from './run-state.js';
+import { Sequence, completedSteps, type NodeOutcome, type NodePlan, type RunState } from './run-state.js';
 import type { SnapshotProvider } from './snapshot.js';
 
 /** The default per-step timeout: long enough for real tools, short enough that a hung one ends. */
@@ -98,37 +101,62 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
       const entered = enterRun(context, runOptions, env.stepTimeoutMs);
       if (!entered.ok) return Promise.resolve(entered.refusal);
       const state = entered.state;
-      const scope: RefScope = { input, prev: undefined, steps: [], named: new Map() };
       return new Promise<ToolExecutionResult>((resolve) => {
-        runSequence(
-          steps,
-          state,
-          () => scope,
-          (_, output) => {
-            scope.steps.push(output);
-            scope.prev = output;
-          },
-          (failed) => {
-            if (failed && !failed.ok) {
-              const f = failed.failure;
-              resolve({
-                success: false,
-                error: f.error,
-                details: { ...f.details, completed: state.completed, effects: state.effects, trace: state.trace },
-                effects: state.effects,
-              });
-              return;
-            }
-            const output = shapeOutput ? shapeOutput(scope) : scope.prev;
-            const details: Record<string, unknown> = { trace: state.trace };
-            if (annotations.length) details.annotations = annotations;
-            if (state.continued.length) details.continued = state.continued;
-            resolve({ success: true, output, effects: state.effects, details });
-          },
-        );
+        // Never rejects: callers hand this promise on as their own result, with no try around an await.
+        try {
+          new PlanRun(steps, state, input, shapeOutput, annotations, resolve).start();
+        } catch (error) {
+          resolve(failure('step_threw', `The run failed unexpectedly: ${messageOf(error)}`));
+        }
       });
     },
   };
+}
+
+/** One run of a plan's top-level steps: each sees the outputs so far; the end becomes the run's result. */
+class PlanRun extends Sequence {
+  /** What the steps' references read: the input and the outputs so far. */
+  private readonly refs: RefScope;
+
+  constructor(
+    steps: readonly NodePlan[],
+    state: RunState,
+    input: unknown,
+    private readonly shapeOutput: ((scope: RefScope) => unknown) | undefined,
+    private readonly annotations: CompileEnv['annotations'],
+    private readonly resolve: (result: ToolExecutionResult) => void,
+  ) {
+    super(steps, state);
+    this.refs = { input, prev: undefined, steps: [], named: new Map() };
+  }
+
+  protected override scopeAt(): RefScope {
+    return this.refs;
+  }
+
+  protected override output(_index: number, output: unknown): void {
+    this.refs.steps.push(output);
+    this.refs.prev = output;
+  }
+
+  protected override end(failed: NodeOutcome | undefined): void {
+    const state = this.runState;
+    if (failed && !failed.ok) {
+      const f = failed.failure;
+      this.resolve({
+        success: false,
+        error: f.error,
+        details: { ...f.details, completed: completedSteps(state.trace), effects: state.effects, trace: state.trace },
+        effects: state.effects,
+      });
+      return;
+    }
+    const output = this.shapeOutput ? this.shapeOutput(this.refs) : this.refs.prev;
+    const details: Record<string, unknown> = { trace: state.trace };
+    if (this.annotations.length) details.annotations = this.annotations;
+    if (state.continued.length) details.continued = state.continued;
+    this.resolve({ success: true, output, effects: state.effects, details });
+  }
 }
 
 /** The compile settings for a list of top-level nodes. */
@@ -160,6 +188,7 @@ export function enterRun(
     ok: true,
     state: {
       gate: runOptions.gate,
+      startCall: startCallOf(runOptions.gate.call),
       sideEffectingTools: toToolSet(runOptions.sideEffectingTools),
       context: entered.context,
       signal: runOptions.signal ?? context.signal,
@@ -169,24 +198,10 @@ export function enterRun(
       compositionPath: Array.isArray(path) ? (path as string[]) : [],
       effects: [],
       trace: [],
-      completed: [],
       recording: true,
       continued: [],
       undo: undefined,
       annotations: [],
     },
   };
-}
-
-/** Every name in a list of node trees. */
-function collectNames(nodes: readonly unknown[]): Set<string> {
-  const names = new Set<string>();
-  const visit = (node: unknown) => {
-    if (typeof node !== 'object' || node === null) return;
-    const name = (node as SpecNode).name;
-    if (typeof name === 'string') names.add(name);
-    for (const child of childrenOf(node as SpecNode)) visit(child.node);
-  };
-  nodes.forEach(visit);
-  return names;
 }

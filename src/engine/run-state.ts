@@ -5,7 +5,8 @@
 import type { SnapshotProvider } from './snapshot.js';
 import type { RefScope } from '../refs/scope.js';
 import type { StepGate } from '../gate/step-gate.js';
-import type { EffectRecord, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
+import { GateCall, type StartCall } from '../gate/gate-call.js';
+import type { EffectRecord, ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 
 /** One entry of a run's trace: a node that ran, failed or was skipped. */
 export interface TraceEntry {
@@ -44,6 +45,8 @@ export interface UndoAction {
 /** The state of one run. Combinators share it; a scope swaps in its own undo log. */
 export interface RunState {
   gate: StepGate;
+  /** The gate's record form (`startCallOf(gate.call)`), looked up once per run; absent for a host-made gate. */
+  startCall: StartCall | undefined;
   sideEffectingTools: ReadonlySet<string>;
   /** The context the steps get (depth one more than the caller's, the run's signal). */
   context: ToolExecutionContext;
@@ -55,10 +58,8 @@ export interface RunState {
   compositionPath: readonly string[];
   effects: EffectRecord[];
   trace: TraceEntry[];
-  /** Labels of the leaves that completed, in order. */
-  completed: string[];
   /**
-   * Whether leaves add themselves to the trace and the completed list. A for_each turns it off
+   * Whether leaves add themselves to the trace. A for_each turns it off
    * for its items and records one entry for them all: ten thousand identical entries help no one.
    * The effects ledger is always kept in full.
    */
@@ -76,19 +77,68 @@ export type NodeOutcome = { ok: true; output: unknown } | { ok: false; failure: 
 
 /**
  * A compiled node: runs against the run's state and the references' scope. Never throws.
- * A leaf also carries `drive`, its callback form, so a sequence of quick steps runs without a
+ * A leaf also carries `drive`, its lane form, so a sequence of quick steps runs without a
  * promise and an async frame per step.
  */
 export type NodePlan = ((state: RunState, scope: RefScope) => Promise<NodeOutcome>) & { drive?: DrivePlan };
 
-/** The callback form of a plan: the outcome when known at once, else `undefined` and `done` is called once. */
-export type DrivePlan = (state: RunState, scope: RefScope, done: (outcome: NodeOutcome) => void) => NodeOutcome | undefined;
+/** The lane form of a plan: the outcome when known at once, else `undefined` and the lane's owner takes it once. */
+export type DrivePlan = (state: RunState, scope: RefScope, lane: Lane) => NodeOutcome | undefined;
+
+/** What a leaf records its result with, once its call through the gate has delivered. */
+export interface LeafRecorder {
+  /** Turn the call's result into the leaf's outcome: the ledger, the trace, the undo log. */
+  finish(tool: ITool, state: RunState, scope: RefScope, result: ToolExecutionResult): NodeOutcome;
+}
+
+/** Who waits on a lane: a sequence, a for_each run, a gather run. */
+export interface LaneOwner {
+  /** The plan started in `lane` finished with `outcome`; called once per plan started. */
+  take(outcome: NodeOutcome, lane: Lane): void;
+}
+
+/**
+ * Where plans run one at a time for an owner: a sequence, one for_each worker, one gather call.
+ * The lane is also the gate's record for the leaf call it runs, so a run of leaves reuses one
+ * record (and the gate's two promise callbacks) instead of making a record and closures per
+ * call; the one-at-a-time rule is what makes the reuse safe. Every lane is this one class, so the
+ * gate's hot path sees one shape.
+ */
+export class Lane extends GateCall {
+  /** The leaf whose call is in flight. */
+  leaf: LeafRecorder | undefined = undefined;
+  /** That leaf's run state. */
+  state: RunState | undefined = undefined;
+  /** That leaf's scope. */
+  scope: RefScope | undefined = undefined;
+  /** The owner's own note of what runs here (a for_each item's index, a gather call's position). */
+  position = 0;
+
+  /** @param owner - who takes the outcomes of the plans run in this lane */
+  constructor(readonly owner: LaneOwner) {
+    super();
+  }
+
+  /** The leaf's call delivered: record it as the leaf does, and hand the outcome to the owner. */
+  override deliver(result: ToolExecutionResult): void {
+    this.owner.take(this.leaf!.finish(this.tool, this.state!, this.scope!, result), this);
+  }
+}
+
+/** An owner that settles a promise, for running a driven plan as a promise. */
+class ResolveOwner implements LaneOwner {
+  constructor(private readonly resolve: (outcome: NodeOutcome) => void) {}
+
+  take(outcome: NodeOutcome): void {
+    this.resolve(outcome);
+  }
+}
 
 /** A plan from its callback form; the plan keeps `drive` so sequences can use it directly. */
 export function fromDrive(drive: DrivePlan): NodePlan {
   const plan: NodePlan = (state, scope) =>
     new Promise((resolve) => {
-      const now = drive(state, scope, resolve);
+      const now = drive(state, scope, new Lane(new ResolveOwner(resolve)));
       if (now) resolve(now);
     });
   plan.drive = drive;
@@ -96,19 +146,115 @@ export function fromDrive(drive: DrivePlan): NodePlan {
 }
 
 /**
- * Start a plan by callback: the outcome when known at once, else `undefined` and `done` is called
- * once. A leaf is driven directly; any other plan through its promise.
+ * Start a plan in `lane`: the outcome when known at once, else `undefined` and the lane's owner
+ * takes it once. A driven plan (a leaf) is driven directly; any other plan through its promise.
  */
-export function startPlan(plan: NodePlan, state: RunState, scope: RefScope, done: (outcome: NodeOutcome) => void): NodeOutcome | undefined {
-  if (plan.drive) return plan.drive(state, scope, done);
-  plan(state, scope).then(done, (error: unknown) => done(threwOutcome(error)));
+export function startPlan(plan: NodePlan, state: RunState, scope: RefScope, lane: Lane): NodeOutcome | undefined {
+  if (plan.drive) return plan.drive(state, scope, lane);
+  plan(state, scope).then(
+    (outcome) => lane.owner.take(outcome, lane),
+    (error: unknown) => lane.owner.take(threwOutcome(error), lane),
+  );
   return undefined;
 }
 
 /**
+ * Plans run one after another, in one lane. A step that completes at once is handled in the loop,
+ * so a long run of refusals or dry outputs does not grow the stack; a step in flight calls back
+ * into {@link Sequence.take}. A subclass says which scope each step sees, what an output does, and
+ * how the sequence ends ({@link Sequence.end} is called exactly once). One object per sequence
+ * run (and one lane), and no closure per step.
+ */
+export abstract class Sequence implements LaneOwner {
+  /** The step now running (or next to run). */
+  private at = 0;
+  private finished = false;
+  /** Where the steps run, one after another. */
+  private readonly lane: Lane;
+
+  /**
+   * @param plans - the steps, in order
+   * @param runState - the run's state, shared by every step
+   */
+  constructor(
+    protected readonly plans: readonly NodePlan[],
+    protected readonly runState: RunState,
+  ) {
+    this.lane = new Lane(this);
+  }
+
+  /** The scope step `index` sees. */
+  protected abstract scopeAt(index: number): RefScope;
+  /** Step `index` succeeded with `output`. */
+  protected abstract output(index: number, output: unknown): void;
+  /** The sequence is over: `undefined` when every step succeeded, else the failure that stopped it. */
+  protected abstract end(failed: NodeOutcome | undefined): void;
+
+  /** Start the sequence. */
+  start(): void {
+    this.go(undefined);
+  }
+
+  /** The step in flight finished. */
+  take(outcome: NodeOutcome): void {
+    this.go(outcome);
+  }
+
+  /** Record `outcome` (the last step's, if any), then run steps until one is in flight or the sequence ends. */
+  private go(outcome: NodeOutcome | undefined): void {
+    // Plans do not throw by design; if a host object's getter does, the run still ends with a result.
+    try {
+      const plans = this.plans;
+      for (;;) {
+        if (outcome) {
+          if (!outcome.ok) return this.finish(outcome);
+          this.output(this.at, outcome.output);
+          this.at++;
+        }
+        if (this.at >= plans.length) return this.finish(undefined);
+        outcome = startPlan(plans[this.at], this.runState, this.scopeAt(this.at), this.lane);
+        if (!outcome) return;
+      }
+    } catch (error) {
+      this.finish(threwOutcome(error));
+    }
+  }
+
+  private finish(outcome: NodeOutcome | undefined): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.end(outcome);
+  }
+}
+
+/** A sequence whose hooks are callbacks: {@link runSequence}. */
+class CallbackSequence extends Sequence {
+  constructor(
+    plans: readonly NodePlan[],
+    state: RunState,
+    private readonly scopeFor: (index: number) => RefScope,
+    private readonly onOutput: (index: number, output: unknown) => void,
+    private readonly onEnd: (outcome: NodeOutcome | undefined) => void,
+  ) {
+    super(plans, state);
+  }
+
+  protected override scopeAt(index: number): RefScope {
+    return this.scopeFor(index);
+  }
+
+  protected override output(index: number, output: unknown): void {
+    this.onOutput(index, output);
+  }
+
+  protected override end(failed: NodeOutcome | undefined): void {
+    this.onEnd(failed);
+  }
+}
+
+/**
  * Run plans one after another, each seeing the previous one's output through `onOutput`.
- * Leaves are driven by callback; a step that completes at once is handled in the loop, so a
- * long run of refusals or dry outputs does not grow the stack. `finish` is called exactly once.
+ * `finish` is called exactly once, with `undefined` when every step succeeded.
  */
 export function runSequence(
   plans: readonly NodePlan[],
@@ -117,40 +263,18 @@ export function runSequence(
   onOutput: (index: number, output: unknown) => void,
   finish: (outcome: NodeOutcome | undefined) => void,
 ): void {
-  let i = 0;
-  let finished = false;
-  const end = (outcome: NodeOutcome | undefined): void => {
-    if (finished) return;
-    finished = true;
-    finish(outcome);
-  };
-  const advance = (outcome: NodeOutcome): boolean => {
-    if (!outcome.ok) {
-      end(outcome);
-      return false;
-    }
-    onOutput(i, outcome.output);
-    i++;
-    return true;
-  };
-  const later = (outcome: NodeOutcome): void => {
-    if (advance(outcome)) loop();
-  };
-  const loop = (): void => {
-    // Plans do not throw by design; if a host object's getter does, the run still ends with a result.
-    try {
-      while (i < plans.length) {
-        const now = startPlan(plans[i], state, scopeFor(i), later);
-        if (!now) return;
-        if (!advance(now)) return;
-      }
-    } catch (error) {
-      end(threwOutcome(error));
-      return;
-    }
-    end(undefined);
-  };
-  loop();
+  new CallbackSequence(plans, state, scopeFor, onOutput, finish).start();
+}
+
+/**
+ * The labels of the nodes that completed, in order: the trace's entries that succeeded and were
+ * not skipped (leaves, dry outputs, whole for_each nodes). Derived when a run fails rather than
+ * kept beside the trace on every step.
+ */
+export function completedSteps(trace: readonly TraceEntry[]): string[] {
+  const completed: string[] = [];
+  for (const e of trace) if (e.ok && !e.skipped) completed.push(e.step);
+  return completed;
 }
 
 /** The outcome of a plan that threw, which plans never do by design. */

@@ -31,30 +31,39 @@ export function checkChainable(
   tool: ITool | undefined,
   sideEffectingTools?: SideEffectingTools,
 ): ChainCheck {
-  if (!tool) {
-    return { ok: false, refusal: failure('step_missing', `No tool named "${name}" is registered.`, { tool: name }) };
-  }
-  if (tool.hasSideEffects === false) return { ok: true, tool };
+  if (isChainable(name, tool, sideEffectingTools)) return { ok: true, tool };
+  return { ok: false, refusal: chainRefusal(name, tool) };
+}
+
+/**
+ * The chainability rule as a yes or no, allocating nothing: the engine asks it on every step and
+ * builds the refusal ({@link chainRefusal}) only when the answer is no.
+ *
+ * @param name - the name the step used
+ * @param tool - what that name resolved to, if anything
+ * @param sideEffectingTools - the host's list of side-effecting tools that may be chained
+ */
+export function isChainable(name: string, tool: ITool | undefined, sideEffectingTools?: SideEffectingTools): tool is ITool {
+  if (!tool) return false;
+  const declared = tool.hasSideEffects;
+  if (declared === false) return true;
+  if (declared !== true) return false;
+  return sideEffectingTools instanceof Set
+    ? sideEffectingTools.has(name)
+    : (sideEffectingTools as readonly string[] | undefined)?.includes(name) ?? false;
+}
+
+/**
+ * Why the rule refuses `tool`, once {@link isChainable} has said no: `step_missing`,
+ * `step_not_chainable` or `side_effects_undeclared`.
+ *
+ * @param name - the name the step used
+ * @param tool - what that name resolved to, if anything
+ */
+export function chainRefusal(name: string, tool: ITool | undefined): ToolExecutionResult<never> {
+  if (!tool) return failure('step_missing', `No tool named "${name}" is registered.`, { tool: name });
   if (tool.hasSideEffects === true) {
-    const listed = sideEffectingTools instanceof Set
-      ? sideEffectingTools.has(name)
-      : (sideEffectingTools as readonly string[] | undefined)?.includes(name) ?? false;
-    if (listed) return { ok: true, tool };
-    return {
-      ok: false,
-      refusal: failure(
-        'step_not_chainable',
-        `Tool "${name}" has side effects and the host has not listed it as chainable.`,
-        { tool: name },
-      ),
-    };
+    return failure('step_not_chainable', `Tool "${name}" has side effects and the host has not listed it as chainable.`, { tool: name });
   }
-  return {
-    ok: false,
-    refusal: failure(
-      'side_effects_undeclared',
-      `Tool "${name}" does not declare whether it has side effects, so it cannot be chained.`,
-      { tool: name },
-    ),
-  };
+  return failure('side_effects_undeclared', `Tool "${name}" does not declare whether it has side effects, so it cannot be chained.`, { tool: name });
 }

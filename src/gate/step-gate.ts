@@ -1,4 +1,5 @@
 import { failure } from '../codes.js';
+import { GateCall, START_CALL, type StartCall } from './gate-call.js';
 import { unwatch, watch } from './watchdog.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult, ToolResolver } from '../tool.js';
 
@@ -123,7 +124,30 @@ export function isStepGate(value: unknown): value is StepGate {
  */
 export function createStepGate(options: StepGateOptions): StepGate {
   const { resolve, permissionManager, approvals } = options;
-  const gate: StepGate & { [GATE]: true; call: NonNullable<StepGate['call']> } = {
+
+  /** The record form of `call`: the engine's entry, one object per call instead of closures. */
+  const start: StartCall = (call, args, context, signal) => {
+    // Without host checks the call stays synchronous up to the tool: no extra promise per step.
+    if (!permissionManager && !approvals) return callChecked(call, args, context, signal);
+    hostChecks(call.tool, args, context, call.step).then((refusal) => {
+      if (refusal) return call.deliver(refusal);
+      const now = callChecked(call, args, context, signal);
+      if (now) call.deliver(now);
+    });
+    return undefined;
+  };
+  const call: NonNullable<StepGate['call']> & { [START_CALL]: StartCall } = Object.assign(
+    (
+      tool: ITool,
+      args: Record<string, unknown>,
+      context: ToolExecutionContext,
+      signal: AbortSignal | undefined,
+      runOptions: GateRunOptions | undefined,
+      done: (result: ToolExecutionResult) => void,
+    ) => start(new CallbackCall(tool, runOptions?.step ?? tool.name, runOptions?.timeoutMs, done), args, context, signal),
+    { [START_CALL]: start },
+  );
+  const gate: StepGate & { [GATE]: true; call: typeof call } = {
     [GATE]: true,
     resolve: (name) => {
       try {
@@ -138,18 +162,7 @@ export function createStepGate(options: StepGateOptions): StepGate {
         if (now) resolve(now);
       });
     },
-    call(tool, args, context, signal, runOptions, done) {
-      const step = runOptions?.step ?? tool.name;
-      const timeoutMs = runOptions?.timeoutMs;
-      // Without host checks the call stays synchronous up to the tool: no extra promise per step.
-      if (!permissionManager && !approvals) return callChecked(tool, args, context, signal, step, timeoutMs, done);
-      hostChecks(tool, args, context, step).then((refusal) => {
-        if (refusal) return done(refusal);
-        const now = callChecked(tool, args, context, signal, step, timeoutMs, done);
-        if (now) done(now);
-      });
-      return undefined;
-    },
+    call,
   };
 
   /** The permission check, then the approval (side-effecting tools only): a refusal, or `undefined` to go on. */
@@ -189,47 +202,67 @@ export function createStepGate(options: StepGateOptions): StepGate {
   return gate;
 }
 
+/** The record behind the callback form of {@link StepGate.call}: one per call, hands the result to `done`. */
+class CallbackCall extends GateCall {
+  constructor(
+    tool: ITool,
+    step: string,
+    timeoutMs: number | undefined,
+    private readonly done: (result: ToolExecutionResult) => void,
+  ) {
+    super();
+    this.aim(tool, step, timeoutMs);
+  }
+
+  override deliver(result: ToolExecutionResult): void {
+    this.done(result);
+  }
+}
+
 /**
  * The abort check, then the tool, with every way it can misbehave turned into a result:
- * returned at once when known at once, else delivered to `done` exactly once.
+ * returned at once when known at once, else delivered to `call.deliver` exactly once.
  */
 function callChecked(
-  tool: ITool,
+  call: GateCall,
   args: Record<string, unknown>,
   context: ToolExecutionContext,
   signal: AbortSignal | undefined,
-  step: string,
-  timeoutMs: number | undefined,
-  done: (result: ToolExecutionResult) => void,
 ): ToolExecutionResult | undefined {
+  const tool = call.tool;
   const abort = signal ?? context.signal;
-  if (abort?.aborted) return failure('step_aborted', `Aborted before tool "${tool.name}" ran.`, { tool: tool.name, step });
+  if (abort?.aborted) return failure('step_aborted', `Aborted before tool "${tool.name}" ran.`, { tool: tool.name, step: call.step });
   let pending: Promise<ToolExecutionResult>;
   try {
     pending = tool.execute(args, context);
   } catch (error) {
-    return threw(tool, step, error);
+    return threw(tool, call.step, error);
   }
-  if (!pending || typeof (pending as Promise<unknown>).then !== 'function') return settle(tool, step, pending);
-  if (timeoutMs === undefined || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
-    pending.then(
-      (result) => done(settle(tool, step, result)),
-      (error) => done(threw(tool, step, error)),
-    );
-    return undefined;
-  }
-  const entry = watch(timeoutMs, () =>
-    done(failure('step_timeout', `Tool "${tool.name}" did not finish within ${timeoutMs} ms.`, { tool: tool.name, step, timeoutMs })),
-  );
-  pending.then(
-    (result) => {
-      if (unwatch(entry)) done(settle(tool, step, result));
-    },
-    (error) => {
-      if (unwatch(entry)) done(threw(tool, step, error));
-    },
-  );
+  if (!pending || typeof (pending as Promise<unknown>).then !== 'function') return settle(tool, call.step, pending);
+  const timeoutMs = call.timeoutMs;
+  // The record is its own watchdog entry: whichever of the tool and the deadline comes first wins.
+  call.timed = timeoutMs !== undefined && timeoutMs > 0 && Number.isFinite(timeoutMs);
+  if (call.timed) watch(call, timeoutMs!);
+  pending.then((call.onResult ??= resultHandler(call)), (call.onError ??= errorHandler(call)));
   return undefined;
+}
+
+/**
+ * The callback for a record's tool promise. A record is only aimed again after its call has
+ * delivered, so a late settle is always of a call that timed out: `unwatch` says so, and it is
+ * dropped (its timeout was delivered already).
+ */
+function resultHandler(call: GateCall): (result: unknown) => void {
+  return (result) => {
+    if (!call.timed || unwatch(call)) call.deliver(settle(call.tool, call.step, result));
+  };
+}
+
+/** The callback for a record's tool rejection; see {@link resultHandler}. */
+function errorHandler(call: GateCall): (error: unknown) => void {
+  return (error) => {
+    if (!call.timed || unwatch(call)) call.deliver(threw(call.tool, call.step, error));
+  };
 }
 
 /** Check the shape of what a tool returned, and wrap its own failure so its code is `innerCode`. */

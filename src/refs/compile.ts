@@ -96,7 +96,7 @@ function compileString(text: string, ctx: Context): Compiled {
   if (text.startsWith('$')) {
     const ref = compileReference(text, ctx.site);
     if (ref.ok) {
-      if (ref.problem !== undefined) report(text, ref.problem);
+      if (ref.problem !== undefined) report(text, ref.problem, ref.backwardsOnly);
       return { accessor: ref.accessor, dynamic: true };
     }
     report(text, ref.problem);
@@ -106,8 +106,8 @@ function compileString(text: string, ctx: Context): Compiled {
 
 /** Strict mode records a problem as an error naming the step, the expression and, for a template part, the template. */
 function reporter(text: string, ctx: Context): ProblemReporter {
-  return (expression, problem) => {
-    if (!ctx.site.strict) return;
+  return (expression, problem, always) => {
+    if (!ctx.site.strict && !always) return;
     const where = expression === text ? '' : ` (in ${JSON.stringify(text)})`;
     ctx.errors.push(`step ${JSON.stringify(ctx.site.step)}: ${JSON.stringify(expression)}${where} ${problem}`);
   };

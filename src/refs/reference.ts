@@ -15,6 +15,11 @@ export type ReferenceParse =
       accessor: Accessor;
       /** Set when the reference is well formed but cannot resolve here (strict mode refuses it). */
       problem?: string;
+      /**
+       * The problem is a `$steps` reference that cannot point backwards (a later step, or no such
+       * step): it can never resolve, so it is refused in every mode, not only in strict mode.
+       */
+      backwardsOnly?: true;
     }
   | {
       /** Unknown root or malformed path: non-strict mode keeps the text as a literal. */
@@ -22,6 +27,8 @@ export type ReferenceParse =
       /** Why, for the strict-mode error. */
       problem: string;
     };
+
+const FORWARD = 'refers to a step that has not run yet';
 
 /** The roots a reference may start from. */
 const ROOTS = '$input, $prev, $steps, $item or $index';
@@ -36,6 +43,7 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
   let rest = text.slice(rootMatch[0].length);
   let readRoot: (scope: RefScope) => unknown;
   let problem: string | undefined;
+  const steps = rootName === 'steps';
 
   switch (rootName) {
     case 'input':
@@ -61,7 +69,7 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
         const n = Number(first[1]);
         if (!Number.isSafeInteger(n)) return { ok: false, problem: `step position ${first[1]} is too large` };
         readRoot = (s) => readOwn(s.steps, n);
-        if (n >= site.stepsBefore) problem = 'refers to a step that has not run yet';
+        if (n >= site.stepsBefore) problem = FORWARD;
       } else {
         let name: string;
         if (first[2] !== undefined) {
@@ -81,9 +89,7 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
         }
         readRoot = (s) => s.named.get(name);
         if (!site.namesBefore.has(name)) {
-          problem = site.allNames.has(name)
-            ? 'refers to a step that has not run yet'
-            : `refers to no step named ${JSON.stringify(name)}`;
+          problem = site.allNames.has(name) ? FORWARD : `refers to no step named ${JSON.stringify(name)}`;
         }
       }
       break;
@@ -113,7 +119,7 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
               return undefined;
             }
           };
-    return { ok: true, accessor, problem };
+    return known(accessor, problem, steps);
   }
   if (!looksLikeJsonPath(rest)) return { ok: false, problem: `is not a valid path: ${dotted.problem}` };
 
@@ -131,5 +137,9 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
     }
     return query(json);
   };
-  return { ok: true, accessor, problem };
+  return known(accessor, problem, steps);
+}
+
+function known(accessor: Accessor, problem: string | undefined, steps: boolean): ReferenceParse {
+  return problem !== undefined && steps ? { ok: true, accessor, problem, backwardsOnly: true } : { ok: true, accessor, problem };
 }

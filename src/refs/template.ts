@@ -6,7 +6,7 @@ import type { Accessor, CompileSite, RefScope } from './scope.js';
 import { compileReference } from './reference.js';
 
 /** Reports an unresolvable expression found at compile time (the caller decides if strict mode keeps it). */
-export type ProblemReporter = (expression: string, problem: string) => void;
+export type ProblemReporter = (expression: string, problem: string, always?: boolean) => void;
 
 /** A compiled string: its accessor, and whether it reads the scope at all. */
 export interface CompiledString {
@@ -95,7 +95,7 @@ export function compileTemplate(
     if (inner.startsWith('$')) {
       const ref = compileReference(inner, site);
       if (ref.ok) {
-        if (ref.problem !== undefined) report(inner, ref.problem);
+        if (ref.problem !== undefined) report(inner, ref.problem, ref.backwardsOnly);
         literals.push(lit);
         accessors.push(ref.accessor);
         lit = '';

@@ -56,3 +56,15 @@ export function childrenOf(node: SpecNode): ChildNode[] {
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/** Every name in a list of node trees. */
+export function collectNames(nodes: readonly unknown[]): Set<string> {
+  const names = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (!isRecord(node)) return;
+    if (typeof node.name === 'string') names.add(node.name);
+    for (const child of childrenOf(node as unknown as SpecNode)) visit(child.node);
+  };
+  nodes.forEach(visit);
+  return names;
+}

@@ -32,14 +32,16 @@ describe('run_pipeline', () => {
       ],
     }, {});
     expect(result.success).toBe(true);
-    expect(result.output).toEqual({
-      steps: [
-        { id: 'list-src', ok: true, output: 'a.ts\nb.ts (in src)' },
-        { id: 'find', ok: true, output: ['src/adapters/a.ts:1: class.*Adapter'] },
-        { id: 'read', ok: true, output: 'text of src/adapters/Loop.ts' },
-        { id: 'count', ok: true, output: 2 },
-      ],
-    });
+    expect(result.details?.steps).toEqual([
+      { id: 'list-src', ok: true, output: 'a.ts\nb.ts (in src)' },
+      { id: 'find', ok: true, output: ['src/adapters/a.ts:1: class.*Adapter'] },
+      { id: 'read', ok: true, output: 'text of src/adapters/Loop.ts' },
+      { id: 'count', ok: true, output: 2 },
+    ]);
+    // The model reads text: each output under its step's line, text as written, the rest as JSON.
+    expect(result.output).toBe(
+      'list-src: ok\na.ts\nb.ts (in src)\nfind: ok\n["src/adapters/a.ts:1: class.*Adapter"]\nread: ok\ntext of src/adapters/Loop.ts\ncount: ok\n2',
+    );
   });
 
   it('threads ${step_N.output} (1-based) and ${id.output}; later and unknown references stay verbatim', async () => {
@@ -51,7 +53,7 @@ describe('run_pipeline', () => {
         { tool: 'echo', args: { prev: '${step_2.output}' } },
       ],
     }, {});
-    const steps = (result.output as { steps: { output: Record<string, unknown> }[] }).steps;
+    const steps = (result.details?.steps as { output: Record<string, unknown> }[]);
     expect(steps[1].output).toEqual({ whole: { v: 'one' }, text: 'got {"v":"one"}!', later: '${step_3.output}', unknown: '${nobody.output}', dollar: '$input.secret' });
     expect(steps[2].output.prev).toEqual(steps[1].output);
   });
@@ -64,7 +66,7 @@ describe('run_pipeline', () => {
         { tool: 'echo', args: { from: '${step_1.output}' } },
       ],
     }, {});
-    const steps = (result.output as { steps: { output: unknown }[] }).steps;
+    const steps = (result.details?.steps as { output: unknown }[]);
     expect(steps[1].output).toEqual({ from: { text: '${step_1.output}' } });
   });
 
@@ -72,12 +74,11 @@ describe('run_pipeline', () => {
     const { pipeline, tools } = setup();
     const result = await pipeline.execute({ steps: [{ tool: 'fail' }, { tool: 'read_file', args: { path: 'x' } }] }, {});
     expect(result.success).toBe(false);
-    expect(result.output).toEqual({
-      steps: [
-        { id: 'step_1', ok: false, error: 'no such file', code: 'ENOENT' },
-        { id: 'step_2', ok: false, error: 'not run: an earlier step failed' },
-      ],
-    });
+    expect(result.details?.steps).toEqual([
+      { id: 'step_1', ok: false, error: 'no such file', code: 'ENOENT' },
+      { id: 'step_2', ok: false, error: 'not run: an earlier step failed' },
+    ]);
+    expect(result.output).toBe('step_1: error ENOENT: no such file\nstep_2: error: not run: an earlier step failed');
     expect(result.details?.code).toBe('step_failed');
     expect(tools.read.calls).toHaveLength(0);
   });
@@ -86,7 +87,7 @@ describe('run_pipeline', () => {
     const { pipeline } = setup();
     const result = await pipeline.execute({ steps: [{ tool: 'fail' }, { tool: 'echo', args: { after: '${step_1.output}' } }], stop_on_error: false }, {});
     expect(result.success).toBe(false);
-    const steps = (result.output as { steps: unknown[] }).steps;
+    const steps = (result.details?.steps as unknown[]);
     expect(steps[1]).toEqual({ id: 'step_2', ok: true, output: { after: null } });
   });
 

@@ -39,7 +39,7 @@ describe('the examples keep working', () => {
   });
   it('run_pipeline', async () => {
     const result = await runPipeline(quiet);
-    const steps = (result.output as { steps: { id: string; ok: boolean; output: unknown }[] }).steps;
+    const steps = (result.details?.steps as { id: string; ok: boolean; output: unknown }[]);
     expect(steps.map((s) => s.ok)).toEqual([true, true, true, true]);
     expect(steps[3].output).toBe(6);
   });

@@ -268,8 +268,16 @@ describe('non-strict mode', () => {
     }
   });
 
-  it('a known but forward reference resolves to undefined at run time', () => {
-    for (const v of ['$steps[7]', '$steps.later', '$steps.ghost.x', '$item', '$index']) {
+  it('a $steps reference that cannot point backwards is refused even without strict mode', () => {
+    for (const v of ['$steps[7]', '$steps.later', '$steps.ghost.x', 'a ${$steps[9]} b']) {
+      const c = compileMapping(v, site(lax));
+      expect(c.errors).toHaveLength(1);
+      expect(c.errors[0]).toMatch(/has not run yet|no step named/);
+    }
+  });
+
+  it('$item, $index and $prev where they do not exist read undefined without strict mode', () => {
+    for (const v of ['$item', '$index']) {
       const c = compileMapping(v, site(lax));
       expect(c.errors).toEqual([]);
       expect(c.accessor(scope())).toBeUndefined();

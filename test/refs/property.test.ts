@@ -94,7 +94,8 @@ describe('property: compile and run never throw and never pollute', () => {
       fc.property(mapping, siteArb, scopeArb, (m, si, sc) => {
         const compiled = compileMapping(m, si);
         expect(Array.isArray(compiled.errors)).toBe(true);
-        if (!si.strict) expect(compiled.errors).toEqual([]);
+        // Without strict mode only $steps references that cannot point backwards are refused.
+        if (!si.strict) for (const e of compiled.errors) expect(e).toMatch(/\$steps.*(has not run yet|no step named)/);
         const out = compiled.accessor(sc);
         // An object in the mapping builds a fresh output object (scope data may have any prototype).
         if (m !== null && typeof m === 'object' && !Array.isArray(m)) {

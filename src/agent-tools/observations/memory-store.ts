@@ -16,6 +16,11 @@ export interface ObservationStoreOptions {
   maxBytes?: number;
   /** The most bodies kept (default 10,000). */
   maxEntries?: number;
+  /**
+   * The store's tag in its ids (`obs_<tag>12`): lowercase letters, default three random ones.
+   * Fix it for reproducible transcripts (tests, benchmarks).
+   */
+  tag?: string;
 }
 
 /** The in-memory store: an {@link ObservationStore} whose methods answer synchronously. */
@@ -63,7 +68,10 @@ function positiveOption(name: string, value: number | undefined, fallback: numbe
 export function createObservationStore(options: ObservationStoreOptions = {}): MemoryObservationStore {
   const maxBytes = positiveOption('maxBytes', options.maxBytes, DEFAULT_OBSERVATION_STORE_BYTES);
   const maxEntries = positiveOption('maxEntries', options.maxEntries, DEFAULT_OBSERVATION_STORE_ENTRIES);
-  const prefix = `obs_${randomTag()}`;
+  if (options.tag !== undefined && !/^[a-z]{1,8}$/u.test(options.tag)) {
+    throw new RangeError('createObservationStore: tag must be 1 to 8 lowercase letters.');
+  }
+  const prefix = `obs_${options.tag ?? randomTag()}`;
   // A Map iterates in insertion order; re-inserting on use keeps the least recently used first.
   const entries = new Map<string, Entry>();
   let totalBytes = 0;

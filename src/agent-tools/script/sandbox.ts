@@ -1,7 +1,12 @@
 /**
  * One script run in a fresh QuickJS runtime: the memory limit, the time limit (an interrupt
  * handler for CPU loops, a timer for waiting), the bridge that lets `callTool` calls run
- * concurrently on the host, and the disposal of every handle when the run ends, however it ends.
+ * concurrently outside the VM, and the disposal of every handle when the run ends, however it ends.
+ *
+ * This runs inside a sandbox worker (`sandbox-worker.ts`). Its own time checks end the common
+ * cases (a plain loop, a wait past the limit) cleanly, so the worker can be reused; the host
+ * still terminates the worker at the deadline, since QuickJS checks its interrupt handler only
+ * every so many operations and one large built-in call (`"x".repeat(1e6)`) counts as one.
  *
  * Only strings cross the boundary: a call's name and JSON args go out, a call's JSON answer, the
  * script's encoded answer and its described error come in. No host object is ever handed in.
@@ -20,7 +25,8 @@ import { PRELUDE_FILENAME, PRELUDE_SOURCE, SCRIPT_FILENAME, WRAPPER_LINES_BEFORE
 /**
  * The sandbox's stack. QuickJS's frames sit on the host's own stack inside WebAssembly, so a
  * deep recursion must stop (as a catchable `RangeError` in the script) well before Node's stack
- * does; 256 KB leaves room under Node's default of about 1 MB.
+ * does; 256 KB leaves room under a Node thread's stack (about 1 MB on the main thread, 4 MB in
+ * a worker).
  */
 const MAX_STACK_BYTES = 256 * 1024;
 
@@ -49,32 +55,27 @@ export interface SandboxCall {
   args: Record<string, unknown> | null;
 }
 
-/** The run's clock, as a call handler sees it. */
-export interface SandboxClock {
-  /** Stretch the run's limit to `msFromStart` after its start (never shortens it). */
-  extendTo(msFromStart: number): void;
-  /** Milliseconds left before the run's limit (at least 1). */
-  remainingMs(): number;
-}
-
 /**
- * Runs one call on the host. Its answer is delivered to the script when the run next has the
+ * Runs one call outside the VM. Its answer is delivered to the script when the run next has the
  * sandbox's attention; after the run ends it is ignored.
  */
-export type SandboxCallHandler = (call: SandboxCall, clock: SandboxClock) => Promise<ScriptCallResult>;
+export type SandboxCallHandler = (call: SandboxCall) => Promise<ScriptCallResult>;
 
 /** What one run needs. */
 export interface SandboxRequest {
   /** The script: the body of an async function. */
   code: string;
-  /** The time limit from the run's start, in milliseconds (a handler may stretch it). */
-  timeoutMs: number;
+  /**
+   * The time limit from the script's start, in milliseconds. Read at every check rather than once,
+   * because the host stretches it (a slow tool was called) from another thread while this runs.
+   */
+  timeLimitMs: () => number;
+  /** Told the time (`Date.now()`) the script starts at, which its limit counts from. */
+  onStart?: (at: number) => void;
   /** The heap limit, in bytes. */
   memoryLimitBytes: number;
   /** The longest answer, in characters. */
   maxReturnChars: number;
-  /** Ends the run (`aborted`) when it fires. */
-  signal?: AbortSignal;
 }
 
 /** How a run ended. */
@@ -84,7 +85,6 @@ export type SandboxOutcome =
   | { kind: 'stalled' }
   | { kind: 'timeout' }
   | { kind: 'memory' }
-  | { kind: 'aborted' }
   | { kind: 'return_too_large'; length: number }
   | { kind: 'return_invalid'; reason: string }
   | { kind: 'crashed'; message: string };
@@ -93,7 +93,7 @@ export type SandboxOutcome =
 export interface SandboxResult {
   /** How the run ended. */
   outcome: SandboxOutcome;
-  /** The run's limit in milliseconds from its start, as it stood when the run ended. */
+  /** The run's limit in milliseconds from the script's start, as it stood when the run ended. */
   timeLimitMs: number;
   /** The calls still in flight when the run ended, by index and tool; their answers are ignored. */
   abandoned: { index: number; name: string }[];
@@ -119,10 +119,9 @@ export async function runScript(
 
 /** The state of one run. A class so the VM callbacks and the loop share it without closures everywhere. */
 class ScriptRun {
-  private readonly start = Date.now();
-  private deadline: number;
+  /** When the script started: its limit counts from here, not from the runtime's set-up. */
+  private start = Date.now();
   private timedOut = false;
-  private aborted = false;
   private closed = false;
   /** Set when the module failed on the host side; see {@link SandboxResult.moduleBroken}. */
   moduleBroken = false;
@@ -142,23 +141,19 @@ class ScriptRun {
   private encodeReturn: QuickJSHandle | undefined;
   private releaseReserve: QuickJSHandle | undefined;
   private restoreReserve: QuickJSHandle | undefined;
-  private readonly clock: SandboxClock;
 
   constructor(
     private readonly request: SandboxRequest,
     private readonly onCall: SandboxCallHandler,
-  ) {
-    this.deadline = this.start + request.timeoutMs;
-    this.clock = {
-      extendTo: (ms) => {
-        this.deadline = Math.max(this.deadline, this.start + ms);
-      },
-      remainingMs: () => Math.max(1, this.deadline - Date.now()),
-    };
-  }
+  ) {}
 
   timeLimitMs(): number {
-    return this.deadline - this.start;
+    return this.request.timeLimitMs();
+  }
+
+  /** The run's deadline as it stands now (`Date.now()` time). */
+  private deadline(): number {
+    return this.start + this.request.timeLimitMs();
   }
 
   inFlight(): { index: number; name: string }[] {
@@ -167,7 +162,6 @@ class ScriptRun {
 
   async execute(module: SandboxModule): Promise<SandboxOutcome> {
     try {
-      if (this.request.signal?.aborted) return { kind: 'aborted' };
       const answer = this.setUp(module);
       if ('kind' in answer) return answer;
       return await this.loop(answer.promise);
@@ -191,11 +185,6 @@ class ScriptRun {
     this.runtime = runtime;
     runtime.setMemoryLimit(this.request.memoryLimitBytes);
     runtime.setMaxStackSize(MAX_STACK_BYTES);
-    runtime.setInterruptHandler(() => {
-      if (Date.now() > this.deadline) this.timedOut = true;
-      else if (this.request.signal?.aborted) this.aborted = true;
-      return this.timedOut || this.aborted;
-    });
     const vm = runtime.newContext();
     this.vm = vm;
 
@@ -219,6 +208,14 @@ class ScriptRun {
     this.releaseReserve = this.own(vm.getProp(list, 2));
     this.restoreReserve = this.own(vm.getProp(list, 3));
 
+    // The clock starts with the script: the set-up above is the host's time, and on a busy
+    // machine it could otherwise eat a short limit (or be cut off by it) before the script runs.
+    this.start = Date.now();
+    this.request.onStart?.(this.start);
+    runtime.setInterruptHandler(() => {
+      if (Date.now() > this.deadline()) this.timedOut = true;
+      return this.timedOut;
+    });
     // `type: 'global'` so an `import` statement is a syntax error rather than a module load.
     const started = vm.evalCode(wrapScript(this.request.code), SCRIPT_FILENAME, { type: 'global' });
     if (started.error) return this.consumeError(started.error);
@@ -248,8 +245,7 @@ class ScriptRun {
       }
       if (state.type === 'rejected') return this.consumeError(state.error);
 
-      if (this.timedOut || Date.now() > this.deadline) return { kind: 'timeout' };
-      if (this.aborted || this.request.signal?.aborted) return { kind: 'aborted' };
+      if (this.timedOut || Date.now() > this.deadline()) return { kind: 'timeout' };
       if (this.ready.length > 0) continue;
       // Pending with nothing in flight: only a call's answer can settle anything here (there
       // are no timers), so the script would wait forever.
@@ -257,8 +253,7 @@ class ScriptRun {
       await this.waitForWork();
       // Checked before anything is delivered: an answer that arrives at the deadline (a call's
       // own time-out, say) must not let the script run on past it.
-      if (Date.now() > this.deadline) return { kind: 'timeout' };
-      if (this.request.signal?.aborted) return { kind: 'aborted' };
+      if (Date.now() > this.deadline()) return { kind: 'timeout' };
     }
   }
 
@@ -283,7 +278,7 @@ class ScriptRun {
     this.names.set(index, name);
     // Started on a microtask, so every call the script makes before its next await starts together.
     void Promise.resolve()
-      .then(() => this.onCall({ index, name, args }, this.clock))
+      .then(() => this.onCall({ index, name, args }))
       .catch((error: unknown) => refusedCall('step_threw', `The call failed on the host: ${messageOf(error)}`))
       .then((result) => {
         if (this.closed) return;
@@ -331,18 +326,18 @@ class ScriptRun {
     else released.value.dispose();
   }
 
-  /** Wait for an answer, the deadline or the abort, whichever is first; no timer outlives it. */
+  /**
+   * Wait for an answer or the deadline, whichever is first; no timer outlives it. When the host
+   * stretches the limit meanwhile, the timer fires early and the loop simply waits again.
+   */
   private waitForWork(): Promise<void> {
-    const signal = this.request.signal;
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
         this.wake = undefined;
         resolve();
       };
-      const timer = setTimeout(done, Math.min(MAX_TIMER_MS, Math.max(0, this.deadline - Date.now()) + 1));
-      signal?.addEventListener('abort', done, { once: true });
+      const timer = setTimeout(done, Math.min(MAX_TIMER_MS, Math.max(0, this.deadline() - Date.now()) + 1));
       this.wake = done;
     });
   }
@@ -368,11 +363,10 @@ class ScriptRun {
     }
   }
 
-  /** Classify an exception (and dispose its handle): time, abort, memory, or the script's error. */
+  /** Classify an exception (and dispose its handle): time, memory, or the script's error. */
   private consumeError(error: QuickJSHandle): SandboxOutcome {
     try {
       if (this.timedOut) return { kind: 'timeout' };
-      if (this.aborted) return { kind: 'aborted' };
       this.release();
       const described = this.describe(error);
       if (this.timedOut) return { kind: 'timeout' };

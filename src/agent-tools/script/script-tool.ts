@@ -11,9 +11,8 @@ import { messageOf, type StepGate } from '../../gate/step-gate.js';
 import type { EffectRecord, ITool, ToolExecutionContext, ToolExecutionResult } from '../../tool.js';
 import { refusedCall, toScriptCallResult, type ScriptCallResult } from './call-result.js';
 import { resolveScriptLimits, type ScriptLimits, type ScriptToolOptions } from './limits.js';
-import { newSandboxModule } from './quickjs-module.js';
-import { runScript, SANDBOX_RESERVE_BYTES, type SandboxCall, type SandboxClock, type SandboxResult } from './sandbox.js';
-
+import type { SandboxCall } from './sandbox.js';
+import { runInWorker, type ScriptClock, type ScriptRunResult } from './worker-run.js';
 
 /** The arguments of `run_js`. */
 export interface ScriptToolInput {
@@ -53,7 +52,9 @@ const DID_NOT_RUN = new Set(['permission_denied', 'approval_rejected', 'step_abo
 
 /**
  * Make the `run_js` tool: one JavaScript body, run in a fresh QuickJS sandbox, whose only way
- * out is `callTool(name, args)`, which resolves every call through `gate`.
+ * out is `callTool(name, args)`, which resolves every call through `gate`. The sandbox runs on a
+ * worker thread, so a script never blocks the host's event loop, and the time limit holds
+ * whatever the script does: at the deadline the worker is stopped.
  *
  * - Inside the script a call resolves to `{ text, error }`: `text` is the output (a string as
  *   written, anything else as JSON, cut to `maxCallResultBytes` with a note), always a string;
@@ -121,19 +122,10 @@ async function execute(
   if (!entered.ok) return entered.refusal;
   const nested = entered.context;
 
-  let module;
-  try {
-    module = await newSandboxModule(limits.memoryLimitBytes + SANDBOX_RESERVE_BYTES);
-  } catch (error) {
-    return failure('script_error', `The JavaScript sandbox could not start: ${messageOf(error)}`, {
-      message: messageOf(error),
-    });
-  }
-
   const effects: EffectRecord[] = [];
   let finished = false;
 
-  const onCall = async (call: SandboxCall, clock: SandboxClock): Promise<ScriptCallResult> => {
+  const onCall = async (call: SandboxCall, clock: ScriptClock): Promise<ScriptCallResult> => {
     const step = `call ${call.index}`;
     if (call.index > limits.maxCalls) {
       return refusedCall(
@@ -166,8 +158,7 @@ async function execute(
     return toScriptCallResult(result, limits.maxCallResultBytes);
   };
 
-  const run = await runScript(
-    module,
+  const run = await runInWorker(
     {
       code,
       timeoutMs: limits.timeoutMs,
@@ -184,7 +175,7 @@ async function execute(
 
 /** Turn a run's outcome into the tool's result; every failure names what to change. */
 function toResult(
-  run: SandboxResult,
+  run: ScriptRunResult,
   limits: ScriptLimits,
   effects: EffectRecord[],
   abandoned: { step: string; tool: string }[],
@@ -248,6 +239,9 @@ function toResult(
         message: outcome.message,
         ...extra,
       });
+      break;
+    case 'unavailable':
+      result = failure('script_error', `The JavaScript sandbox could not start: ${outcome.message}`, { message: outcome.message });
       break;
   }
   return { ...result, effects };

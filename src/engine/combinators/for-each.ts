@@ -2,7 +2,7 @@
 import { failure } from '../../codes.js';
 import type { Accessor, RefScope } from '../../refs/scope.js';
 import { failed } from '../leaf.js';
-import { startPlan, type NodeOutcome, type NodePlan, type TraceEntry } from '../run-state.js';
+import { Lane, startPlan, type LaneOwner, type NodeOutcome, type NodePlan, type RunState, type TraceEntry } from '../run-state.js';
 
 /** The default and the ceiling of a for_each's concurrency: bounded, always. */
 export const FOR_EACH_DEFAULT_CONCURRENCY = 4;
@@ -34,46 +34,91 @@ export function forEach(label: string, items: ItemsSource, template: NodePlan, c
         maxItems,
       }));
     }
-    const values = list;
-    const n = values.length;
-    const results = new Array<unknown>(n);
     const itemState = state.recording ? { ...state, recording: false } : state;
-    const finish = (outcome: NodeOutcome, started: number): NodeOutcome => {
-      if (state.recording) {
-        const entry: TraceEntry = { step: label, ok: outcome.ok, items: started };
-        if (!outcome.ok && outcome.failure.details?.code) entry.code = outcome.failure.details.code;
-        state.trace.push(entry);
-        if (outcome.ok) state.completed.push(label);
-      }
-      return outcome;
-    };
-    return new Promise<NodeOutcome>((resolve) => {
-      let next = 0;
-      let active = 0;
-      let stopped: NodeOutcome | undefined;
-      const record = (index: number, outcome: NodeOutcome): void => {
-        if (outcome.ok) results[index] = outcome.output;
-        else stopped ??= { ok: false, failure: { ...outcome.failure, details: { ...outcome.failure.details, index } } };
-      };
-      // Keep at most `bound` items in flight; an item that finishes at once frees its place at once.
-      const launch = (): void => {
-        while (stopped === undefined && next < n && active < bound) {
-          const index = next++;
-          active++;
-          const itemScope: RefScope = { input: scope.input, prev: scope.prev, steps: scope.steps, named: scope.named, item: values[index], index };
-          const now = startPlan(template, itemState, itemScope, (outcome) => {
-            active--;
-            record(index, outcome);
-            launch();
-          });
-          if (now) {
-            active--;
-            record(index, now);
-          }
-        }
-        if (active === 0 && (stopped !== undefined || next >= n)) resolve(finish(stopped ?? { ok: true, output: results }, next));
-      };
-      launch();
-    });
+    const { outcome, started } = await new Promise<ForEachEnd>((resolve) => new ForEachRun(list, bound, template, itemState, scope, resolve).start());
+    if (state.recording) {
+      const entry: TraceEntry = { step: label, ok: outcome.ok, items: started };
+      if (!outcome.ok && outcome.failure.details?.code) entry.code = outcome.failure.details.code;
+      state.trace.push(entry);
+    }
+    return outcome;
   };
+}
+
+/** How a for_each run ended, and how many items it started. */
+interface ForEachEnd {
+  outcome: NodeOutcome;
+  started: number;
+}
+
+/**
+ * One for_each run: `bound` workers (lanes), each taking the next item when its last one finishes
+ * (as a hand-written bounded loop would), results in item order, stopped by the first failure.
+ * An item that finishes at once is handled in the worker's loop, so the stack does not grow.
+ */
+class ForEachRun implements LaneOwner {
+  private next = 0;
+  private active = 0;
+  private stopped: NodeOutcome | undefined;
+  private ended = false;
+  private readonly results: unknown[];
+
+  constructor(
+    private readonly values: readonly unknown[],
+    private readonly bound: number,
+    private readonly template: NodePlan,
+    private readonly runState: RunState,
+    private readonly refs: RefScope,
+    private readonly resolve: (end: ForEachEnd) => void,
+  ) {
+    this.results = new Array<unknown>(values.length);
+  }
+
+  start(): void {
+    const workers = Math.min(this.bound, this.values.length);
+    for (let w = 0; w < workers && this.claim(); w++) this.work(new Lane(this));
+    this.endIfDone();
+  }
+
+  /** A worker's item finished: record it, and give the worker the next one. */
+  take(outcome: NodeOutcome, lane: Lane): void {
+    this.record(lane.position, outcome);
+    if (this.claim()) this.work(lane);
+    else this.endIfDone();
+  }
+
+  /** Run items in `lane` (which holds a claimed place) until one is in flight, or none is left. */
+  private work(lane: Lane): void {
+    const { values, refs } = this;
+    do {
+      const index = this.next++;
+      lane.position = index;
+      const itemScope: RefScope = { input: refs.input, prev: refs.prev, steps: refs.steps, named: refs.named, item: values[index], index };
+      const now = startPlan(this.template, this.runState, itemScope, lane);
+      if (!now) return;
+      this.record(index, now);
+    } while (this.claim());
+    this.endIfDone();
+  }
+
+  /** Take a place for one more item: false once the items are all started or one has failed. */
+  private claim(): boolean {
+    if (this.stopped !== undefined || this.next >= this.values.length) return false;
+    this.active++;
+    return true;
+  }
+
+  /** Item `index` finished; its place is free. */
+  private record(index: number, outcome: NodeOutcome): void {
+    this.active--;
+    if (outcome.ok) this.results[index] = outcome.output;
+    else this.stopped ??= { ok: false, failure: { ...outcome.failure, details: { ...outcome.failure.details, index } } };
+  }
+
+  /** Answer once no item is in flight and none will start. */
+  private endIfDone(): void {
+    if (this.active > 0 || this.ended || (this.stopped === undefined && this.next < this.values.length)) return;
+    this.ended = true;
+    this.resolve({ outcome: this.stopped ?? { ok: true, output: this.results }, started: this.next });
+  }
 }

@@ -33,7 +33,7 @@ describe('wrapped tools shape their results through every door', () => {
     const { gate } = setup();
     const pipeline = createRunPipelineTool(gate);
     const result = await pipeline.execute({ steps: [{ tool: 'build_log' }, { tool: 'version' }] }, {});
-    const steps = (result.output as { steps: { output: unknown }[] }).steps;
+    const steps = (result.details?.steps as { output: unknown }[]);
     expect(String(steps[0].output)).toMatch(/obs_/);
     expect(String(steps[0].output).length).toBeLessThan(LOG.length / 4);
     expect(steps[1].output).toBe('42'); // small results pass through untouched

@@ -77,3 +77,14 @@ describe('createObservationStore', () => {
     expect(() => createObservationStore({ maxEntries: Number.NaN })).toThrow(RangeError);
   });
 });
+
+describe('a fixed tag', () => {
+  it('makes ids reproducible, and a bad tag is refused', () => {
+    const make = createObservationStore;
+    const a = make({ tag: 'bench' });
+    const b = make({ tag: 'bench' });
+    expect(a.put('x'.repeat(10))).toBe(b.put('y'.repeat(10)));
+    expect(a.put('z')).toMatch(/^obs_bench/);
+    expect(() => make({ tag: 'Bad!' })).toThrow(RangeError);
+  });
+});

@@ -88,7 +88,7 @@ describe('runScript disposes everything', () => {
 
   const request = (code: string, extra: Partial<SandboxRequest> = {}): SandboxRequest => ({
     code,
-    timeoutMs: 300,
+    timeLimitMs: () => 300,
     memoryLimitBytes: 32 * 1024 * 1024,
     maxReturnChars: 1000,
     ...extra,
@@ -115,7 +115,7 @@ describe('runScript disposes everything', () => {
     ['an allocation past the limit', 'return "x".repeat(64 * 1024 * 1024)', 'memory'],
   ])('after %s', async (_name, code, kind) => {
     const result = await runScript(module, request(code), answer);
-    expect(result.outcome.kind).toBe(kind);
+    expect(result.outcome.kind, JSON.stringify(result.outcome)).toBe(kind);
     // Freeing a runtime with a live handle fails an assertion in QuickJS: a clean dispose is the check.
     expect(result.moduleBroken).toBe(false);
     expect([...module.runtimes].every((runtime) => !runtime.alive)).toBe(true);
@@ -141,7 +141,7 @@ describe('runScript disposes everything', () => {
   });
 
   it('names the calls a run abandoned', async () => {
-    const result = await runScript(module, request('callTool("a", {}); await callTool("never", {})', { timeoutMs: 100 }), answer);
+    const result = await runScript(module, request('callTool("a", {}); await callTool("never", {})', { timeLimitMs: () => 100 }), answer);
     expect(result.outcome.kind).toBe('timeout');
     expect(result.abandoned).toEqual([{ index: 2, name: 'never' }]);
   });

@@ -1,0 +1,165 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createScriptTool } from '../../../src/agent-tools/script/index.js';
+import { acquireWorker, discardWorker, releaseWorker } from '../../../src/agent-tools/script/worker-pool.js';
+import { delay, json, mockTool, registry } from './helpers.js';
+
+const run = (tool: ReturnType<typeof createScriptTool>, code: string, context = {}) =>
+  tool.execute({ intention: 'test', code }, context);
+
+/** Scripts that hold QuickJS inside one built-in call far longer than its interrupt checks allow. */
+const SPINNERS = [
+  ['"x".repeat(1e6) in a loop', 'while (true) "x".repeat(1e6);'],
+  [
+    'large JSON.stringify calls in a loop',
+    'const o = Array.from({ length: 2000 }, (_, i) => ({ i, s: "abc".repeat(20) }));\nwhile (true) JSON.stringify(o);',
+  ],
+] as const;
+
+/**
+ * Ticks on the host's event loop every 10 ms while `work` runs, and reports the longest gap
+ * between two ticks: a blocked event loop shows as one long gap.
+ */
+async function probeEventLoop<T>(work: () => Promise<T>): Promise<{ value: T; ticks: number; longestGapMs: number }> {
+  let ticks = 0;
+  let last = Date.now();
+  let longestGapMs = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const tick = (): void => {
+    const now = Date.now();
+    longestGapMs = Math.max(longestGapMs, now - last);
+    last = now;
+    ticks++;
+    timer = setTimeout(tick, 10);
+  };
+  timer = setTimeout(tick, 10);
+  try {
+    const value = await work();
+    longestGapMs = Math.max(longestGapMs, Date.now() - last);
+    return { value, ticks, longestGapMs };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+// Start a worker and compile QuickJS once, so the timing tests measure runs, not start-up.
+beforeAll(async () => {
+  await run(createScriptTool(registry().gate()), 'return 1');
+});
+
+describe('run_js on a worker thread', () => {
+  it.each(SPINNERS)('ends %s within the limit plus a small margin, and the host event loop keeps ticking', async (_name, code) => {
+    const tool = createScriptTool(registry().gate(), { timeoutMs: 300 });
+    const start = Date.now();
+    const { value: result, ticks, longestGapMs } = await probeEventLoop(() => run(tool, code));
+    const elapsed = Date.now() - start;
+    expect(result.details).toMatchObject({ code: 'script_timeout', timeoutMs: 300 });
+    expect(elapsed).toBeGreaterThanOrEqual(290);
+    expect(elapsed).toBeLessThan(1500);
+    // On the main thread these ran for many seconds in one piece; now the host is never held.
+    expect(ticks).toBeGreaterThanOrEqual(5);
+    expect(longestGapMs).toBeLessThan(250);
+  });
+
+  it('ends a spinning script promptly when the signal fires', async () => {
+    const controller = new AbortController();
+    const tool = createScriptTool(registry().gate(), { timeoutMs: 10_000 });
+    setTimeout(() => controller.abort(), 200);
+    const start = Date.now();
+    const result = await run(tool, SPINNERS[0][1], { signal: controller.signal });
+    expect(result.details?.code).toBe('step_aborted');
+    expect(Date.now() - start).toBeLessThan(700);
+  });
+
+  it('runs the next script after a run whose worker had to be stopped', async () => {
+    const echo = mockTool('echo', (args) => args);
+    const tool = createScriptTool(registry(echo).gate(), { timeoutMs: 200 });
+    expect((await run(tool, SPINNERS[0][1])).details?.code).toBe('script_timeout');
+    const after = await run(tool, 'return (await callTool("echo", { n: 1 })).text');
+    expect(after).toMatchObject({ success: true, output: '{"n":1}' });
+  });
+
+  it('gives overlapping runs their own workers: a spinning run does not hold up another', async () => {
+    const echo = mockTool('echo', (args) => args);
+    const spinning = createScriptTool(registry().gate(), { timeoutMs: 2000 });
+    const quick = createScriptTool(registry(echo).gate());
+    // Two runs at once leave two idle workers, so neither run below waits for a worker to start.
+    await Promise.all([run(quick, 'return 1'), run(quick, 'return 2')]);
+    let spinnerEnded = false;
+    const slow = run(spinning, SPINNERS[0][1]).finally(() => {
+      spinnerEnded = true;
+    });
+    await delay(50);
+    const start = Date.now();
+    const answer = await run(quick, 'return (await callTool("echo", { ok: true })).text');
+    expect(answer).toMatchObject({ success: true, output: '{"ok":true}' });
+    expect(Date.now() - start).toBeLessThan(1000);
+    expect(spinnerEnded).toBe(false);
+    expect((await slow).details?.code).toBe('script_timeout');
+  });
+
+  it('keeps the concurrency of calls: Promise.all over three 100 ms calls takes about 100 ms', async () => {
+    const sleepy = mockTool('sleepy', async (args) => {
+      await delay(100);
+      return args.n;
+    });
+    const tool = createScriptTool(registry(sleepy).gate());
+    const start = Date.now();
+    const result = await run(tool, 'return (await Promise.all([1, 2, 3].map((n) => callTool("sleepy", { n })))).map((r) => r.text)');
+    expect(json(result.output)).toEqual(['1', '2', '3']);
+    expect(Date.now() - start).toBeLessThan(250);
+  });
+
+  it('stretches the limit inside the worker too when a slow tool is called', async () => {
+    const build = mockTool('build', async () => {
+      await delay(400);
+      return 'built';
+    });
+    const tool = createScriptTool(registry(build).gate(), { timeoutMs: 150, slowTimeoutMs: 2000, slowTools: ['build'] });
+    const result = await run(tool, 'const r = await callTool("build", {}); let i = 0; while (i < 1e5) i++; return r.text;');
+    expect(result).toMatchObject({ success: true, output: 'built' });
+  });
+});
+
+describe('the worker pool', () => {
+  it('hands overlapping runs different workers and reuses an idle one', async () => {
+    const a = acquireWorker();
+    const b = acquireWorker();
+    expect(a).not.toBe(b);
+    releaseWorker(b);
+    expect(acquireWorker()).toBe(b);
+    releaseWorker(a);
+    releaseWorker(b);
+  });
+
+  it('keeps at most four idle workers and never hands out a stopped one', async () => {
+    const workers = Array.from({ length: 6 }, () => acquireWorker());
+    // The last two go past the bound and are stopped.
+    for (const worker of workers) releaseWorker(worker);
+    const again = Array.from({ length: 5 }, () => acquireWorker());
+    expect(again.filter((worker) => workers.includes(worker))).toHaveLength(4);
+    for (const worker of again) discardWorker(worker);
+    const fresh = acquireWorker();
+    expect(workers.includes(fresh)).toBe(false);
+    releaseWorker(fresh);
+  });
+
+  it('does not keep the process alive once a run has ended', async () => {
+    // A child process runs one script from the sources and must then exit on its own.
+    const source = fileURLToPath(new URL('../../../src/agent-tools/script/index.ts', import.meta.url));
+    const program = `
+      import { createScriptTool } from ${JSON.stringify(source)};
+      const tool = createScriptTool({ resolve: () => undefined, run: async () => ({ success: false }) });
+      const result = await tool.execute({ intention: 'x', code: 'return 6 * 7' }, {});
+      console.log(result.output);`;
+    const start = Date.now();
+    const stdout = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], { timeout: 10_000 }, (error, out) =>
+        error ? reject(error) : resolve(out),
+      );
+    });
+    expect(stdout.trim()).toBe('42');
+    expect(Date.now() - start).toBeLessThan(10_000);
+  });
+});
