@@ -146,6 +146,29 @@ describe('runScript disposes everything', () => {
     expect(result.abandoned).toEqual([{ index: 2, name: 'never' }]);
   });
 
+  it('reads its limit at every check, so the host can stretch it mid-run, and reports its start', async () => {
+    let limitMs = 100;
+    let startedAt = 0;
+    const before = Date.now();
+    const result = await runScript(
+      module,
+      request('const r = await callTool("build", {}); let i = 0; while (i < 1e5) i++; return r.text', {
+        timeLimitMs: () => limitMs,
+        onStart: (at) => {
+          startedAt = at;
+        },
+      }),
+      async () => {
+        limitMs = 2000;
+        await delay(300);
+        return { text: 'built', error: null };
+      },
+    );
+    expect(result.outcome).toEqual({ kind: 'returned', text: 'built' });
+    expect(result.timeLimitMs).toBe(2000);
+    expect(startedAt).toBeGreaterThanOrEqual(before);
+  });
+
   it('turns a call handler that throws into an error the script reads', async () => {
     const result = await runScript(module, request('return (await callTool("x", {})).error.code'), () => {
       throw new Error('handler bug');

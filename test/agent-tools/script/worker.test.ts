@@ -82,7 +82,7 @@ describe('run_js on a worker thread', () => {
 
   it('gives overlapping runs their own workers: a spinning run does not hold up another', async () => {
     const echo = mockTool('echo', (args) => args);
-    const spinning = createScriptTool(registry().gate(), { timeoutMs: 2000 });
+    const spinning = createScriptTool(registry().gate(), { timeoutMs: 1000 });
     const quick = createScriptTool(registry(echo).gate());
     // Two runs at once leave two idle workers, so neither run below waits for a worker to start.
     await Promise.all([run(quick, 'return 1'), run(quick, 'return 2')]);
