@@ -5,10 +5,9 @@
  */
 import type { SideEffectingTools } from '../gate/chainable.js';
 import { toToolSet } from '../gate/chainable.js';
-import { enterComposition } from '../gate/depth.js';
-import type { StepGate } from '../gate/step-gate.js';
+import { compositionRefusal, nestedContext } from '../gate/depth.js';
 import { startCallOf } from '../gate/gate-call.js';
-import { messageOf } from '../gate/step-gate.js';
+import { messageOf, type StepGate } from '../gate/step-gate.js';
 import { failure } from '../codes.js';
 import { compileMapping } from '../refs/compile.js';
 import type { RefScope } from '../refs/scope.js';
@@ -98,9 +97,9 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
     tools,
     hasSideEffects: (resolve) => tools.some((name) => resolve(name)?.hasSideEffects !== false),
     run(input, context, runOptions) {
-      const entered = enterRun(context, runOptions, env.stepTimeoutMs);
-      if (!entered.ok) return Promise.resolve(entered.refusal);
-      const state = entered.state;
+      const refusal = compositionRefusal(context, runOptions.compositionId);
+      if (refusal) return Promise.resolve(refusal);
+      const state = runState(context, runOptions, env.stepTimeoutMs);
       return new Promise<ToolExecutionResult>((resolve) => {
         // Never rejects: callers hand this promise on as their own result, with no try around an await.
         try {
@@ -115,19 +114,26 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
 
 /** One run of a plan's top-level steps: each sees the outputs so far; the end becomes the run's result. */
 class PlanRun extends Sequence {
+  // Declared and set in the constructor, not class fields: see GateCall (one per run).
   /** What the steps' references read: the input and the outputs so far. */
-  private readonly refs: RefScope;
+  private declare readonly refs: RefScope;
+  private declare readonly shapeOutput: ((scope: RefScope) => unknown) | undefined;
+  private declare readonly annotations: CompileEnv['annotations'];
+  private declare readonly resolve: (result: ToolExecutionResult) => void;
 
   constructor(
     steps: readonly NodePlan[],
     state: RunState,
     input: unknown,
-    private readonly shapeOutput: ((scope: RefScope) => unknown) | undefined,
-    private readonly annotations: CompileEnv['annotations'],
-    private readonly resolve: (result: ToolExecutionResult) => void,
+    shapeOutput: ((scope: RefScope) => unknown) | undefined,
+    annotations: CompileEnv['annotations'],
+    resolve: (result: ToolExecutionResult) => void,
   ) {
     super(steps, state);
     this.refs = { input, prev: undefined, steps: [], named: new Map() };
+    this.shapeOutput = shapeOutput;
+    this.annotations = annotations;
+    this.resolve = resolve;
   }
 
   protected override scopeAt(): RefScope {
@@ -181,27 +187,32 @@ export function enterRun(
   runOptions: PlanRunOptions,
   stepTimeoutMs: number,
 ): { ok: true; state: RunState } | { ok: false; refusal: ToolExecutionResult } {
-  const entered = enterComposition(context, runOptions.compositionId, runOptions.signal);
-  if (!entered.ok) return entered;
-  const path = entered.context.sessionData?.compositionPath;
+  const refusal = compositionRefusal(context, runOptions.compositionId);
+  if (refusal) return { ok: false, refusal };
+  return { ok: true, state: runState(context, runOptions, stepTimeoutMs) };
+}
+
+/** The state of a run that {@link compositionRefusal} has let in. */
+function runState(context: ToolExecutionContext, runOptions: PlanRunOptions, stepTimeoutMs: number): RunState {
+  const nested = nestedContext(context, runOptions.compositionId, runOptions.signal);
   return {
-    ok: true,
-    state: {
-      gate: runOptions.gate,
-      startCall: startCallOf(runOptions.gate.call),
-      sideEffectingTools: toToolSet(runOptions.sideEffectingTools),
-      context: entered.context,
-      signal: runOptions.signal ?? context.signal,
-      dry: runOptions.dry,
-      stepTimeoutMs,
-      snapshots: runOptions.snapshots,
-      compositionPath: Array.isArray(path) ? (path as string[]) : [],
-      effects: [],
-      trace: [],
-      recording: true,
-      continued: [],
-      undo: undefined,
-      annotations: [],
-    },
+    gate: runOptions.gate,
+    startCall: startCallOf(runOptions.gate.call),
+    sideEffectingTools: toToolSet(runOptions.sideEffectingTools),
+    context: nested,
+    signal: runOptions.signal ?? context.signal,
+    dry: runOptions.dry,
+    stepTimeoutMs,
+    snapshots: runOptions.snapshots,
+    compositionPath: nested.sessionData!.compositionPath as string[],
+    effects: [],
+    trace: [],
+    recording: true,
+    continued: [],
+    undo: undefined,
+    annotations: NO_ANNOTATIONS,
   };
 }
+
+/** The annotations around a top-level node: none. Shared: annotate makes a new list, never writes one. */
+const NO_ANNOTATIONS: RunState['annotations'] = Object.freeze([]);

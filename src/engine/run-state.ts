@@ -6,6 +6,7 @@ import type { SnapshotProvider } from './snapshot.js';
 import type { RefScope } from '../refs/scope.js';
 import type { StepGate } from '../gate/step-gate.js';
 import { GateCall, type StartCall } from '../gate/gate-call.js';
+import { release } from '../gate/watchdog.js';
 import type { EffectRecord, ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 
 /** One entry of a run's trace: a node that ran, failed or was skipped. */
@@ -69,7 +70,7 @@ export interface RunState {
   /** Where undo actions go: the innermost rolling-back scope's log, if any. */
   undo: UndoAction[] | undefined;
   /** The annotations around the node now running, innermost last. */
-  annotations: { intent: string; hypothesis?: string }[];
+  annotations: readonly { intent: string; hypothesis?: string }[];
 }
 
 /** What a node's run comes to: its output, or the failure that ended it. */
@@ -105,18 +106,26 @@ export interface LaneOwner {
  * gate's hot path sees one shape.
  */
 export class Lane extends GateCall {
+  // Declared and set in the constructor, not class fields: see GateCall (a gather makes one per call).
+  /** Who takes the outcomes of the plans run in this lane. */
+  declare readonly owner: LaneOwner;
   /** The leaf whose call is in flight. */
-  leaf: LeafRecorder | undefined = undefined;
+  declare leaf: LeafRecorder | undefined;
   /** That leaf's run state. */
-  state: RunState | undefined = undefined;
+  declare state: RunState | undefined;
   /** That leaf's scope. */
-  scope: RefScope | undefined = undefined;
-  /** The owner's own note of what runs here (a for_each item's index, a gather call's position). */
-  position = 0;
+  declare scope: RefScope | undefined;
+  /** The owner's own note of what runs here (a for_each worker's number, a gather call's position). */
+  declare position: number;
 
   /** @param owner - who takes the outcomes of the plans run in this lane */
-  constructor(readonly owner: LaneOwner) {
+  constructor(owner: LaneOwner) {
     super();
+    this.owner = owner;
+    this.leaf = undefined;
+    this.state = undefined;
+    this.scope = undefined;
+    this.position = 0;
   }
 
   /** The leaf's call delivered: record it as the leaf does, and hand the outcome to the owner. */
@@ -127,7 +136,11 @@ export class Lane extends GateCall {
 
 /** An owner that settles a promise, for running a driven plan as a promise. */
 class ResolveOwner implements LaneOwner {
-  constructor(private readonly resolve: (outcome: NodeOutcome) => void) {}
+  private declare readonly resolve: (outcome: NodeOutcome) => void;
+
+  constructor(resolve: (outcome: NodeOutcome) => void) {
+    this.resolve = resolve;
+  }
 
   take(outcome: NodeOutcome): void {
     this.resolve(outcome);
@@ -166,21 +179,28 @@ export function startPlan(plan: NodePlan, state: RunState, scope: RefScope, lane
  * run (and one lane), and no closure per step.
  */
 export abstract class Sequence implements LaneOwner {
+  // Declared and set in the constructor, not class fields: see GateCall (one per run).
+  /** The steps, in order. */
+  protected declare readonly plans: readonly NodePlan[];
+  /** The run's state, shared by every step. */
+  protected declare readonly runState: RunState;
   /** The step now running (or next to run). */
-  private at = 0;
-  private finished = false;
+  private declare at: number;
+  private declare finished: boolean;
   /** Where the steps run, one after another. */
-  private readonly lane: Lane;
+  private declare readonly lane: Lane;
 
   /**
    * @param plans - the steps, in order
    * @param runState - the run's state, shared by every step
    */
-  constructor(
-    protected readonly plans: readonly NodePlan[],
-    protected readonly runState: RunState,
-  ) {
+  constructor(plans: readonly NodePlan[], runState: RunState) {
+    this.plans = plans;
+    this.runState = runState;
+    this.at = 0;
+    this.finished = false;
     this.lane = new Lane(this);
+    this.lane.reused = true;
   }
 
   /** The scope step `index` sees. */
@@ -223,20 +243,28 @@ export abstract class Sequence implements LaneOwner {
   private finish(outcome: NodeOutcome | undefined): void {
     if (this.finished) return;
     this.finished = true;
+    release(this.lane);
     this.end(outcome);
   }
 }
 
 /** A sequence whose hooks are callbacks: {@link runSequence}. */
 class CallbackSequence extends Sequence {
+  private declare readonly scopeFor: (index: number) => RefScope;
+  private declare readonly onOutput: (index: number, output: unknown) => void;
+  private declare readonly onEnd: (outcome: NodeOutcome | undefined) => void;
+
   constructor(
     plans: readonly NodePlan[],
     state: RunState,
-    private readonly scopeFor: (index: number) => RefScope,
-    private readonly onOutput: (index: number, output: unknown) => void,
-    private readonly onEnd: (outcome: NodeOutcome | undefined) => void,
+    scopeFor: (index: number) => RefScope,
+    onOutput: (index: number, output: unknown) => void,
+    onEnd: (outcome: NodeOutcome | undefined) => void,
   ) {
     super(plans, state);
+    this.scopeFor = scopeFor;
+    this.onOutput = onOutput;
+    this.onEnd = onEnd;
   }
 
   protected override scopeAt(index: number): RefScope {

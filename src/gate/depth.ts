@@ -29,35 +29,69 @@ export function enterComposition(
   compositionId: string | undefined,
   signal?: AbortSignal,
 ): { ok: true; context: ToolExecutionContext } | { ok: false; refusal: ToolExecutionResult<never> } {
+  const refusal = compositionRefusal(context, compositionId);
+  if (refusal) return { ok: false, refusal };
+  return { ok: true, context: nestedContext(context, compositionId, signal) };
+}
+
+/**
+ * The depth and cycle guards of {@link enterComposition} alone: the refusal (`nesting_too_deep`,
+ * `composition_cycle`), or `undefined` when the composition may be entered.
+ *
+ * @param context - the caller's context
+ * @param compositionId - the id of the composition being entered, for the cycle guard
+ */
+export function compositionRefusal(context: ToolExecutionContext, compositionId: string | undefined): ToolExecutionResult<never> | undefined {
   const depth = depthOf(context);
   if (depth >= MAX_COMPOSITION_DEPTH) {
-    return {
-      ok: false,
-      refusal: failure('nesting_too_deep', `Compositions nest at most ${MAX_COMPOSITION_DEPTH} deep.`, {
-        depth,
-        limit: MAX_COMPOSITION_DEPTH,
-      }),
-    };
+    return failure('nesting_too_deep', `Compositions nest at most ${MAX_COMPOSITION_DEPTH} deep.`, {
+      depth,
+      limit: MAX_COMPOSITION_DEPTH,
+    });
   }
-  const sessionData = context.sessionData ?? {};
-  const path = Array.isArray(sessionData[PATH_KEY]) ? (sessionData[PATH_KEY] as string[]) : [];
+  const path = pathOf(context);
   if (compositionId !== undefined && path.includes(compositionId)) {
-    return {
-      ok: false,
-      refusal: failure('composition_cycle', `Composition "${compositionId}" reaches itself.`, {
-        composition: compositionId,
-        path: [...path, compositionId],
-      }),
-    };
+    return failure('composition_cycle', `Composition "${compositionId}" reaches itself.`, {
+      composition: compositionId,
+      path: [...path, compositionId],
+    });
   }
+  return undefined;
+}
+
+/**
+ * The context a composition's steps get, once {@link compositionRefusal} has let it in: the
+ * caller's fields, and a copy of `sessionData` with the depth one more and this composition on
+ * the path. Built once per run, so it avoids what it can: no spread with computed keys, and no
+ * empty object or array made for a context that carries none.
+ *
+ * @param context - the caller's context
+ * @param compositionId - the id of the composition being entered, for the cycle guard
+ * @param signal - the abort signal the steps see, when the run was given one
+ */
+export function nestedContext(context: ToolExecutionContext, compositionId: string | undefined, signal?: AbortSignal): ToolExecutionContext {
+  const path = pathOf(context);
+  let nextPath: readonly string[];
+  // The shared empty path never reaches a host: steps get an array of their own.
+  if (compositionId === undefined) nextPath = path === NO_PATH ? [] : path;
+  else if (path.length === 0) nextPath = [compositionId];
+  else nextPath = [...path, compositionId];
+  const sessionData = context.sessionData;
+  // Literal keys (DEPTH_KEY and PATH_KEY): computed keys would take the literal's slow path.
   const next: ToolExecutionContext = {
     ...context,
-    sessionData: {
-      ...sessionData,
-      [DEPTH_KEY]: depth + 1,
-      [PATH_KEY]: compositionId === undefined ? path : [...path, compositionId],
-    },
+    sessionData: sessionData
+      ? { ...sessionData, emergentDepth: depthOf(context) + 1, compositionPath: nextPath }
+      : { emergentDepth: 1, compositionPath: nextPath },
   };
   if (signal) next.signal = signal;
-  return { ok: true, context: next };
+  return next;
 }
+
+/** The path the caller's context carries (empty at the top). */
+function pathOf(context: ToolExecutionContext): readonly string[] {
+  const path = context.sessionData?.[PATH_KEY];
+  return Array.isArray(path) ? (path as string[]) : NO_PATH;
+}
+/** The path at the top: shared, never written (a nested path is always a new array). */
+const NO_PATH: readonly string[] = Object.freeze([]);

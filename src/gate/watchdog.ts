@@ -1,12 +1,14 @@
 /**
  * Step timeouts without a timer, or even a clock read, per step. One shared, unref'd interval
- * ticks while any step is in flight; a step records the tick by which it must have settled and
- * leaves the list (in constant time) when it does. Arming a timer per step cost more than all the
- * rest of the engine's work on a chain of quick tools. A timeout fires no earlier than asked, and
- * at most about one tick late.
+ * ticks while any deadline is armed; a step records the tick by which it must have settled and
+ * disarms it when it does. Arming a timer per step cost more than all the rest of the engine's
+ * work on a chain of quick tools. A timeout fires no earlier than asked, and at most about one
+ * tick late.
  *
  * The entry is the caller's own per-call record (it implements {@link Watch}), so watching a step
- * allocates nothing: no entry object, no expiry closure.
+ * allocates nothing. A record that is reused call after call (a sequence's, a for_each worker's)
+ * stays on the list between calls and its owner {@link release}s it at the end, so each call only
+ * sets a deadline and a flag; any other record leaves the list when its call settles.
  */
 
 /** How often the watchdog looks, in milliseconds: about the most a timeout can fire late. */
@@ -14,18 +16,22 @@ const TICK_MS = 10;
 
 /**
  * A deadline the watchdog keeps. The step calls {@link unwatch} when it finishes; `expire` is then
- * never called. The watchdog owns `expiresAt` and `index` while the entry is watched.
+ * never called. The watchdog owns `expiresAt`, `index` and `armed`.
  */
 export interface Watch {
   /** The tick at which the step times out. */
   expiresAt: number;
-  /** Its place in the list; -1 while not watched (never watched, finished, or expired). */
+  /** Its place in the list; -1 while not listed. */
   index: number;
+  /** Whether a deadline is set that has neither passed nor been taken off. */
+  armed: boolean;
   /** Called once, at the deadline, unless unwatched first. */
   expire(): void;
 }
 
 const watches: Watch[] = [];
+/** How many listed entries are armed: the interval runs only while some are. */
+let armedCount = 0;
 let tick = 0;
 let interval: NodeJS.Timeout | undefined;
 
@@ -33,34 +39,62 @@ let interval: NodeJS.Timeout | undefined;
 export function watch(entry: Watch, ms: number): void {
   // +1: the current tick is already partly over, so a full `ms` must still pass.
   entry.expiresAt = tick + Math.ceil(ms / TICK_MS) + 1;
-  entry.index = watches.length;
-  watches.push(entry);
-  if (!interval) {
-    interval = setInterval(onTick, TICK_MS);
-    // Pending deadlines alone must not keep the host process alive.
-    interval.unref?.();
+  // Counted once even if re-armed in flight, so the count (and the interval) can never leak.
+  if (!entry.armed) armedCount++;
+  entry.armed = true;
+  if (entry.index < 0) {
+    entry.index = watches.length;
+    watches.push(entry);
   }
+  if (!interval) startTicking();
 }
 
-/** Take a finished step off the list. Returns false when it had already left (it expired). */
-export function unwatch(entry: Watch): boolean {
+function startTicking(): void {
+  interval = setInterval(onTick, TICK_MS);
+  // Pending deadlines alone must not keep the host process alive.
+  interval.unref?.();
+}
+
+/**
+ * Take a finished step's deadline off. Returns false when there was none to take off (it expired).
+ *
+ * @param entry - the step's entry
+ * @param keepListed - the caller reuses the entry for its next call and will {@link release} it
+ */
+export function unwatch(entry: Watch, keepListed = false): boolean {
+  if (!entry.armed) return false;
+  entry.armed = false;
+  armedCount--;
+  if (!keepListed) unlist(entry);
+  return true;
+}
+
+/** Take an entry off the list for good (disarming it if armed): its owner makes no more calls with it. */
+export function release(entry: Watch): void {
+  if (entry.armed) {
+    entry.armed = false;
+    armedCount--;
+  }
+  unlist(entry);
+}
+
+function unlist(entry: Watch): void {
   const at = entry.index;
-  if (at < 0) return false;
+  if (at < 0) return;
   const last = watches.pop()!;
   if (last !== entry) {
     watches[at] = last;
     last.index = at;
   }
   entry.index = -1;
-  return true;
 }
 
 function onTick(): void {
   tick++;
   const due: Watch[] = [];
-  for (const entry of watches) if (entry.expiresAt <= tick) due.push(entry);
-  for (const entry of due) unwatch(entry);
-  if (!watches.length && interval) {
+  for (const entry of watches) if (entry.armed && entry.expiresAt <= tick) due.push(entry);
+  for (const entry of due) release(entry);
+  if (armedCount === 0 && interval) {
     clearInterval(interval);
     interval = undefined;
   }

@@ -3,7 +3,7 @@
  * parsed once into a root reader plus a dotted walk or a JSONPath query.
  */
 import type { Accessor, CompileSite, RefScope } from './scope.js';
-import { compileWalk, parseDottedPath, readOwn, type PathWalker } from './path.js';
+import { compileWalk, parseDottedPath, readOwn, type PathSegment, type PathWalker } from './path.js';
 import { checkJsonPath, compileJsonPath, looksLikeJsonPath } from './jsonpath.js';
 
 /** A compiled reference, or the reason it cannot resolve. */
@@ -99,28 +99,7 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
   }
 
   const dotted = parseDottedPath(rest);
-  if (dotted.ok) {
-    const walk: PathWalker = compileWalk(dotted.segments);
-    const root = readRoot;
-    const accessor: Accessor =
-      dotted.segments.length === 0
-        ? (s) => {
-            try {
-              return root(s);
-            } catch {
-              return undefined;
-            }
-          }
-        : (s) => {
-            try {
-              return walk(root(s));
-            } catch {
-              // A host object's getter or a proxy trap threw: the accessor never throws.
-              return undefined;
-            }
-          };
-    return known(accessor, problem, steps);
-  }
+  if (dotted.ok) return known(dottedAccessor(rootName, readRoot, dotted.segments), problem, steps);
   if (!looksLikeJsonPath(rest)) return { ok: false, problem: `is not a valid path: ${dotted.problem}` };
 
   const path = `$${rest}`;
@@ -138,6 +117,63 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
     return query(json);
   };
   return known(accessor, problem, steps);
+}
+
+/**
+ * The accessor of a reference with a dotted path: the root, then the walk; never throws. The
+ * common roots are read inline rather than through `readRoot`: its call differs from root to root,
+ * so V8 cannot inline it, and these accessors run once per step.
+ */
+function dottedAccessor(rootName: string, readRoot: (scope: RefScope) => unknown, segments: readonly PathSegment[]): Accessor {
+  if (segments.length === 0) {
+    // The scope's own fields cannot throw; any other root is guarded like a walk.
+    if (rootName === 'input') return (s) => s.input;
+    if (rootName === 'prev') return (s) => s.prev;
+    if (rootName === 'item') return (s) => s.item;
+    return (s) => {
+      try {
+        return readRoot(s);
+      } catch {
+        return undefined;
+      }
+    };
+  }
+  const walk: PathWalker = compileWalk(segments);
+  // A host object's getter or a proxy trap can throw during the walk: the accessor never throws.
+  switch (rootName) {
+    case 'input':
+      return (s) => {
+        try {
+          return walk(s.input);
+        } catch {
+          return undefined;
+        }
+      };
+    case 'prev':
+      return (s) => {
+        try {
+          return walk(s.prev);
+        } catch {
+          return undefined;
+        }
+      };
+    case 'item':
+      return (s) => {
+        try {
+          return walk(s.item);
+        } catch {
+          return undefined;
+        }
+      };
+    default:
+      return (s) => {
+        try {
+          return walk(readRoot(s));
+        } catch {
+          return undefined;
+        }
+      };
+  }
 }
 
 function known(accessor: Accessor, problem: string | undefined, steps: boolean): ReferenceParse {

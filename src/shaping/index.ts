@@ -12,3 +12,4 @@ export { GROUPED_MARKER, type GroupedUnit } from './path-list-grammar.js';
 export { looksLikePathList } from './looks-like-path-list.js';
 export { splitLines } from './text-lines.js';
 export { cutUtf8, utf8ByteLength } from './utf8.js';
+export { readerOf, forReader, RESULT_READER_KEY, type ResultReader } from './result-reader.js';

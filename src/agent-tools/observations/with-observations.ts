@@ -7,6 +7,7 @@
  * Wrap at the conversation boundary (the tools a model calls directly): a composition that
  * reads a step's output as data wants the output itself, not a preview string.
  */
+import { readerOf } from '../../shaping/result-reader.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../tool.js';
 import { looksLikePathList } from '../../shaping/looks-like-path-list.js';
 import { shapePathList, type ShapedPathList } from '../../shaping/path-list.js';
@@ -110,6 +111,9 @@ function wrapTool<I, O>(tool: ITool<I, O>, store: ObservationStore, settings: Se
       const result = await tool.execute(args, context);
       // Failures, and anything that is not a result at all, are the gate's to judge.
       if (result === null || typeof result !== 'object' || result.success !== true) return result;
+      // Code (a script, a composite's next step) gets the result as the tool gave it; it decides
+      // what reaches the model, and a preview would silently cut what it reads.
+      if (readerOf(context) === 'code') return result;
       return shapeResult(result, tool.name, store, settings);
     },
   };
@@ -122,7 +126,7 @@ function wrapTool<I, O>(tool: ITool<I, O>, store: ObservationStore, settings: Se
 }
 
 /**
- * Wrap a tool so an output over `thresholdBytes` (UTF-8, after grouping a path list) is stored in
+ * Wrap a tool so that, when the model reads its result, an output over `thresholdBytes` (UTF-8, after grouping a path list) is stored in
  * `store` in full, and the result's output becomes a bounded preview (at most `previewBytes`
  * bytes and `previewLines` lines, cut between lines) plus one footer line naming the `obs_` id
  * and the `get_observation` call for the rest; `details.observation` holds `{ id, lines, bytes }`.
@@ -132,6 +136,11 @@ function wrapTool<I, O>(tool: ITool<I, O>, store: ObservationStore, settings: Se
  * Outputs at or under the threshold come back as the very same result, except a path or match
  * list whose grouped form is smaller, which comes back grouped. Failures come back unchanged.
  * The wrapped tool keeps every property of the original (id, name, schemas, hasSideEffects, ...).
+ *
+ * Shaping applies where the model reads the result: a direct call, a run_pipeline step. Where
+ * code reads it (a run_js call, a step of a composite or a compose tree: the door marks the
+ * context, see {@link readerOf}) the result passes through unchanged, so a registry can be
+ * wrapped once and used through every door.
  */
 export function withObservations<I, O>(
   tool: ITool<I, O>,

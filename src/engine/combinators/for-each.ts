@@ -1,5 +1,6 @@
 /** for_each: a template run once per item, at most `concurrency` at a time, results in item order. */
 import { failure } from '../../codes.js';
+import { release } from '../../gate/watchdog.js';
 import type { Accessor, RefScope } from '../../refs/scope.js';
 import { failed } from '../leaf.js';
 import { Lane, startPlan, type LaneOwner, type NodeOutcome, type NodePlan, type RunState, type TraceEntry } from '../run-state.js';
@@ -57,47 +58,81 @@ interface ForEachEnd {
  * An item that finishes at once is handled in the worker's loop, so the stack does not grow.
  */
 class ForEachRun implements LaneOwner {
-  private next = 0;
-  private active = 0;
-  private stopped: NodeOutcome | undefined;
-  private ended = false;
-  private readonly results: unknown[];
+  // Declared and set in the constructor, not class fields: see GateCall (one per run).
+  private declare readonly values: readonly unknown[];
+  private declare readonly bound: number;
+  private declare readonly template: NodePlan;
+  private declare readonly runState: RunState;
+  private declare readonly refs: RefScope;
+  private declare readonly resolve: (end: ForEachEnd) => void;
+  private declare readonly results: unknown[];
+  /** The next item to start. */
+  private declare next: number;
+  /** Items in flight (or claimed by a worker about to start one). */
+  private declare active: number;
+  /** The first failure, which stops the run. */
+  private declare stopped: NodeOutcome | undefined;
+  private declare ended: boolean;
+  /**
+   * Each worker's item scope, by worker (a lane's `position`), reused from item to item: a worker
+   * runs one item at a time, and whatever keeps a scope past its step (an undo, a pipe stage, a
+   * check) keeps a copy, so only `item` and `index` change between items.
+   */
+  private declare readonly scopes: RefScope[];
 
-  constructor(
-    private readonly values: readonly unknown[],
-    private readonly bound: number,
-    private readonly template: NodePlan,
-    private readonly runState: RunState,
-    private readonly refs: RefScope,
-    private readonly resolve: (end: ForEachEnd) => void,
-  ) {
+  constructor(values: readonly unknown[], bound: number, template: NodePlan, runState: RunState, refs: RefScope, resolve: (end: ForEachEnd) => void) {
+    this.values = values;
+    this.bound = bound;
+    this.template = template;
+    this.runState = runState;
+    this.refs = refs;
+    this.resolve = resolve;
     this.results = new Array<unknown>(values.length);
+    this.next = 0;
+    this.active = 0;
+    this.stopped = undefined;
+    this.ended = false;
+    this.scopes = [];
   }
 
   start(): void {
     const workers = Math.min(this.bound, this.values.length);
-    for (let w = 0; w < workers && this.claim(); w++) this.work(new Lane(this));
+    const refs = this.refs;
+    for (let w = 0; w < workers && this.claim(); w++) {
+      const lane = new Lane(this);
+      lane.reused = true;
+      lane.position = w;
+      this.scopes.push({ input: refs.input, prev: refs.prev, steps: refs.steps, named: refs.named, item: undefined, index: -1 });
+      this.work(lane);
+    }
     this.endIfDone();
   }
 
   /** A worker's item finished: record it, and give the worker the next one. */
   take(outcome: NodeOutcome, lane: Lane): void {
-    this.record(lane.position, outcome);
+    this.record(this.scopes[lane.position].index!, outcome);
     if (this.claim()) this.work(lane);
-    else this.endIfDone();
+    else this.retire(lane);
   }
 
   /** Run items in `lane` (which holds a claimed place) until one is in flight, or none is left. */
   private work(lane: Lane): void {
-    const { values, refs } = this;
+    const values = this.values;
+    const itemScope = this.scopes[lane.position];
     do {
       const index = this.next++;
-      lane.position = index;
-      const itemScope: RefScope = { input: refs.input, prev: refs.prev, steps: refs.steps, named: refs.named, item: values[index], index };
+      itemScope.item = values[index];
+      itemScope.index = index;
       const now = startPlan(this.template, this.runState, itemScope, lane);
       if (!now) return;
       this.record(index, now);
     } while (this.claim());
+    this.retire(lane);
+  }
+
+  /** A worker has nothing left to run: its lane leaves the watchdog, and the run may be over. */
+  private retire(lane: Lane): void {
+    release(lane);
     this.endIfDone();
   }
 

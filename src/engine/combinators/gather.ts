@@ -24,17 +24,31 @@ function outputShape(names: readonly string[]): Record<string, unknown> {
 
 /** One gather run: the calls' outcomes, and how many are still in flight. */
 class GatherRun implements LaneOwner {
-  private readonly outcomes: NodeOutcome[];
-  private pending: number;
+  // Declared and set in the constructor, not class fields: see GateCall (one per run).
+  private declare readonly names: readonly string[];
+  private declare readonly plans: readonly NodePlan[];
+  private declare readonly shape: Record<string, unknown>;
+  private declare readonly runState: RunState;
+  private declare readonly refs: RefScope;
+  private declare readonly resolve: (outcome: NodeOutcome) => void;
+  private declare readonly outcomes: NodeOutcome[];
+  /** Calls still in flight. */
+  private declare pending: number;
 
   constructor(
-    private readonly names: readonly string[],
-    private readonly plans: readonly NodePlan[],
-    private readonly shape: Record<string, unknown>,
-    private readonly runState: RunState,
-    private readonly refs: RefScope,
-    private readonly resolve: (outcome: NodeOutcome) => void,
+    names: readonly string[],
+    plans: readonly NodePlan[],
+    shape: Record<string, unknown>,
+    runState: RunState,
+    refs: RefScope,
+    resolve: (outcome: NodeOutcome) => void,
   ) {
+    this.names = names;
+    this.plans = plans;
+    this.shape = shape;
+    this.runState = runState;
+    this.refs = refs;
+    this.resolve = resolve;
     this.outcomes = new Array<NodeOutcome>(plans.length);
     this.pending = plans.length;
   }

@@ -39,13 +39,14 @@ describe('wrapped tools shape their results through every door', () => {
     expect(steps[1].output).toBe('42'); // small results pass through untouched
   });
 
-  it('a run_js call', async () => {
+  it('a run_js call: the script reads the whole result; only what it returns reaches the model', async () => {
     const { gate } = setup();
     const script = createScriptTool(gate);
-    const result = await script.execute({ intention: 'size', code: 'const r = await callTool("build_log", {}); const v = await callTool("version", {}); return { big: r.text.length, hasId: /obs_/.test(r.text), v: v.text };' }, {});
-    const out = JSON.parse(String(result.output)) as { big: number; hasId: boolean; v: string };
-    expect(out.hasId).toBe(true);
-    expect(out.big).toBeLessThan(LOG.length / 4);
+    const result = await script.execute({ intention: 'size', code: 'const r = await callTool("build_log", {}); const v = await callTool("version", {}); return { big: r.text.length, hasId: /obs_/.test(r.text), last: r.text.split("\\n").pop(), v: v.text };' }, {});
+    const out = JSON.parse(String(result.output)) as { big: number; hasId: boolean; last: string; v: string };
+    expect(out.hasId).toBe(false);
+    expect(out.big).toBe(LOG.length);
+    expect(out.last).toContain('line 900');
     expect(out.v).toBe('42');
   });
 });
