@@ -172,6 +172,8 @@ export class ComposableToolBuilder {
             snapshots: builder.snapshots,
             compositionId: id,
             signal: ctx.signal,
+            // A composite's steps read each other's results: code, not the model, reads them.
+            reader: 'code',
           });
           return checkOutput ? running.then((result) => withCheckedOutput(name, checkOutput, result)) : running;
         } catch (error) {
@@ -198,6 +200,7 @@ export class ComposableToolBuilder {
         sideEffectingTools: this.sideEffecting,
         snapshots: this.snapshots,
         dry: options.dry,
+        reader: 'code',
         signal: options.signal ?? context?.signal,
       });
     } catch (error) {

@@ -57,7 +57,8 @@ export function createComposeTool(gate: StepGate, options: ComposeToolOptions = 
         const plan = compilePlan({ steps: [tree as unknown as SpecNode] }, { references: false, stepTimeoutMs: options.stepTimeoutMs, stepPath: () => 'tree' });
         if (plan.errors.length) return failure('spec_invalid', `Invalid tree: ${plan.errors.join('; ')}`, { errors: plan.errors });
         const ctx = context ?? {};
-        return await plan.run({}, ctx, { gate, sideEffectingTools: options.sideEffectingTools, snapshots: options.snapshots, signal: ctx.signal });
+        // The tree's nodes read each other's results: code, not the model, reads them.
+        return await plan.run({}, ctx, { gate, sideEffectingTools: options.sideEffectingTools, snapshots: options.snapshots, signal: ctx.signal, reader: 'code' });
       } catch (error) {
         return failure('step_threw', `compose failed unexpectedly: ${messageOf(error)}`);
       }

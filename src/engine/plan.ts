@@ -6,6 +6,7 @@
 import type { SideEffectingTools } from '../gate/chainable.js';
 import { toToolSet } from '../gate/chainable.js';
 import { compositionRefusal, nestedContext } from '../gate/depth.js';
+import type { ResultReader } from '../shaping/result-reader.js';
 import { startCallOf } from '../gate/gate-call.js';
 import { messageOf, type StepGate } from '../gate/step-gate.js';
 import { failure } from '../codes.js';
@@ -44,6 +45,8 @@ export interface PlanRunOptions {
   snapshots?: SnapshotProvider;
   /** The id of the composition being run, for the cycle guard. */
   compositionId?: string;
+  /** Who reads the steps' results: `code` for a composite or a tree (default: the caller's reader). */
+  reader?: ResultReader;
 }
 
 /** A compiled spec. */
@@ -194,7 +197,7 @@ export function enterRun(
 
 /** The state of a run that {@link compositionRefusal} has let in. */
 function runState(context: ToolExecutionContext, runOptions: PlanRunOptions, stepTimeoutMs: number): RunState {
-  const nested = nestedContext(context, runOptions.compositionId, runOptions.signal);
+  const nested = nestedContext(context, runOptions.compositionId, runOptions.signal, runOptions.reader);
   return {
     gate: runOptions.gate,
     startCall: startCallOf(runOptions.gate.call),

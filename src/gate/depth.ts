@@ -1,4 +1,5 @@
 import { failure } from '../codes.js';
+import type { ResultReader } from '../shaping/result-reader.js';
 import type { ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 
 /** How deep compositions may nest: a run whose caller is already this deep is refused. */
@@ -23,15 +24,17 @@ export function depthOf(context: ToolExecutionContext | undefined): number {
  * @param context - the caller's context
  * @param compositionId - the id of the composition being entered, for the cycle guard
  * @param signal - the abort signal the steps see, when the run was given one
+ * @param reader - who reads the steps' results (see `readerOf`); absent: the caller's reader
  */
 export function enterComposition(
   context: ToolExecutionContext,
   compositionId: string | undefined,
   signal?: AbortSignal,
+  reader?: ResultReader,
 ): { ok: true; context: ToolExecutionContext } | { ok: false; refusal: ToolExecutionResult<never> } {
   const refusal = compositionRefusal(context, compositionId);
   if (refusal) return { ok: false, refusal };
-  return { ok: true, context: nestedContext(context, compositionId, signal) };
+  return { ok: true, context: nestedContext(context, compositionId, signal, reader) };
 }
 
 /**
@@ -68,8 +71,14 @@ export function compositionRefusal(context: ToolExecutionContext, compositionId:
  * @param context - the caller's context
  * @param compositionId - the id of the composition being entered, for the cycle guard
  * @param signal - the abort signal the steps see, when the run was given one
+ * @param reader - who reads the steps' results (see `readerOf`); absent: the caller's reader
  */
-export function nestedContext(context: ToolExecutionContext, compositionId: string | undefined, signal?: AbortSignal): ToolExecutionContext {
+export function nestedContext(
+  context: ToolExecutionContext,
+  compositionId: string | undefined,
+  signal?: AbortSignal,
+  reader?: ResultReader,
+): ToolExecutionContext {
   const path = pathOf(context);
   let nextPath: readonly string[];
   // The shared empty path never reaches a host: steps get an array of their own.
@@ -84,6 +93,7 @@ export function nestedContext(context: ToolExecutionContext, compositionId: stri
       ? { ...sessionData, emergentDepth: depthOf(context) + 1, compositionPath: nextPath }
       : { emergentDepth: 1, compositionPath: nextPath },
   };
+  if (reader !== undefined) next.sessionData!.resultReader = reader;
   if (signal) next.signal = signal;
   return next;
 }

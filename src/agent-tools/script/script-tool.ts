@@ -7,7 +7,6 @@ import { SCRIPT_TOOL_NAME } from '../batching-names.js';
 import { failure } from '../../codes.js';
 import { callByName } from '../../gate/call.js';
 import { enterComposition } from '../../gate/depth.js';
-import { forReader } from '../../shaping/result-reader.js';
 import { messageOf, type StepGate } from '../../gate/step-gate.js';
 import type { EffectRecord, ITool, ToolExecutionContext, ToolExecutionResult } from '../../tool.js';
 import { refusedCall, toScriptCallResult, type ScriptCallResult } from './call-result.js';
@@ -119,10 +118,10 @@ async function execute(
   const signal = context.signal;
   if (signal?.aborted) return failure('step_aborted', 'Aborted before the script ran.', { tool: SCRIPT_TOOL_NAME });
   // Entered once per run: every call the script makes is one level deeper, as in a pipeline.
-  const entered = enterComposition(context, undefined, signal);
-  if (!entered.ok) return entered.refusal;
   // The script reads each result itself and returns only what the model should see.
-  const nested = forReader(entered.context, 'code');
+  const entered = enterComposition(context, undefined, signal, 'code');
+  if (!entered.ok) return entered.refusal;
+  const nested = entered.context;
 
   const effects: EffectRecord[] = [];
   let finished = false;

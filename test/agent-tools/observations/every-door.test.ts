@@ -5,6 +5,9 @@ import { createGetObservationTool } from '../../../src/agent-tools/observations/
 import { createObservationStore } from '../../../src/agent-tools/observations/memory-store.js';
 import { withObservations } from '../../../src/agent-tools/observations/with-observations.js';
 import { createStepGate } from '../../../src/gate/step-gate.js';
+import { ComposableToolBuilder } from '../../../src/builder.js';
+import { createComposeTool } from '../../../src/agent-tools/compose.js';
+import { forReader, readerOf } from '../../../src/shaping/result-reader.js';
 import { mockTool, numberedLines } from './helpers.js';
 
 const LOG = numberedLines(900, 20);
@@ -49,4 +52,26 @@ describe('wrapped tools shape their results through every door', () => {
     expect(out.last).toContain('line 900');
     expect(out.v).toBe('42');
   });
+
+  it("a composite's and a compose tree's steps read raw results", async () => {
+    const { gate } = setup();
+    const builder = new ComposableToolBuilder(gate);
+    const composite = builder.build('log_all', 'the whole log', { type: 'object' }, {
+      steps: [{ name: 'log', tool: 'build_log' }],
+      output: { log: '$steps.log' },
+    });
+    expect((await composite.execute({}, {})).output).toEqual({ log: LOG });
+    const compose = createComposeTool(gate);
+    const tree = await compose.execute({ combinator: 'gather', calls: { log: { tool: 'build_log' } } }, {});
+    expect((tree.output as { log: string }).log).toBe(LOG);
+  });
+
+  it('a host marks its own code-reading calls with forReader', async () => {
+    const { gate } = setup();
+    const raw = await gate.run(gate.resolve('build_log')!, {}, forReader({ user: 'ann' }, 'code'));
+    expect(raw.output).toBe(LOG);
+    expect(readerOf(forReader({}, 'code'))).toBe('code');
+    expect(readerOf({})).toBe('model');
+  });
 });
+
