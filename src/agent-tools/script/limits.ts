@@ -18,7 +18,7 @@ export const DEFAULT_MAX_CALL_RESULT_BYTES = 48 * 1024;
 export const DEFAULT_MAX_RETURN_CHARS = 16_000;
 
 /**
- * Tools refused inside a script unless the host passes its own `interactiveTools`. Each needs
+ * Tools always refused inside a script; a host's `interactiveTools` adds to them. Each needs
  * its own moment in the interface (a question to a person, a tool search, a browser, an MCP
  * connection), or, for `spawn_agent`, would nest one agent inside another where it is hard to
  * follow and hard to stop. A tool that declares `interactive: true` is refused whatever the list.
@@ -57,8 +57,8 @@ export interface ScriptToolOptions {
   /** The longest answer, in characters; a longer one fails with `script_return_too_large`. */
   maxReturnChars?: number;
   /**
-   * Tools refused inside a script (`tool_interactive`); the model calls them directly instead.
-   * Replaces {@link DEFAULT_INTERACTIVE_TOOLS} when given.
+   * More tools refused inside a script (`tool_interactive`), on top of
+   * {@link DEFAULT_INTERACTIVE_TOOLS}; the model calls them directly instead.
    */
   interactiveTools?: readonly string[];
 }
@@ -98,7 +98,7 @@ export function resolveScriptLimits(options: ScriptToolOptions = {}): ScriptLimi
       typeof options.maxCalls === 'number' && options.maxCalls >= 0 ? Math.floor(options.maxCalls) : DEFAULT_MAX_SCRIPT_CALLS,
     maxCallResultBytes: positive(options.maxCallResultBytes, DEFAULT_MAX_CALL_RESULT_BYTES),
     maxReturnChars: positive(options.maxReturnChars, DEFAULT_MAX_RETURN_CHARS),
-    interactiveTools: new Set(options.interactiveTools ?? DEFAULT_INTERACTIVE_TOOLS),
+    interactiveTools: new Set([...DEFAULT_INTERACTIVE_TOOLS, ...(options.interactiveTools ?? [])]),
   };
 }
 

@@ -284,14 +284,16 @@ describe('run_js refuses what a script must not call', () => {
     expect(picker.calls).toEqual([]);
   });
 
-  it("uses the host's interactiveTools list instead of the default", async () => {
+  it("adds the host's interactiveTools to the default list", async () => {
     const ask = mockTool('ask_user', () => 'yes');
     const confirm = mockTool('confirm', () => 'ok');
-    const tool = createScriptTool(registry(ask, confirm).gate(), { interactiveTools: ['confirm'] });
-    const result = await run(tool, `return [await callTool("ask_user", {}), await callTool("confirm", {})];`);
-    const [ask1, confirm1] = json(result.output);
-    expect(ask1).toEqual({ text: 'yes', error: null });
+    const other = mockTool('other', () => 'fine');
+    const tool = createScriptTool(registry(ask, confirm, other).gate(), { interactiveTools: ['confirm'] });
+    const result = await run(tool, `return [await callTool("ask_user", {}), await callTool("confirm", {}), await callTool("other", {})];`);
+    const [ask1, confirm1, other1] = json(result.output);
+    expect(ask1.error.code).toBe('tool_interactive');
     expect(confirm1.error.code).toBe('tool_interactive');
+    expect(other1).toEqual({ text: 'fine', error: null });
   });
 
   it('refuses run_js calling itself, by name or under another name', async () => {
