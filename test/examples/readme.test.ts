@@ -1,7 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ComposableToolBuilder, createStepGate, type ITool } from '../../src/index.js';
+import {
+  ComposableToolBuilder,
+  createComposeTool,
+  createGetObservationTool,
+  createObservationStore,
+  createRunPipelineTool,
+  createScriptTool,
+  createStepGate,
+  renderUsageGuide,
+  withObservations,
+  type ITool,
+} from '../../src/index.js';
 
 describe('README quick start', () => {
   it('runs as written', async () => {
@@ -36,6 +47,27 @@ describe('README quick start', () => {
     expect(result.success).toBe(true);
     expect(printed).toEqual(['Hello, user-7!']);
     expect(greetUser.hasSideEffects).toBe(false);
+
+    // README2:start
+    const store = createObservationStore(); // large results: a bounded preview and an obs_ id
+    for (const tool of withObservations([lookup, greet], store)) registry.set(tool.name, tool);
+    const gate = createStepGate({ resolve: (name) => registry.get(name) });
+    const options = { sideEffectingTools: [] }; // the host's list, not the model's
+    registry.set('run_pipeline', createRunPipelineTool(gate, options)); // steps in order, ${step_1.output}
+    registry.set('compose', createComposeTool(gate, options)); // gather, for_each, pipe, try_and_check, scope
+    registry.set('run_js', createScriptTool(gate, options)); // a sandboxed script that calls tools
+    registry.set('get_observation', createGetObservationTool(store));
+    const guide = renderUsageGuide([...registry.values()], options); // for the system prompt
+
+    const batch = await registry.get('run_pipeline')!.execute({ steps: [
+      { id: 'user', tool: 'lookup', args: { id: 7 } },
+      { tool: 'greet', args: { name: 'Ann' } },
+    ] }, {});
+    console.log(batch.output); // 'user: ok\n{"name":"user-7"}\nstep_2: ok\nHello, Ann!'
+    // README2:end
+    expect(printed[1]).toBe('user: ok\n{"name":"user-7"}\nstep_2: ok\nHello, Ann!');
+    expect(guide).toContain('run_pipeline');
+    expect(guide).toContain('run_js');
   });
 
   it('is the snippet the README shows', () => {
@@ -47,5 +79,8 @@ describe('README quick start', () => {
     const copied = self.slice(self.indexOf('// README:start\n') + '// README:start\n'.length, self.indexOf('// README:end'));
     const lines = (text: string) => text.split('\n').map((line) => line.trim()).filter(Boolean);
     expect(lines(copied)).toEqual(lines(body.join('\n')));
+    const second = [...readme.matchAll(/```ts\n([\s\S]*?)```/gu)][1]?.[1] ?? '';
+    const copied2 = self.slice(self.indexOf('// README2:start\n') + '// README2:start\n'.length, self.indexOf('// README2:end'));
+    expect(lines(copied2)).toEqual(lines(second));
   });
 });
