@@ -6,8 +6,9 @@ export function tool(
   name: string,
   run: (args: Record<string, unknown>, context: ToolExecutionContext) => unknown,
   extra: Partial<ITool> = { hasSideEffects: false },
-): ITool & { calls: Record<string, unknown>[] } {
+): ITool & { calls: Record<string, unknown>[]; contexts: ToolExecutionContext[] } {
   const calls: Record<string, unknown>[] = [];
+  const contexts: ToolExecutionContext[] = [];
   return {
     id: `test:${name}`,
     name,
@@ -16,8 +17,10 @@ export function tool(
     inputSchema: { type: 'object' },
     ...extra,
     calls,
+    contexts,
     async execute(args, context): Promise<ToolExecutionResult> {
       calls.push(args);
+      contexts.push(context);
       const out = await run(args, context);
       if (out && typeof out === 'object' && 'success' in (out as object)) return out as ToolExecutionResult;
       return { success: true, output: out };
@@ -27,9 +30,10 @@ export function tool(
 
 /** A registry the gate resolves from; tools can be replaced by name. */
 export function registry(...tools: ITool[]) {
-  const map = new Map(tools.map((t) => [t.name, t]));
+  const map = new Map<string, ITool>(tools.map((t) => [t.name, t]));
   return {
     map,
+    add: (t: ITool, as = t.name) => map.set(as, t),
     resolve: (name: string) => map.get(name),
     gate: (extra: Omit<StepGateOptions, 'resolve'> = {}) => createStepGate({ resolve: (n) => map.get(n), ...extra }),
   };

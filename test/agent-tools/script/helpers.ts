@@ -1,44 +1,5 @@
-import { createStepGate, type StepGateOptions } from '../../../src/gate/step-gate.js';
-import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../../src/tool.js';
-
-/** A mock tool: `run` gets the args and context and returns the output (or a whole result). */
-export function mockTool(
-  name: string,
-  run: (args: Record<string, unknown>, context: ToolExecutionContext) => unknown,
-  extra: Partial<ITool> = { hasSideEffects: false },
-): ITool & { calls: Record<string, unknown>[]; contexts: ToolExecutionContext[] } {
-  const calls: Record<string, unknown>[] = [];
-  const contexts: ToolExecutionContext[] = [];
-  return {
-    id: `test:${name}`,
-    name,
-    displayName: name,
-    description: `${name} (test tool)`,
-    inputSchema: { type: 'object' },
-    ...extra,
-    calls,
-    contexts,
-    async execute(args, context): Promise<ToolExecutionResult> {
-      calls.push(args);
-      contexts.push(context);
-      const out = await run(args, context);
-      if (out && typeof out === 'object' && 'success' in (out as object)) return out as ToolExecutionResult;
-      return { success: true, output: out };
-    },
-  };
-}
-
-/** A registry and a real gate over it. */
-export function registry(...tools: ITool[]) {
-  const map = new Map<string, ITool>(tools.map((t) => [t.name, t]));
-  return {
-    map,
-    add: (t: ITool, as = t.name) => map.set(as, t),
-    gate: (extra: Omit<StepGateOptions, 'resolve'> = {}) => createStepGate({ resolve: (n) => map.get(n), ...extra }),
-  };
-}
-
-export const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** The script tests use the shared mock tools and registry; only `json` is theirs. */
+export { tool as mockTool, registry, delay } from '../../helpers/tools.js';
 
 /** Parse a script's JSON output. */
 export function json(output: unknown): any {
