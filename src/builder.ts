@@ -6,7 +6,7 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { failure } from './codes.js';
 import { checkChainable, toToolSet, type ChainCheck, type SideEffectingTools } from './gate/chainable.js';
 import { isStepGate, messageOf, type StepGate } from './gate/step-gate.js';
-import { DEFAULT_STEP_TIMEOUT_MS } from './engine/plan.js';
+import { DEFAULT_STEP_TIMEOUT_MS, runSettings, settingsFit, type RunSettings } from './engine/plan.js';
 import type { SnapshotProvider } from './engine/snapshot.js';
 import { compileSchema, type SchemaCheck } from './spec/ajv.js';
 import type { ComposableToolSpec } from './spec/types.js';
@@ -139,6 +139,9 @@ export class ComposableToolBuilder {
     const id = `toolweave:${name}`;
     const builder = this;
     let computing = false;
+    // What every run of this tool passes the plan, made on the first run and again only when the
+    // gate, its `call` or the chainable list changes (see `settingsFit`), not once per run.
+    let settings: RunSettings | undefined;
     const tool: ITool<InputOf<S>> = {
       id,
       name,
@@ -166,15 +169,17 @@ export class ComposableToolBuilder {
           const problems = checkInput(args);
           if (problems) return Promise.resolve(failure('input_invalid', `Invalid input for "${name}": ${problems.join('; ')}`, { errors: problems }));
           const ctx = context ?? {};
-          const running = plan.run(args, ctx, {
-            gate,
-            sideEffectingTools: builder.sideEffecting,
-            snapshots: builder.snapshots,
-            compositionId: id,
-            signal: ctx.signal,
-            // A composite's steps read each other's results: code, not the model, reads them.
-            reader: 'code',
-          });
+          if (!settings || !settingsFit(settings, gate, builder.sideEffecting)) {
+            settings = runSettings({
+              gate,
+              sideEffectingTools: builder.sideEffecting,
+              snapshots: builder.snapshots,
+              compositionId: id,
+              // A composite's steps read each other's results: code, not the model, reads them.
+              reader: 'code',
+            });
+          }
+          const running = plan.runWith(args, ctx, settings, ctx.signal);
           return checkOutput ? running.then((result) => withCheckedOutput(name, checkOutput, result)) : running;
         } catch (error) {
           return Promise.resolve(failure('step_threw', `Composite "${name}" failed unexpectedly: ${messageOf(error)}`));

@@ -7,7 +7,7 @@ import type { SideEffectingTools } from '../gate/chainable.js';
 import { toToolSet } from '../gate/chainable.js';
 import { compositionRefusal, nestedContext } from '../gate/depth.js';
 import type { ResultReader } from '../shaping/result-reader.js';
-import { startCallOf } from '../gate/gate-call.js';
+import { startCallOf, type StartCall } from '../gate/gate-call.js';
 import { messageOf, type StepGate } from '../gate/step-gate.js';
 import { failure } from '../codes.js';
 import { compileMapping } from '../refs/compile.js';
@@ -57,6 +57,11 @@ export interface Plan {
   tools: readonly string[];
   /** Run the plan. Never throws. */
   run(input: unknown, context: ToolExecutionContext, options: PlanRunOptions): Promise<ToolExecutionResult>;
+  /**
+   * Run the plan with settings made once ({@link runSettings}) by a front door that runs it again
+   * and again: the same run as {@link Plan.run} with `options.signal` as `signal`. Never throws.
+   */
+  runWith(input: unknown, context: ToolExecutionContext, settings: RunSettings, signal: AbortSignal | undefined): Promise<ToolExecutionResult>;
   /** The join of the side-effect grades of every tool it may call, as `resolve` sees them now. */
   hasSideEffects(resolve: (name: string) => ITool | undefined): boolean;
 }
@@ -95,25 +100,58 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
   const tools = [...env.tools];
   const annotations = env.annotations;
 
+  // Compile-time knowledge: a spec with no named node never writes `$steps.<name>`, so its runs
+  // share one empty map instead of making one each.
+  const hasNames = env.allNames.size > 0;
+
+  const runWith: Plan['runWith'] = (input, context, settings, signal) => {
+    const refusal = compositionRefusal(context, settings.compositionId);
+    if (refusal) return Promise.resolve(refusal);
+    const state = runState(context, settings, signal, env.stepTimeoutMs);
+    // The executor is one shared function, not a closure made per run (see `capture`).
+    const promise = new Promise<ToolExecutionResult>(capture);
+    const resolve = captured!;
+    captured = undefined;
+    // Never rejects: callers hand this promise on as their own result, with no try around an await.
+    try {
+      new PlanRun(steps, state, input, hasNames ? new Map() : NO_NAMES, shapeOutput, annotations, resolve).start();
+    } catch (error) {
+      resolve(failure('step_threw', `The run failed unexpectedly: ${messageOf(error)}`));
+    }
+    return promise;
+  };
+
   return {
     errors: env.errors,
     tools,
     hasSideEffects: (resolve) => tools.some((name) => resolve(name)?.hasSideEffects !== false),
-    run(input, context, runOptions) {
-      const refusal = compositionRefusal(context, runOptions.compositionId);
-      if (refusal) return Promise.resolve(refusal);
-      const state = runState(context, runOptions, env.stepTimeoutMs);
-      return new Promise<ToolExecutionResult>((resolve) => {
-        // Never rejects: callers hand this promise on as their own result, with no try around an await.
-        try {
-          new PlanRun(steps, state, input, shapeOutput, annotations, resolve).start();
-        } catch (error) {
-          resolve(failure('step_threw', `The run failed unexpectedly: ${messageOf(error)}`));
-        }
-      });
-    },
+    run: (input, context, runOptions) => runWith(input, context, runSettings(runOptions), runOptions.signal),
+    runWith,
   };
 }
+
+/**
+ * Where {@link capture} leaves the resolve function of the promise being made. A promise's
+ * executor runs synchronously inside its constructor, so the slot is read (and cleared) right
+ * after `new Promise(capture)`, before anything else can run.
+ */
+let captured: ((result: ToolExecutionResult) => void) | undefined;
+/** The executor every run's promise shares: it only hands its resolve function to {@link captured}. */
+function capture(resolve: (result: ToolExecutionResult) => void): void {
+  captured = resolve;
+}
+
+/**
+ * The `named` map of a run whose spec names no node: no node can write it (only a named node
+ * does), and a `$steps.<name>` reference reads nothing from it. Shared, and refuses writes so a
+ * mistake could never leak one run's output into another.
+ */
+class NoNames extends Map<string, unknown> {
+  override set(): this {
+    throw new Error('This spec names no node: there is nothing to record by name.');
+  }
+}
+const NO_NAMES: Map<string, unknown> = new NoNames();
 
 /** One run of a plan's top-level steps: each sees the outputs so far; the end becomes the run's result. */
 class PlanRun extends Sequence {
@@ -128,12 +166,13 @@ class PlanRun extends Sequence {
     steps: readonly NodePlan[],
     state: RunState,
     input: unknown,
+    named: Map<string, unknown>,
     shapeOutput: ((scope: RefScope) => unknown) | undefined,
     annotations: CompileEnv['annotations'],
     resolve: (result: ToolExecutionResult) => void,
   ) {
     super(steps, state);
-    this.refs = { input, prev: undefined, steps: [], named: new Map() };
+    this.refs = { input, prev: undefined, steps: [], named };
     this.shapeOutput = shapeOutput;
     this.annotations = annotations;
     this.resolve = resolve;
@@ -182,6 +221,55 @@ export function createCompileEnv(nodes: readonly unknown[], options: PlanOptions
 }
 
 /**
+ * What a run takes from its caller that does not change from one run to the next: everything in
+ * {@link PlanRunOptions} but the signal, with the gate's record form looked up and the host's list
+ * made a set. A front door that runs the same plan again and again (a built composite) makes it
+ * once and makes it again only when {@link settingsFit} says it no longer fits.
+ */
+export interface RunSettings {
+  /** The gate every step passes. */
+  readonly gate: StepGate;
+  /** `gate.call` when the settings were made: a host that replaces it afterwards is never bypassed. */
+  readonly call: StepGate['call'];
+  /** The gate's record form (`startCallOf(call)`); absent for a host-made gate. */
+  readonly startCall: StartCall | undefined;
+  /** The host's list of side-effecting tools that may be chained, as a set. */
+  readonly sideEffectingTools: ReadonlySet<string>;
+  /** Dry run: side-effecting and composite steps take their outputs from here. */
+  readonly dry: { stepOutputs: Record<string, unknown> } | undefined;
+  /** The host's snapshot/restore pair. */
+  readonly snapshots: SnapshotProvider | undefined;
+  /** The id of the composition being run, for the cycle guard. */
+  readonly compositionId: string | undefined;
+  /** Who reads the steps' results (absent: the caller's reader). */
+  readonly reader: ResultReader | undefined;
+}
+
+/** Make the settings of {@link RunSettings} from a run's options (their `signal` is not kept). */
+export function runSettings(options: PlanRunOptions): RunSettings {
+  const gate = options.gate;
+  const call = gate.call;
+  return {
+    gate,
+    call,
+    startCall: startCallOf(call),
+    sideEffectingTools: toToolSet(options.sideEffectingTools),
+    dry: options.dry,
+    snapshots: options.snapshots,
+    compositionId: options.compositionId,
+    reader: options.reader,
+  };
+}
+
+/**
+ * Whether settings made earlier still describe a run through `gate` with `sideEffectingTools`:
+ * the same gate, still with the same `call`, and the same set of chainable tools.
+ */
+export function settingsFit(settings: RunSettings, gate: StepGate, sideEffectingTools: ReadonlySet<string>): boolean {
+  return settings.gate === gate && settings.call === gate.call && settings.sideEffectingTools === sideEffectingTools;
+}
+
+/**
  * Start a run: enter one level of composition (refusing at the depth limit or on a cycle) and
  * make the run's state. Every front door that runs plans starts here.
  */
@@ -192,21 +280,21 @@ export function enterRun(
 ): { ok: true; state: RunState } | { ok: false; refusal: ToolExecutionResult } {
   const refusal = compositionRefusal(context, runOptions.compositionId);
   if (refusal) return { ok: false, refusal };
-  return { ok: true, state: runState(context, runOptions, stepTimeoutMs) };
+  return { ok: true, state: runState(context, runSettings(runOptions), runOptions.signal, stepTimeoutMs) };
 }
 
 /** The state of a run that {@link compositionRefusal} has let in. */
-function runState(context: ToolExecutionContext, runOptions: PlanRunOptions, stepTimeoutMs: number): RunState {
-  const nested = nestedContext(context, runOptions.compositionId, runOptions.signal, runOptions.reader);
+function runState(context: ToolExecutionContext, settings: RunSettings, signal: AbortSignal | undefined, stepTimeoutMs: number): RunState {
+  const nested = nestedContext(context, settings.compositionId, signal, settings.reader);
   return {
-    gate: runOptions.gate,
-    startCall: startCallOf(runOptions.gate.call),
-    sideEffectingTools: toToolSet(runOptions.sideEffectingTools),
+    gate: settings.gate,
+    startCall: settings.startCall,
+    sideEffectingTools: settings.sideEffectingTools,
     context: nested,
-    signal: runOptions.signal ?? context.signal,
-    dry: runOptions.dry,
+    signal: signal ?? context.signal,
+    dry: settings.dry,
     stepTimeoutMs,
-    snapshots: runOptions.snapshots,
+    snapshots: settings.snapshots,
     compositionPath: nested.sessionData!.compositionPath as string[],
     effects: [],
     trace: [],
