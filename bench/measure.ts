@@ -50,7 +50,10 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-/** Print comparisons as a table, with the target beside each ratio. */
+/**
+ * Print comparisons as a table, with the target beside each ratio. Timing on a shared machine is
+ * noisy, so the verdict is printed, never turned into a failing exit code; returns whether all met it.
+ */
 export function printComparisons(title: string, rows: Comparison[], target: number): boolean {
   console.log(`\n${title}`);
   console.log('| case | baseline (ms/iter) | toolweave (ms/iter) | ratio | target |');
