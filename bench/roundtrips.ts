@@ -1,5 +1,5 @@
 /**
- * Round trips and re-sent context for the seed workloads, direct calls against one call to a
+ * Round trips and re-sent context for two typical workloads, direct calls against one call to a
  * host-built composite (ComposableToolBuilder, offered beside the base tools):
  *
  * (a) the 4-step investigation: list_dir -> grep_files -> read_file -> calculator;
