@@ -32,6 +32,8 @@ export function withCommonFields(plan: NodePlan, node: NodeCommon, env: CompileE
       if (outcome.ok) scope.named.set(name, outcome.output);
       return outcome;
     };
+    // Only a name around a plain leaf: the leaf stays plain (the chain fast path records the name).
+    if (inner === plan && plan.leaf) wrapped.leaf = plan.leaf;
   }
   return wrapped;
 }

@@ -2,14 +2,16 @@
 import { failure } from '../codes.js';
 import { callByName } from '../gate/call.js';
 import { chainRefusal, isChainable } from '../gate/chainable.js';
+import { GateCall, type StartCall } from '../gate/gate-call.js';
 import { messageOf, type GateRunOptions } from '../gate/step-gate.js';
+import { release } from '../gate/watchdog.js';
 import { compileMapping } from '../refs/compile.js';
 import { isRecord } from '../spec/nodes.js';
 import type { StepNode } from '../spec/types.js';
 import type { ITool, ToolExecutionResult } from '../tool.js';
 import type { Accessor, RefScope } from '../refs/scope.js';
 import { refSite, type CompileEnv, type NodeSite } from './compile-env.js';
-import { fromDrive, type Lane, type LeafRecorder, type NodeOutcome, type NodePlan, type RunState, type TraceEntry, type UndoAction } from './run-state.js';
+import { fromDrive, threwOutcome, type Lane, type LeafRecorder, type NodeOutcome, type NodePlan, type RunState, type TraceEntry, type UndoAction } from './run-state.js';
 
 /** Compile a leaf into a plan. */
 export function compileLeaf(node: StepNode, env: CompileEnv, site: NodeSite, label: string): NodePlan {
@@ -18,8 +20,11 @@ export function compileLeaf(node: StepNode, env: CompileEnv, site: NodeSite, lab
   const mapping = compileMapping(node.inputMapping ?? node.args ?? {}, refSite(env, site, label));
   env.errors.push(...mapping.errors);
   const undo = node.compensate ? compileCompensation(node.compensate.tool, node.compensate.args, env, site, label) : undefined;
-  const leaf = new Leaf(label, toolName, mapping.accessor, node.timeoutMs ?? env.stepTimeoutMs, undo);
-  return fromDrive((state, scope, lane) => leaf.drive(state, scope, lane));
+  const leaf = new Leaf(label, toolName, node.name, mapping.accessor, node.timeoutMs ?? env.stepTimeoutMs, undo);
+  const plan = fromDrive((state, scope, lane) => leaf.drive(state, scope, lane));
+  // A leaf with nothing to undo may run in a top-level chain's fast path (see LeafChain).
+  if (!undo) plan.leaf = leaf;
+  return plan;
 }
 
 /**
@@ -28,15 +33,24 @@ export function compileLeaf(node: StepNode, env: CompileEnv, site: NodeSite, lab
  * inlines a call chain only within a bytecode budget, and a chain of quick tools is mostly this
  * path.
  */
-class Leaf implements LeafRecorder {
+export class Leaf implements LeafRecorder {
   /** The gate options for a host-made gate. */
   private readonly runOptions: GateRunOptions;
 
+  /**
+   * @param label - the step's label: its name, or its place in the spec
+   * @param toolName - the tool it calls, resolved through the gate at every run
+   * @param name - the node's name, under which its output is recorded (`$steps.<name>`)
+   * @param argsOf - its compiled argument mapping
+   * @param timeoutMs - its timeout
+   * @param undo - its compensating call, if any
+   */
   constructor(
     readonly label: string,
     readonly toolName: string,
-    private readonly argsOf: Accessor,
-    private readonly timeoutMs: number,
+    readonly name: string | undefined,
+    readonly argsOf: Accessor,
+    readonly timeoutMs: number,
     private readonly undo: Compensation | undefined,
   ) {
     this.runOptions = { step: label, timeoutMs };
@@ -65,10 +79,9 @@ class Leaf implements LeafRecorder {
   /** Every other case, in the same order of checks: the cycle guard, the arguments, a dry run, then the gate. */
   private driveOther(tool: ITool, state: RunState, scope: RefScope, lane: Lane): NodeOutcome | undefined {
     const { label, toolName } = this;
-    if (tool.composition && state.compositionPath.includes(tool.id)) {
-      return failed(state, label, toolName, failure('composition_cycle', `Step "${label}" calls composition "${tool.name}", which is already running on this path.`, {
-        path: [...state.compositionPath, tool.id],
-      }));
+    if (tool.composition) {
+      const cycle = this.cycleRefused(tool, state);
+      if (cycle) return cycle;
     }
     const args = this.argsOf(scope);
     if (!isRecord(args)) return this.argsRefused(state, args);
@@ -103,7 +116,17 @@ class Leaf implements LeafRecorder {
     return undefined;
   }
 
-  private argsRefused(state: RunState, args: unknown): NodeOutcome {
+  /** The cycle guard for a composition tool: the refusal when it is already running on this path. */
+  cycleRefused(tool: ITool, state: RunState): NodeOutcome | undefined {
+    if (!state.compositionPath.includes(tool.id)) return undefined;
+    const label = this.label;
+    return failed(state, label, this.toolName, failure('composition_cycle', `Step "${label}" calls composition "${tool.name}", which is already running on this path.`, {
+      path: [...state.compositionPath, tool.id],
+    }));
+  }
+
+  /** The refusal of arguments that did not resolve to an object. */
+  argsRefused(state: RunState, args: unknown): NodeOutcome {
     const label = this.label;
     return failed(state, label, this.toolName, failure('input_invalid', `Step "${label}": its arguments resolved to ${describe(args)}, not an object.`));
   }
@@ -111,11 +134,16 @@ class Leaf implements LeafRecorder {
   /** Record the call's result: the ledger, the trace, the undo log. */
   finish(tool: ITool, state: RunState, scope: RefScope, result: ToolExecutionResult): NodeOutcome {
     if (!result.success) return failed(state, this.label, this.toolName, result);
+    this.recordSuccess(tool, state);
+    if (this.undo && state.undo) this.logUndo(this.undo, state, state.undo, scope, result.output);
+    return { ok: true, output: result.output };
+  }
+
+  /** Record a successful call: the effects ledger (side-effecting tools), then the trace. */
+  recordSuccess(tool: ITool, state: RunState): void {
     if (tool.hasSideEffects === true) state.effects.push({ step: this.label, tool: this.toolName, ran: true });
     // The common entry (no annotation around the leaf) as a literal: this runs once per step.
     if (state.recording) state.trace.push(state.annotations.length ? entry(state, this.label, this.toolName, true) : { step: this.label, tool: this.toolName, ok: true });
-    if (this.undo && state.undo) this.logUndo(this.undo, state, state.undo, scope, result.output);
-    return { ok: true, output: result.output };
   }
 
   /**
@@ -185,4 +213,105 @@ function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   return `a ${typeof value}`;
+}
+
+/**
+ * The fast path for the most common plan: a top-level sequence of plain leaves (no `when`,
+ * `retry`, `onError`, compensation or combinator; names are fine), run through a gate with no
+ * host checks ({@link directCallOf} in the gate), not a dry run. The same rules as a {@link Leaf}
+ * driven by a sequence, through the same helpers, without the layers between: one object is the
+ * run's sequence, its lane and the gate's record, and a step's result goes straight from the gate
+ * to the next step with no outcome object or plan closure in between.
+ *
+ * A subclass says how the run ends ({@link LeafChain.end} is called exactly once).
+ */
+export abstract class LeafChain extends GateCall {
+  // Declared and set in the constructor, not class fields: see GateCall (one per run).
+  /** The steps, in order. */
+  private declare readonly leaves: readonly Leaf[];
+  /** The gate's direct record form: the abort check, then the tool. */
+  private declare readonly direct: StartCall;
+  /** The run's state: the ledger, the trace, the context. */
+  protected declare readonly runState: RunState;
+  /** What the steps' references read: the input and the outputs so far. */
+  protected declare readonly refs: RefScope;
+  /** The step now running (or next to run). */
+  private declare at: number;
+  private declare finished: boolean;
+
+  /**
+   * @param leaves - the steps, in order
+   * @param direct - the gate's record form with no host checks in front of it
+   * @param runState - the run's state
+   * @param refs - the scope every step reads
+   */
+  constructor(leaves: readonly Leaf[], direct: StartCall, runState: RunState, refs: RefScope) {
+    super();
+    this.leaves = leaves;
+    this.direct = direct;
+    this.runState = runState;
+    this.refs = refs;
+    this.at = 0;
+    this.finished = false;
+    // One record for every step: it stays on the watchdog's list until the run ends.
+    this.reused = true;
+  }
+
+  /** The run is over: `undefined` when every step succeeded, else the failure that stopped it. */
+  protected abstract end(failed: NodeOutcome | undefined): void;
+
+  /** Start the run. */
+  start(): void {
+    this.go(undefined);
+  }
+
+  /** The gate delivered the result of the step in flight. */
+  override deliver(result: ToolExecutionResult): void {
+    this.go(result);
+  }
+
+  /** Record `result` (the last step's, if any), then run steps until one is in flight or the run ends. */
+  private go(result: ToolExecutionResult | undefined): void {
+    // Nothing here throws by design; if a host object's getter does, the run still ends with a result.
+    try {
+      const { leaves, runState: state, refs } = this;
+      for (;;) {
+        if (result) {
+          const done = leaves[this.at];
+          if (!result.success) return this.finish(failed(state, done.label, done.toolName, result));
+          done.recordSuccess(this.tool, state);
+          const output = result.output;
+          if (done.name !== undefined) refs.named.set(done.name, output);
+          refs.steps.push(output);
+          refs.prev = output;
+          this.at++;
+        }
+        if (this.at >= leaves.length) return this.finish(undefined);
+        const leaf = leaves[this.at];
+        const toolName = leaf.toolName;
+        // The chainability rule, re-checked at every run against the registry as it stands now.
+        const tool = state.gate.resolve(toolName);
+        if (!isChainable(toolName, tool, state.sideEffectingTools)) return this.finish(failed(state, leaf.label, toolName, chainRefusal(toolName, tool)));
+        if (tool.composition) {
+          const cycle = leaf.cycleRefused(tool, state);
+          if (cycle) return this.finish(cycle);
+        }
+        const args = leaf.argsOf(refs);
+        if (!isRecord(args)) return this.finish(leaf.argsRefused(state, args));
+        // The instance checked is the one the gate runs.
+        this.aim(tool, leaf.label, leaf.timeoutMs);
+        result = this.direct(this, args, state.context, state.signal);
+        if (!result) return;
+      }
+    } catch (error) {
+      this.finish(threwOutcome(error));
+    }
+  }
+
+  private finish(outcome: NodeOutcome | undefined): void {
+    if (this.finished) return;
+    this.finished = true;
+    release(this);
+    this.end(outcome);
+  }
 }

@@ -7,7 +7,7 @@ import type { SideEffectingTools } from '../gate/chainable.js';
 import { toToolSet } from '../gate/chainable.js';
 import { compositionRefusal, nestedContext } from '../gate/depth.js';
 import type { ResultReader } from '../shaping/result-reader.js';
-import { startCallOf, type StartCall } from '../gate/gate-call.js';
+import { directCallOf, startCallOf, type StartCall } from '../gate/gate-call.js';
 import { messageOf, type StepGate } from '../gate/step-gate.js';
 import { failure } from '../codes.js';
 import { compileMapping } from '../refs/compile.js';
@@ -17,6 +17,7 @@ import type { ComposableToolSpec } from '../spec/types.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { refSite, type CompileEnv, type NodeSite } from './compile-env.js';
 import { compileNode } from './compile-node.js';
+import { LeafChain, type Leaf } from './leaf.js';
 import { Sequence, completedSteps, type NodeOutcome, type NodePlan, type RunState } from './run-state.js';
 import type { SnapshotProvider } from './snapshot.js';
 
@@ -103,6 +104,8 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
   // Compile-time knowledge: a spec with no named node never writes `$steps.<name>`, so its runs
   // share one empty map instead of making one each.
   const hasNames = env.allNames.size > 0;
+  // The most common shape, a top-level sequence of plain leaves, may run on the fast path.
+  const chain = steps.every((step) => step.leaf !== undefined) ? steps.map((step) => step.leaf!) : undefined;
 
   const runWith: Plan['runWith'] = (input, context, settings, signal) => {
     const refusal = compositionRefusal(context, settings.compositionId);
@@ -114,7 +117,11 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
     captured = undefined;
     // Never rejects: callers hand this promise on as their own result, with no try around an await.
     try {
-      new PlanRun(steps, state, input, hasNames ? new Map() : NO_NAMES, shapeOutput, annotations, resolve).start();
+      const named = hasNames ? new Map() : NO_NAMES;
+      // Only through a gate with no host checks, and never in a dry run: those take the general path.
+      const direct = chain && !settings.dry ? settings.directCall : undefined;
+      if (direct) new ChainRun(chain!, direct, state, input, named, shapeOutput, annotations, resolve).start();
+      else new PlanRun(steps, state, input, named, shapeOutput, annotations, resolve).start();
     } catch (error) {
       resolve(failure('step_threw', `The run failed unexpectedly: ${messageOf(error)}`));
     }
@@ -188,23 +195,60 @@ class PlanRun extends Sequence {
   }
 
   protected override end(failed: NodeOutcome | undefined): void {
-    const state = this.runState;
-    if (failed && !failed.ok) {
-      const f = failed.failure;
-      this.resolve({
-        success: false,
-        error: f.error,
-        details: { ...f.details, completed: completedSteps(state.trace), effects: state.effects, trace: state.trace },
-        effects: state.effects,
-      });
-      return;
-    }
-    const output = this.shapeOutput ? this.shapeOutput(this.refs) : this.refs.prev;
-    const details: Record<string, unknown> = { trace: state.trace };
-    if (this.annotations.length) details.annotations = this.annotations;
-    if (state.continued.length) details.continued = state.continued;
-    this.resolve({ success: true, output, effects: state.effects, details });
+    this.resolve(runResult(this.runState, this.refs, failed, this.shapeOutput, this.annotations));
   }
+}
+
+/** One run of a plan that is a top-level sequence of plain leaves, on the fast path: see {@link LeafChain}. */
+class ChainRun extends LeafChain {
+  // Declared and set in the constructor, not class fields: see GateCall (one per run).
+  private declare readonly shapeOutput: ((scope: RefScope) => unknown) | undefined;
+  private declare readonly annotations: CompileEnv['annotations'];
+  private declare readonly resolve: (result: ToolExecutionResult) => void;
+
+  constructor(
+    leaves: readonly Leaf[],
+    direct: StartCall,
+    state: RunState,
+    input: unknown,
+    named: Map<string, unknown>,
+    shapeOutput: ((scope: RefScope) => unknown) | undefined,
+    annotations: CompileEnv['annotations'],
+    resolve: (result: ToolExecutionResult) => void,
+  ) {
+    super(leaves, direct, state, { input, prev: undefined, steps: [], named });
+    this.shapeOutput = shapeOutput;
+    this.annotations = annotations;
+    this.resolve = resolve;
+  }
+
+  protected override end(failed: NodeOutcome | undefined): void {
+    this.resolve(runResult(this.runState, this.refs, failed, this.shapeOutput, this.annotations));
+  }
+}
+
+/** The result of a run of top-level steps: the failure that stopped it with its details, or the (mapped) output. */
+function runResult(
+  state: RunState,
+  refs: RefScope,
+  failed: NodeOutcome | undefined,
+  shapeOutput: ((scope: RefScope) => unknown) | undefined,
+  annotations: CompileEnv['annotations'],
+): ToolExecutionResult {
+  if (failed && !failed.ok) {
+    const f = failed.failure;
+    return {
+      success: false,
+      error: f.error,
+      details: { ...f.details, completed: completedSteps(state.trace), effects: state.effects, trace: state.trace },
+      effects: state.effects,
+    };
+  }
+  const output = shapeOutput ? shapeOutput(refs) : refs.prev;
+  const details: Record<string, unknown> = { trace: state.trace };
+  if (annotations.length) details.annotations = annotations;
+  if (state.continued.length) details.continued = state.continued;
+  return { success: true, output, effects: state.effects, details };
 }
 
 /** The compile settings for a list of top-level nodes. */
@@ -233,6 +277,8 @@ export interface RunSettings {
   readonly call: StepGate['call'];
   /** The gate's record form (`startCallOf(call)`); absent for a host-made gate. */
   readonly startCall: StartCall | undefined;
+  /** The gate's record form with no host checks in front of it ({@link directCallOf}); absent when it has some. */
+  readonly directCall: StartCall | undefined;
   /** The host's list of side-effecting tools that may be chained, as a set. */
   readonly sideEffectingTools: ReadonlySet<string>;
   /** Dry run: side-effecting and composite steps take their outputs from here. */
@@ -253,6 +299,7 @@ export function runSettings(options: PlanRunOptions): RunSettings {
     gate,
     call,
     startCall: startCallOf(call),
+    directCall: directCallOf(call),
     sideEffectingTools: toToolSet(options.sideEffectingTools),
     dry: options.dry,
     snapshots: options.snapshots,

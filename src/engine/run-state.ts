@@ -5,6 +5,7 @@
 import type { SnapshotProvider } from './snapshot.js';
 import type { RefScope } from '../refs/scope.js';
 import type { StepGate } from '../gate/step-gate.js';
+import type { Leaf } from './leaf.js';
 import { GateCall, type StartCall } from '../gate/gate-call.js';
 import { release } from '../gate/watchdog.js';
 import type { EffectRecord, ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
@@ -81,7 +82,14 @@ export type NodeOutcome = { ok: true; output: unknown } | { ok: false; failure: 
  * A leaf also carries `drive`, its lane form, so a sequence of quick steps runs without a
  * promise and an async frame per step.
  */
-export type NodePlan = ((state: RunState, scope: RefScope) => Promise<NodeOutcome>) & { drive?: DrivePlan };
+export type NodePlan = ((state: RunState, scope: RefScope) => Promise<NodeOutcome>) & {
+  drive?: DrivePlan;
+  /**
+   * The compiled leaf, when the node is a plain leaf: no compensation and no common field but a
+   * name. A top-level sequence of them runs on the fast path (see `LeafChain`).
+   */
+  leaf?: Leaf;
+};
 
 /** The lane form of a plan: the outcome when known at once, else `undefined` and the lane's owner takes it once. */
 export type DrivePlan = (state: RunState, scope: RefScope, lane: Lane) => NodeOutcome | undefined;

@@ -112,3 +112,15 @@ export const START_CALL: unique symbol = Symbol('toolweave.startCall');
 export function startCallOf(call: unknown): StartCall | undefined {
   return typeof call === 'function' ? (call as { [START_CALL]?: StartCall })[START_CALL] : undefined;
 }
+
+/**
+ * Where a gate made by `createStepGate` without host checks (no permission manager, no approvals)
+ * keeps its record form with nothing in front of it: the abort check, then the tool. Absent on a
+ * gate with host checks, so an engine that takes this shortcut can never skip them.
+ */
+export const DIRECT_CALL: unique symbol = Symbol('toolweave.directCall');
+
+/** The record form of `gate.call` when the gate has no host checks to make, else `undefined`. */
+export function directCallOf(call: unknown): StartCall | undefined {
+  return typeof call === 'function' ? (call as { [DIRECT_CALL]?: StartCall })[DIRECT_CALL] : undefined;
+}

@@ -1,5 +1,5 @@
 import { failure } from '../codes.js';
-import { GateCall, START_CALL, type StartCall } from './gate-call.js';
+import { DIRECT_CALL, GateCall, START_CALL, type StartCall } from './gate-call.js';
 import { unwatch, watch } from './watchdog.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult, ToolResolver } from '../tool.js';
 
@@ -136,7 +136,7 @@ export function createStepGate(options: StepGateOptions): StepGate {
     });
     return undefined;
   };
-  const call: NonNullable<StepGate['call']> & { [START_CALL]: StartCall } = Object.assign(
+  const call: NonNullable<StepGate['call']> & { [START_CALL]: StartCall; [DIRECT_CALL]?: StartCall } = Object.assign(
     (
       tool: ITool,
       args: Record<string, unknown>,
@@ -147,6 +147,8 @@ export function createStepGate(options: StepGateOptions): StepGate {
     ) => start(new CallbackCall(tool, runOptions?.step ?? tool.name, runOptions?.timeoutMs, done), args, context, signal),
     { [START_CALL]: start },
   );
+  // With no host checks, `start` is the checked call itself: say so, for engines that drive it directly.
+  if (!permissionManager && !approvals) call[DIRECT_CALL] = callChecked;
   const gate: StepGate & { [GATE]: true; call: typeof call } = {
     [GATE]: true,
     resolve: (name) => {

@@ -1,0 +1,111 @@
+/**
+ * The fast path for a top-level sequence of plain leaves (a gate with no host checks) against the
+ * general path (forced here by a permission manager that allows everything): the same specs give
+ * the same results, successes and failures alike, timeouts included.
+ */
+import { describe, expect, it } from 'vitest';
+import { ComposableToolBuilder } from '../../src/builder.js';
+import { directCallOf } from '../../src/gate/gate-call.js';
+import type { ComposableToolSpec } from '../../src/spec/types.js';
+import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../src/tool.js';
+import { registry, tool } from '../helpers/tools.js';
+
+const inc = tool('inc', (a) => ({ n: Number(a.n ?? 0) + 1 }));
+const send = tool('send', (a) => ({ sent: a.n }), { hasSideEffects: true });
+const unlisted = tool('unlisted', () => ({}), { hasSideEffects: true });
+const undeclared = tool('undeclared', () => ({}), {});
+const fails = tool('fails', () => ({ success: false, error: 'nope', details: { code: 'boom' } }));
+const throws = tool('throws', () => {
+  throw new Error('kaput');
+});
+const number = tool('number', () => 7);
+const hangs = tool('hangs', () => new Promise(() => {}));
+const bad: ITool = { ...inc, id: 'test:bad', name: 'bad', execute: () => Promise.resolve(42 as unknown as ToolExecutionResult) };
+
+/** Two builders over one registry: the fast path, and the general path through an allow-all permission check. */
+function builders(extra: ITool[] = []) {
+  const reg = registry(inc, send, unlisted, undeclared, fails, throws, number, hangs, bad, ...extra);
+  const fastGate = reg.gate();
+  const generalGate = reg.gate({ permissionManager: { isExecutionAllowed: () => ({ isAllowed: true }) } });
+  expect(directCallOf(fastGate.call)).toBeDefined();
+  expect(directCallOf(generalGate.call)).toBeUndefined();
+  const fast = new ComposableToolBuilder(fastGate, { stepTimeoutMs: 40 });
+  const general = new ComposableToolBuilder(generalGate, { stepTimeoutMs: 40 });
+  for (const b of [fast, general]) b.bind({ sideEffectingTools: ['send'] });
+  return { reg, fast, general };
+}
+
+async function both(spec: ComposableToolSpec, input: Record<string, unknown> = { n: 0 }, context: ToolExecutionContext = {}) {
+  const { fast, general } = builders();
+  const a = await fast.build('c', 'c', { type: 'object' }, spec).execute(input, context);
+  const b = await general.build('c', 'c', { type: 'object' }, spec).execute(input, context);
+  expect(a).toEqual(b);
+  return a;
+}
+
+const step = (toolName: string, extra: Record<string, unknown> = {}) => ({ tool: toolName, inputMapping: { n: '$prev.n' }, ...extra });
+
+describe('the chain fast path', () => {
+  it('gives the same success: outputs, names, output mapping, effects and trace', async () => {
+    const result = await both({
+      steps: [{ name: 'first', tool: 'inc', inputMapping: { n: '$input.n' } }, step('inc'), step('send', { name: 'sent' }), { tool: 'inc', inputMapping: { n: '$steps.first.n' } }],
+      output: { last: '$prev.n', first: '$steps.first.n', sent: '$steps.sent.sent' },
+    });
+    expect(result).toMatchObject({ success: true, output: { last: 2, first: 1, sent: 2 }, effects: [{ step: 'sent', tool: 'send', ran: true }] });
+    expect((result.details?.trace as unknown[]).length).toBe(4);
+  });
+
+  it.each([
+    ['a tool failure (innerCode)', 'fails', 'step_failed'],
+    ['a missing tool', 'absent', 'step_missing'],
+    ['an unlisted side-effecting tool', 'unlisted', 'step_not_chainable'],
+    ['a tool that declares nothing', 'undeclared', 'side_effects_undeclared'],
+    ['a tool that throws', 'throws', 'step_threw'],
+    ['a tool that returns a non-result', 'bad', 'step_bad_result'],
+    ['a tool that never settles', 'hangs', 'step_timeout'],
+  ])('gives the same failure for %s, after steps with effects', async (_what, toolName, code) => {
+    const started = Date.now();
+    const result = await both({ steps: [{ tool: 'inc', inputMapping: { n: '$input.n' } }, step('send'), step(toolName, { name: 'bad_step' })] });
+    expect(result.success).toBe(false);
+    expect(result.details).toMatchObject({ code, step: 'bad_step', completed: ['steps[0]', 'steps[1]'] });
+    expect(result.effects).toEqual([{ step: 'steps[1]', tool: 'send', ran: true }]);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('gives the same refusal for arguments that are not an object', async () => {
+    const result = await both({ steps: [{ tool: 'number' }, { tool: 'inc', inputMapping: '$prev' } as never] });
+    expect(result.details?.code).toBe('input_invalid');
+  });
+
+  it('gives the same abort', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const result = await both({ steps: [step('inc')] }, { n: 0 }, { signal: controller.signal });
+    expect(result.details?.code).toBe('step_aborted');
+  });
+
+  it('gives the same cycle refusal for a composition that calls itself', async () => {
+    const { reg, fast, general } = builders();
+    const results = [];
+    for (const b of [fast, general]) {
+      const self = b.build('self', 'self', { type: 'object' }, { steps: [{ tool: 'inc', inputMapping: { n: '$input.n' } }, { tool: 'self', inputMapping: {} }] });
+      reg.add(self);
+      results.push(await self.execute({ n: 0 }, {}));
+    }
+    expect(results[0]).toEqual(results[1]);
+    expect(results[0].details?.code).toBe('composition_cycle');
+  });
+
+  it('re-checks the rule at every run: a tool replaced by name is checked again', async () => {
+    const { reg, fast, general } = builders();
+    const spec = { steps: [step('inc'), step('later')] };
+    const tools = [fast, general].map((b) => b.build('c', 'c', { type: 'object' }, spec));
+    const missing = await Promise.all(tools.map((t) => t.execute({ n: 0 }, {})));
+    expect(missing[0]).toEqual(missing[1]);
+    expect(missing[0].details?.code).toBe('step_missing');
+    reg.add(inc, 'later');
+    const ok = await Promise.all(tools.map((t) => t.execute({ n: 0 }, {})));
+    expect(ok[0]).toEqual(ok[1]);
+    expect(ok[0].success).toBe(true);
+  });
+});
