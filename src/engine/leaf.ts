@@ -116,6 +116,35 @@ export class Leaf implements LeafRecorder {
     return undefined;
   }
 
+  /**
+   * Start this leaf's call on a fast path (a {@link LeafChain}, a for_each or a gather of plain
+   * leaves): the checks of {@link Leaf.drive}, in the same order (the chainability rule against
+   * the registry as it stands now, the cycle guard, the arguments), then the gate's direct call
+   * with `call` as its record. The one implementation of those checks for every fast path.
+   *
+   * @param call - the record the gate fills and delivers to; not in flight
+   * @param direct - the gate's record form with no host checks ({@link directCallOf})
+   * @param state - the run's state
+   * @param scope - what the arguments read
+   * @returns a refusal, already recorded (an outcome); the call's result when the gate knew it at
+   *   once, not yet recorded (a tool result); or `undefined` while it is in flight, and
+   *   `call.deliver` then gets the result once
+   */
+  startDirect(call: GateCall, direct: StartCall, state: RunState, scope: RefScope): NodeOutcome | ToolExecutionResult | undefined {
+    const toolName = this.toolName;
+    const tool = state.gate.resolve(toolName);
+    if (!isChainable(toolName, tool, state.sideEffectingTools)) return failed(state, this.label, toolName, chainRefusal(toolName, tool));
+    if (tool.composition) {
+      const cycle = this.cycleRefused(tool, state);
+      if (cycle) return cycle;
+    }
+    const args = this.argsOf(scope);
+    if (!isRecord(args)) return this.argsRefused(state, args);
+    // The instance checked is the one the gate runs.
+    call.aim(tool, this.label, this.timeoutMs);
+    return direct(call, args, state.context, state.signal);
+  }
+
   /** The cycle guard for a composition tool: the refusal when it is already running on this path. */
   cycleRefused(tool: ITool, state: RunState): NodeOutcome | undefined {
     if (!state.compositionPath.includes(tool.id)) return undefined;
@@ -287,21 +316,11 @@ export abstract class LeafChain extends GateCall {
           this.at++;
         }
         if (this.at >= leaves.length) return this.finish(undefined);
-        const leaf = leaves[this.at];
-        const toolName = leaf.toolName;
-        // The chainability rule, re-checked at every run against the registry as it stands now.
-        const tool = state.gate.resolve(toolName);
-        if (!isChainable(toolName, tool, state.sideEffectingTools)) return this.finish(failed(state, leaf.label, toolName, chainRefusal(toolName, tool)));
-        if (tool.composition) {
-          const cycle = leaf.cycleRefused(tool, state);
-          if (cycle) return this.finish(cycle);
-        }
-        const args = leaf.argsOf(refs);
-        if (!isRecord(args)) return this.finish(leaf.argsRefused(state, args));
-        // The instance checked is the one the gate runs.
-        this.aim(tool, leaf.label, leaf.timeoutMs);
-        result = this.direct(this, args, state.context, state.signal);
-        if (!result) return;
+        const now = leaves[this.at].startDirect(this, this.direct, state, refs);
+        if (!now) return;
+        // A refusal is an outcome, already recorded; a result known at once is recorded above.
+        if ('ok' in now) return this.finish(now);
+        result = now;
       }
     } catch (error) {
       this.finish(threwOutcome(error));
@@ -313,5 +332,42 @@ export abstract class LeafChain extends GateCall {
     this.finished = true;
     release(this);
     this.end(outcome);
+  }
+}
+
+/** Who takes the results of the calls it started in {@link DirectLane}s: a for_each or gather fast path. */
+export interface DirectOwner {
+  /** The call in flight in `lane` delivered `result` (not yet recorded); called once per call in flight. */
+  delivered(lane: DirectLane, result: ToolExecutionResult): void;
+}
+
+/**
+ * The gate's record for a leaf call started with {@link Leaf.startDirect} by a fast path other
+ * than a chain: a for_each worker (reused item after item) or one gather call. One class for
+ * both, so the gate's hot path sees as few shapes as possible.
+ */
+export class DirectLane extends GateCall {
+  // Declared and set in the constructor, not class fields: see GateCall (a gather makes one per call).
+  /** Who takes the results. */
+  declare readonly owner: DirectOwner;
+  /** The owner's own note of what runs here (a gather call's position). */
+  declare readonly position: number;
+  /** What the call's arguments read (a for_each worker's item scope, reused item after item). */
+  declare readonly scope: RefScope;
+
+  /**
+   * @param owner - who takes the results
+   * @param position - the owner's note of what runs here
+   * @param scope - what the call's arguments read
+   */
+  constructor(owner: DirectOwner, position: number, scope: RefScope) {
+    super();
+    this.owner = owner;
+    this.position = position;
+    this.scope = scope;
+  }
+
+  override deliver(result: ToolExecutionResult): void {
+    this.owner.delivered(this, result);
   }
 }

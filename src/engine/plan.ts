@@ -336,6 +336,7 @@ function runState(context: ToolExecutionContext, settings: RunSettings, signal: 
   return {
     gate: settings.gate,
     startCall: settings.startCall,
+    directCall: settings.directCall,
     sideEffectingTools: settings.sideEffectingTools,
     context: nested,
     signal: signal ?? context.signal,

@@ -49,6 +49,11 @@ export interface RunState {
   gate: StepGate;
   /** The gate's record form (`startCallOf(gate.call)`), looked up once per run; absent for a host-made gate. */
   startCall: StartCall | undefined;
+  /**
+   * The gate's record form with no host checks in front of it (`directCallOf(gate.call)`), absent
+   * when the gate has some: for_each and gather of plain leaves run on a fast path through it.
+   */
+  directCall: StartCall | undefined;
   sideEffectingTools: ReadonlySet<string>;
   /** The context the steps get (depth one more than the caller's, the run's signal). */
   context: ToolExecutionContext;

@@ -2,7 +2,9 @@
 import { failure } from '../../codes.js';
 import { release } from '../../gate/watchdog.js';
 import type { Accessor, RefScope } from '../../refs/scope.js';
-import { failed } from '../leaf.js';
+import type { StartCall } from '../../gate/gate-call.js';
+import type { ToolExecutionResult } from '../../tool.js';
+import { DirectLane, failed, type DirectOwner, type Leaf } from '../leaf.js';
 import { Lane, startPlan, type LaneOwner, type NodeOutcome, type NodePlan, type RunState, type TraceEntry } from '../run-state.js';
 
 /** The default and the ceiling of a for_each's concurrency: bounded, always. */
@@ -18,6 +20,8 @@ export type ItemsSource = { from: 'reference'; read: Accessor } | { from: 'node'
 /** Compile a for_each from its parts. */
 export function forEach(label: string, items: ItemsSource, template: NodePlan, concurrency: number, maxItems: number): NodePlan {
   const bound = Math.max(1, Math.min(FOR_EACH_MAX_CONCURRENCY, Math.floor(concurrency)));
+  // A template that is the plain leaf's own plan (no common field, not even a name) may run on the fast path.
+  const leaf = template.drive ? template.leaf : undefined;
   return async (state, scope) => {
     let list: unknown;
     if (items.from === 'reference') list = items.read(scope);
@@ -36,7 +40,11 @@ export function forEach(label: string, items: ItemsSource, template: NodePlan, c
       }));
     }
     const itemState = state.recording ? { ...state, recording: false } : state;
-    const { outcome, started } = await new Promise<ForEachEnd>((resolve) => new ForEachRun(list, bound, template, itemState, scope, resolve).start());
+    // Only through a gate with no host checks, and never in a dry run: those take the general path.
+    const direct = leaf && !state.dry ? state.directCall : undefined;
+    const { outcome, started } = await new Promise<ForEachEnd>((resolve) =>
+      direct ? new ForEachDirect(list, bound, leaf!, direct, itemState, scope, resolve).start() : new ForEachRun(list, bound, template, itemState, scope, resolve).start(),
+    );
     if (state.recording) {
       const entry: TraceEntry = { step: label, ok: outcome.ok, items: started };
       if (!outcome.ok && outcome.failure.details?.code) entry.code = outcome.failure.details.code;
@@ -53,37 +61,28 @@ interface ForEachEnd {
 }
 
 /**
- * One for_each run: `bound` workers (lanes), each taking the next item when its last one finishes
- * (as a hand-written bounded loop would), results in item order, stopped by the first failure.
- * An item that finishes at once is handled in the worker's loop, so the stack does not grow.
+ * What every for_each run shares: the items, the bound, the results in item order, and the rules
+ * for claiming a place (at most `bound` in flight, none once one has failed) and for answering.
  */
-class ForEachRun implements LaneOwner {
+abstract class ForEachBase {
   // Declared and set in the constructor, not class fields: see GateCall (one per run).
-  private declare readonly values: readonly unknown[];
-  private declare readonly bound: number;
-  private declare readonly template: NodePlan;
-  private declare readonly runState: RunState;
-  private declare readonly refs: RefScope;
+  protected declare readonly values: readonly unknown[];
+  protected declare readonly bound: number;
+  protected declare readonly runState: RunState;
+  protected declare readonly refs: RefScope;
   private declare readonly resolve: (end: ForEachEnd) => void;
   private declare readonly results: unknown[];
   /** The next item to start. */
-  private declare next: number;
+  protected declare next: number;
   /** Items in flight (or claimed by a worker about to start one). */
   private declare active: number;
   /** The first failure, which stops the run. */
   private declare stopped: NodeOutcome | undefined;
   private declare ended: boolean;
-  /**
-   * Each worker's item scope, by worker (a lane's `position`), reused from item to item: a worker
-   * runs one item at a time, and whatever keeps a scope past its step (an undo, a pipe stage, a
-   * check) keeps a copy, so only `item` and `index` change between items.
-   */
-  private declare readonly scopes: RefScope[];
 
-  constructor(values: readonly unknown[], bound: number, template: NodePlan, runState: RunState, refs: RefScope, resolve: (end: ForEachEnd) => void) {
+  constructor(values: readonly unknown[], bound: number, runState: RunState, refs: RefScope, resolve: (end: ForEachEnd) => void) {
     this.values = values;
     this.bound = bound;
-    this.template = template;
     this.runState = runState;
     this.refs = refs;
     this.resolve = resolve;
@@ -92,17 +91,72 @@ class ForEachRun implements LaneOwner {
     this.active = 0;
     this.stopped = undefined;
     this.ended = false;
+  }
+
+  /**
+   * A new worker's item scope, reused from item to item: a worker runs one item at a time, and
+   * whatever keeps a scope past its step (an undo, a pipe stage, a check) keeps a copy, so only
+   * `item` and `index` change between items.
+   */
+  protected itemScope(): RefScope {
+    const refs = this.refs;
+    return { input: refs.input, prev: refs.prev, steps: refs.steps, named: refs.named, item: undefined, index: -1 };
+  }
+
+  /** Take a place for one more item: false once the items are all started or one has failed. */
+  protected claim(): boolean {
+    if (this.stopped !== undefined || this.next >= this.values.length) return false;
+    this.active++;
+    return true;
+  }
+
+  /** Item `index` finished; its place is free. */
+  protected record(index: number, outcome: NodeOutcome): void {
+    if (outcome.ok) this.succeeded(index, outcome.output);
+    else {
+      this.active--;
+      this.stopped ??= { ok: false, failure: { ...outcome.failure, details: { ...outcome.failure.details, index } } };
+    }
+  }
+
+  /** Item `index` succeeded with `output`; its place is free. */
+  protected succeeded(index: number, output: unknown): void {
+    this.active--;
+    this.results[index] = output;
+  }
+
+  /** Answer once no item is in flight and none will start. */
+  protected endIfDone(): void {
+    if (this.active > 0 || this.ended || (this.stopped === undefined && this.next < this.values.length)) return;
+    this.ended = true;
+    this.resolve({ outcome: this.stopped ?? { ok: true, output: this.results }, started: this.next });
+  }
+}
+
+/**
+ * One for_each run: `bound` workers (lanes), each taking the next item when its last one finishes
+ * (as a hand-written bounded loop would), results in item order, stopped by the first failure.
+ * An item that finishes at once is handled in the worker's loop, so the stack does not grow.
+ */
+class ForEachRun extends ForEachBase implements LaneOwner {
+  // Declared and set in the constructor, not class fields: see GateCall (one per run).
+  private declare readonly template: NodePlan;
+  /** Each worker's item scope ({@link ForEachBase.itemScope}), by worker (a lane's `position`). */
+  private declare readonly scopes: RefScope[];
+
+  constructor(values: readonly unknown[], bound: number, template: NodePlan, runState: RunState, refs: RefScope, resolve: (end: ForEachEnd) => void) {
+    super(values, bound, runState, refs, resolve);
+    this.template = template;
     this.scopes = [];
   }
 
   start(): void {
     const workers = Math.min(this.bound, this.values.length);
-    const refs = this.refs;
     for (let w = 0; w < workers && this.claim(); w++) {
       const lane = new Lane(this);
       lane.reused = true;
       lane.position = w;
-      this.scopes.push({ input: refs.input, prev: refs.prev, steps: refs.steps, named: refs.named, item: undefined, index: -1 });
+      this.scopes.push(this.itemScope());
       this.work(lane);
     }
     this.endIfDone();
@@ -135,25 +189,72 @@ class ForEachRun implements LaneOwner {
     release(lane);
     this.endIfDone();
   }
+}
 
-  /** Take a place for one more item: false once the items are all started or one has failed. */
-  private claim(): boolean {
-    if (this.stopped !== undefined || this.next >= this.values.length) return false;
-    this.active++;
-    return true;
+/**
+ * A for_each run whose template is a plain leaf, through a gate with no host checks: the fast
+ * path. The same workers, rules and records as {@link ForEachRun}, through the leaf's own checks
+ * ({@link Leaf.startDirect}) and recorders, without the layers between: each worker is the gate's
+ * record for its calls, and a result goes from the gate to the item's place with no outcome
+ * object or plan in between.
+ */
+class ForEachDirect extends ForEachBase implements DirectOwner {
+  // Declared and set in the constructor, not class fields: see GateCall (one per run).
+  private declare readonly leaf: Leaf;
+  private declare readonly direct: StartCall;
+
+  constructor(values: readonly unknown[], bound: number, leaf: Leaf, direct: StartCall, runState: RunState, refs: RefScope, resolve: (end: ForEachEnd) => void) {
+    super(values, bound, runState, refs, resolve);
+    this.leaf = leaf;
+    this.direct = direct;
   }
 
-  /** Item `index` finished; its place is free. */
-  private record(index: number, outcome: NodeOutcome): void {
-    this.active--;
-    if (outcome.ok) this.results[index] = outcome.output;
-    else this.stopped ??= { ok: false, failure: { ...outcome.failure, details: { ...outcome.failure.details, index } } };
+  start(): void {
+    const workers = Math.min(this.bound, this.values.length);
+    for (let w = 0; w < workers && this.claim(); w++) {
+      const lane = new DirectLane(this, w, this.itemScope());
+      lane.reused = true;
+      this.work(lane);
+    }
+    this.endIfDone();
   }
 
-  /** Answer once no item is in flight and none will start. */
-  private endIfDone(): void {
-    if (this.active > 0 || this.ended || (this.stopped === undefined && this.next < this.values.length)) return;
-    this.ended = true;
-    this.resolve({ outcome: this.stopped ?? { ok: true, output: this.results }, started: this.next });
+  /** A worker's item finished: record it, and give the worker the next one. */
+  delivered(lane: DirectLane, result: ToolExecutionResult): void {
+    this.settle(lane, result);
+    if (this.claim()) this.work(lane);
+    else this.retire(lane);
+  }
+
+  /** Run items in `lane` (which holds a claimed place) until one is in flight, or none is left. */
+  private work(lane: DirectLane): void {
+    const { values, leaf, direct, runState } = this;
+    const itemScope = lane.scope;
+    do {
+      const index = this.next++;
+      itemScope.item = values[index];
+      itemScope.index = index;
+      const now = leaf.startDirect(lane, direct, runState, itemScope);
+      if (!now) return;
+      // A refusal is an outcome, already recorded; a result known at once is recorded as delivered.
+      if ('ok' in now) this.record(index, now);
+      else this.settle(lane, now);
+    } while (this.claim());
+    this.retire(lane);
+  }
+
+  /** Record the result of the item that ran in `lane`, as the leaf records it ({@link Leaf.finish}). */
+  private settle(lane: DirectLane, result: ToolExecutionResult): void {
+    const leaf = this.leaf;
+    const index = lane.scope.index!;
+    if (!result.success) return this.record(index, failed(this.runState, leaf.label, leaf.toolName, result));
+    leaf.recordSuccess(lane.tool, this.runState);
+    this.succeeded(index, result.output);
+  }
+
+  /** A worker has nothing left to run: its lane leaves the watchdog, and the run may be over. */
+  private retire(lane: DirectLane): void {
+    release(lane);
+    this.endIfDone();
   }
 }

@@ -1,5 +1,8 @@
 /** gather: named calls run concurrently; the output is an object of their outputs by name. */
+import type { StartCall } from '../../gate/gate-call.js';
 import type { RefScope } from '../../refs/scope.js';
+import type { ToolExecutionResult } from '../../tool.js';
+import { DirectLane, failed, type DirectOwner, type Leaf } from '../leaf.js';
 import { Lane, startPlan, type LaneOwner, type NodeOutcome, type NodePlan, type RunState } from '../run-state.js';
 
 /** Run every call at once; fail with the first failure (in key order) once all have settled. */
@@ -7,7 +10,15 @@ export function gather(calls: readonly (readonly [string, NodePlan])[]): NodePla
   const names = calls.map(([name]) => name);
   const plans = calls.map(([, plan]) => plan);
   const shape = outputShape(names);
-  return (state, scope) => new Promise<NodeOutcome>((resolve) => new GatherRun(names, plans, shape, state, scope, resolve).start());
+  // Calls that are all plain leaves' own plans (no common field, not even a name) may run on the fast path.
+  const leaves = plans.every((plan) => plan.drive && plan.leaf) ? plans.map((plan) => plan.leaf!) : undefined;
+  return (state, scope) =>
+    new Promise<NodeOutcome>((resolve) => {
+      // Only through a gate with no host checks, and never in a dry run: those take the general path.
+      const direct = leaves && !state.dry ? state.directCall : undefined;
+      if (direct) new GatherDirect(names, leaves!, direct, shape, state, scope, resolve).start();
+      else new GatherRun(names, plans, shape, state, scope, resolve).start();
+    });
 }
 
 /**
@@ -22,18 +33,72 @@ function outputShape(names: readonly string[]): Record<string, unknown> {
   return shape;
 }
 
-/** One gather run: the calls' outcomes, and how many are still in flight. */
-class GatherRun implements LaneOwner {
+/**
+ * What every gather run shares: the calls' outputs, the first failure in key order, how many are
+ * still in flight, and the answer once all have settled.
+ */
+abstract class GatherBase {
   // Declared and set in the constructor, not class fields: see GateCall (one per run).
   private declare readonly names: readonly string[];
-  private declare readonly plans: readonly NodePlan[];
   private declare readonly shape: Record<string, unknown>;
-  private declare readonly runState: RunState;
-  private declare readonly refs: RefScope;
+  protected declare readonly runState: RunState;
+  protected declare readonly refs: RefScope;
   private declare readonly resolve: (outcome: NodeOutcome) => void;
-  private declare readonly outcomes: NodeOutcome[];
+  private declare readonly outputs: unknown[];
+  /** The failure of the first call in key order that failed, and its position (-1: none). */
+  private declare failure: NodeOutcome | undefined;
+  private declare failedAt: number;
   /** Calls still in flight. */
   private declare pending: number;
+
+  constructor(names: readonly string[], shape: Record<string, unknown>, runState: RunState, refs: RefScope, resolve: (outcome: NodeOutcome) => void) {
+    this.names = names;
+    this.shape = shape;
+    this.runState = runState;
+    this.refs = refs;
+    this.resolve = resolve;
+    this.outputs = new Array<unknown>(names.length);
+    this.failure = undefined;
+    this.failedAt = -1;
+    this.pending = names.length;
+  }
+
+  /** Call `index` finished with `outcome`. */
+  protected settled(index: number, outcome: NodeOutcome): void {
+    if (outcome.ok) return this.succeeded(index, outcome.output);
+    if (this.failedAt < 0 || index < this.failedAt) {
+      this.failure = outcome;
+      this.failedAt = index;
+    }
+    this.answerIfDone();
+  }
+
+  /** Call `index` succeeded with `output`. */
+  protected succeeded(index: number, output: unknown): void {
+    this.outputs[index] = output;
+    this.answerIfDone();
+  }
+
+  /** A call has settled; once every call has, the gather answers. */
+  private answerIfDone(): void {
+    // Every call settles before the gather answers, so the effects ledger is complete.
+    if (--this.pending > 0) return;
+    const { names, failure } = this;
+    if (failure && !failure.ok) {
+      this.resolve({ ok: false, failure: { ...failure.failure, details: { ...failure.failure.details, call: names[this.failedAt] } } });
+      return;
+    }
+    const outputs = this.outputs;
+    const output: Record<string, unknown> = { ...this.shape };
+    for (let i = 0; i < outputs.length; i++) output[names[i]] = outputs[i];
+    this.resolve({ ok: true, output });
+  }
+}
+
+/** One gather run: every call in a lane of its own. */
+class GatherRun extends GatherBase implements LaneOwner {
+  // Declared and set in the constructor, not class fields: see GateCall (one per run).
+  private declare readonly plans: readonly NodePlan[];
 
   constructor(
     names: readonly string[],
@@ -43,14 +108,8 @@ class GatherRun implements LaneOwner {
     refs: RefScope,
     resolve: (outcome: NodeOutcome) => void,
   ) {
-    this.names = names;
+    super(names, shape, runState, refs, resolve);
     this.plans = plans;
-    this.shape = shape;
-    this.runState = runState;
-    this.refs = refs;
-    this.resolve = resolve;
-    this.outcomes = new Array<NodeOutcome>(plans.length);
-    this.pending = plans.length;
   }
 
   start(): void {
@@ -67,22 +126,51 @@ class GatherRun implements LaneOwner {
   take(outcome: NodeOutcome, lane: Lane): void {
     this.settled(lane.position, outcome);
   }
+}
 
-  /** Call `index` finished; once every call has, the gather answers. */
-  private settled(index: number, outcome: NodeOutcome): void {
-    this.outcomes[index] = outcome;
-    // Every call settles before the gather answers, so the effects ledger is complete.
-    if (--this.pending > 0) return;
-    const { names, outcomes } = this;
-    const output: Record<string, unknown> = { ...this.shape };
-    for (let i = 0; i < outcomes.length; i++) {
-      const o = outcomes[i];
-      if (!o.ok) {
-        this.resolve({ ok: false, failure: { ...o.failure, details: { ...o.failure.details, call: names[i] } } });
-        return;
-      }
-      output[names[i]] = o.output;
+/**
+ * A gather run whose calls are all plain leaves, through a gate with no host checks: the fast
+ * path. The same rules and records as {@link GatherRun}, through the leaves' own checks
+ * ({@link Leaf.startDirect}) and recorders, with each call's record the gate's, and no outcome
+ * object or plan between a call's result and its place.
+ */
+class GatherDirect extends GatherBase implements DirectOwner {
+  // Declared and set in the constructor, not class fields: see GateCall (one per run).
+  private declare readonly leaves: readonly Leaf[];
+  private declare readonly direct: StartCall;
+
+  constructor(
+    names: readonly string[],
+    leaves: readonly Leaf[],
+    direct: StartCall,
+    shape: Record<string, unknown>,
+    runState: RunState,
+    refs: RefScope,
+    resolve: (outcome: NodeOutcome) => void,
+  ) {
+    super(names, shape, runState, refs, resolve);
+    this.leaves = leaves;
+    this.direct = direct;
+  }
+
+  start(): void {
+    const { leaves, direct, runState, refs } = this;
+    for (let i = 0; i < leaves.length; i++) {
+      const lane = new DirectLane(this, i, refs);
+      const now = leaves[i].startDirect(lane, direct, runState, refs);
+      if (!now) continue;
+      // A refusal is an outcome, already recorded; a result known at once is recorded as delivered.
+      if ('ok' in now) this.settled(i, now);
+      else this.delivered(lane, now);
     }
-    this.resolve({ ok: true, output });
+  }
+
+  /** Record the result of call `lane.position`, as the leaf records it ({@link Leaf.finish}). */
+  delivered(lane: DirectLane, result: ToolExecutionResult): void {
+    const index = lane.position;
+    const leaf = this.leaves[index];
+    if (!result.success) return this.settled(index, failed(this.runState, leaf.label, leaf.toolName, result));
+    leaf.recordSuccess(lane.tool, this.runState);
+    this.succeeded(index, result.output);
   }
 }
