@@ -66,7 +66,7 @@ export class Leaf implements LeafRecorder {
     if (tool.composition || state.dry || !start) return this.driveOther(tool, state, scope, lane);
     // The common case: a tool that is not a composition, a real run, the gate's record form.
     const args = this.argsOf(scope);
-    if (!isRecord(args)) return this.argsRefused(state, args);
+    if (!isRecord(args)) return failed(state, this.label, toolName, this.argsRefusal(args));
     // The lane is the gate's record for this call: aimed here, it carries the result back to the lane.
     lane.aim(tool, this.label, this.timeoutMs);
     lane.leaf = this;
@@ -80,11 +80,11 @@ export class Leaf implements LeafRecorder {
   private driveOther(tool: ITool, state: RunState, scope: RefScope, lane: Lane): NodeOutcome | undefined {
     const { label, toolName } = this;
     if (tool.composition) {
-      const cycle = this.cycleRefused(tool, state);
-      if (cycle) return cycle;
+      const cycle = this.cycleRefusal(tool, state);
+      if (cycle) return failed(state, label, toolName, cycle);
     }
     const args = this.argsOf(scope);
-    if (!isRecord(args)) return this.argsRefused(state, args);
+    if (!isRecord(args)) return failed(state, label, toolName, this.argsRefusal(args));
     const dry = state.dry;
     if (dry && (tool.hasSideEffects === true || tool.composition)) {
       if (!Object.hasOwn(dry.stepOutputs, label)) {
@@ -126,38 +126,36 @@ export class Leaf implements LeafRecorder {
    * @param direct - the gate's record form with no host checks ({@link directCallOf})
    * @param state - the run's state
    * @param scope - what the arguments read
-   * @returns a refusal, already recorded (an outcome); the call's result when the gate knew it at
-   *   once, not yet recorded (a tool result); or `undefined` while it is in flight, and
-   *   `call.deliver` then gets the result once
+   * @returns a result known at once, not yet recorded (a refusal, or the gate's answer), which
+   *   the caller records as it records a delivered result; or `undefined` while the call is in
+   *   flight, and `call.deliver` then gets the result once
    */
-  startDirect(call: GateCall, direct: StartCall, state: RunState, scope: RefScope): NodeOutcome | ToolExecutionResult | undefined {
+  startDirect(call: GateCall, direct: StartCall, state: RunState, scope: RefScope): ToolExecutionResult | undefined {
     const toolName = this.toolName;
     const tool = state.gate.resolve(toolName);
-    if (!isChainable(toolName, tool, state.sideEffectingTools)) return failed(state, this.label, toolName, chainRefusal(toolName, tool));
+    if (!isChainable(toolName, tool, state.sideEffectingTools)) return chainRefusal(toolName, tool);
     if (tool.composition) {
-      const cycle = this.cycleRefused(tool, state);
+      const cycle = this.cycleRefusal(tool, state);
       if (cycle) return cycle;
     }
     const args = this.argsOf(scope);
-    if (!isRecord(args)) return this.argsRefused(state, args);
+    if (!isRecord(args)) return this.argsRefusal(args);
     // The instance checked is the one the gate runs.
     call.aim(tool, this.label, this.timeoutMs);
     return direct(call, args, state.context, state.signal);
   }
 
   /** The cycle guard for a composition tool: the refusal when it is already running on this path. */
-  cycleRefused(tool: ITool, state: RunState): NodeOutcome | undefined {
+  cycleRefusal(tool: ITool, state: RunState): ToolExecutionResult | undefined {
     if (!state.compositionPath.includes(tool.id)) return undefined;
-    const label = this.label;
-    return failed(state, label, this.toolName, failure('composition_cycle', `Step "${label}" calls composition "${tool.name}", which is already running on this path.`, {
+    return failure('composition_cycle', `Step "${this.label}" calls composition "${tool.name}", which is already running on this path.`, {
       path: [...state.compositionPath, tool.id],
-    }));
+    });
   }
 
   /** The refusal of arguments that did not resolve to an object. */
-  argsRefused(state: RunState, args: unknown): NodeOutcome {
-    const label = this.label;
-    return failed(state, label, this.toolName, failure('input_invalid', `Step "${label}": its arguments resolved to ${describe(args)}, not an object.`));
+  argsRefusal(args: unknown): ToolExecutionResult {
+    return failure('input_invalid', `Step "${this.label}": its arguments resolved to ${describe(args)}, not an object.`);
   }
 
   /** Record the call's result: the ledger, the trace, the undo log. */
@@ -316,11 +314,9 @@ export abstract class LeafChain extends GateCall {
           this.at++;
         }
         if (this.at >= leaves.length) return this.finish(undefined);
-        const now = leaves[this.at].startDirect(this, this.direct, state, refs);
-        if (!now) return;
-        // A refusal is an outcome, already recorded; a result known at once is recorded above.
-        if ('ok' in now) return this.finish(now);
-        result = now;
+        // A result known at once (a refusal too) is recorded at the top of the loop.
+        result = leaves[this.at].startDirect(this, this.direct, state, refs);
+        if (!result) return;
       }
     } catch (error) {
       this.finish(threwOutcome(error));

@@ -236,9 +236,8 @@ class ForEachDirect extends ForEachBase implements DirectOwner {
       itemScope.index = index;
       const now = leaf.startDirect(lane, direct, runState, itemScope);
       if (!now) return;
-      // A refusal is an outcome, already recorded; a result known at once is recorded as delivered.
-      if ('ok' in now) this.record(index, now);
-      else this.settle(lane, now);
+      // A result known at once (a refusal too) is recorded as a delivered one.
+      this.settle(lane, now);
     } while (this.claim());
     this.retire(lane);
   }

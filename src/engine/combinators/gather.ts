@@ -158,10 +158,8 @@ class GatherDirect extends GatherBase implements DirectOwner {
     for (let i = 0; i < leaves.length; i++) {
       const lane = new DirectLane(this, i, refs);
       const now = leaves[i].startDirect(lane, direct, runState, refs);
-      if (!now) continue;
-      // A refusal is an outcome, already recorded; a result known at once is recorded as delivered.
-      if ('ok' in now) this.settled(i, now);
-      else this.delivered(lane, now);
+      // A result known at once (a refusal too) is recorded as a delivered one.
+      if (now) this.delivered(lane, now);
     }
   }
 
