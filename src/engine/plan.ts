@@ -120,8 +120,9 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
       const named = hasNames ? new Map() : NO_NAMES;
       // Only through a gate with no host checks, and never in a dry run: those take the general path.
       const direct = chain && !settings.dry ? settings.directCall : undefined;
-      if (direct) new ChainRun(chain!, direct, state, input, named, shapeOutput, annotations, resolve).start();
-      else new PlanRun(steps, state, input, named, shapeOutput, annotations, resolve).start();
+      const ending: RunEnding = { shapeOutput, annotations, resolve };
+      if (direct) new ChainRun(chain!, direct, state, input, named, ending).start();
+      else new PlanRun(steps, state, input, named, ending).start();
     } catch (error) {
       resolve(failure('step_threw', `The run failed unexpectedly: ${messageOf(error)}`));
     }
@@ -165,24 +166,12 @@ class PlanRun extends Sequence {
   // Declared and set in the constructor, not class fields: see GateCall (one per run).
   /** What the steps' references read: the input and the outputs so far. */
   private declare readonly refs: RefScope;
-  private declare readonly shapeOutput: ((scope: RefScope) => unknown) | undefined;
-  private declare readonly annotations: CompileEnv['annotations'];
-  private declare readonly resolve: (result: ToolExecutionResult) => void;
+  private declare readonly ending: RunEnding;
 
-  constructor(
-    steps: readonly NodePlan[],
-    state: RunState,
-    input: unknown,
-    named: Map<string, unknown>,
-    shapeOutput: ((scope: RefScope) => unknown) | undefined,
-    annotations: CompileEnv['annotations'],
-    resolve: (result: ToolExecutionResult) => void,
-  ) {
+  constructor(steps: readonly NodePlan[], state: RunState, input: unknown, named: Map<string, unknown>, ending: RunEnding) {
     super(steps, state);
     this.refs = { input, prev: undefined, steps: [], named };
-    this.shapeOutput = shapeOutput;
-    this.annotations = annotations;
-    this.resolve = resolve;
+    this.ending = ending;
   }
 
   protected override scopeAt(): RefScope {
@@ -195,36 +184,35 @@ class PlanRun extends Sequence {
   }
 
   protected override end(failed: NodeOutcome | undefined): void {
-    this.resolve(runResult(this.runState, this.refs, failed, this.shapeOutput, this.annotations));
+    endRun(this.ending, this.runState, this.refs, failed);
   }
 }
 
 /** One run of a plan that is a top-level sequence of plain leaves, on the fast path: see {@link LeafChain}. */
 class ChainRun extends LeafChain {
   // Declared and set in the constructor, not class fields: see GateCall (one per run).
-  private declare readonly shapeOutput: ((scope: RefScope) => unknown) | undefined;
-  private declare readonly annotations: CompileEnv['annotations'];
-  private declare readonly resolve: (result: ToolExecutionResult) => void;
+  private declare readonly ending: RunEnding;
 
-  constructor(
-    leaves: readonly Leaf[],
-    direct: StartCall,
-    state: RunState,
-    input: unknown,
-    named: Map<string, unknown>,
-    shapeOutput: ((scope: RefScope) => unknown) | undefined,
-    annotations: CompileEnv['annotations'],
-    resolve: (result: ToolExecutionResult) => void,
-  ) {
+  constructor(leaves: readonly Leaf[], direct: StartCall, state: RunState, input: unknown, named: Map<string, unknown>, ending: RunEnding) {
     super(leaves, direct, state, { input, prev: undefined, steps: [], named });
-    this.shapeOutput = shapeOutput;
-    this.annotations = annotations;
-    this.resolve = resolve;
+    this.ending = ending;
   }
 
   protected override end(failed: NodeOutcome | undefined): void {
-    this.resolve(runResult(this.runState, this.refs, failed, this.shapeOutput, this.annotations));
+    endRun(this.ending, this.runState, this.refs, failed);
   }
+}
+
+/** What both kinds of run need at their end: the plan's output mapping and annotations, and where the result goes. */
+interface RunEnding {
+  shapeOutput: ((scope: RefScope) => unknown) | undefined;
+  annotations: CompileEnv['annotations'];
+  resolve: (result: ToolExecutionResult) => void;
+}
+
+/** Hand a finished run's result on. */
+function endRun(ending: RunEnding, state: RunState, refs: RefScope, failed: NodeOutcome | undefined): void {
+  ending.resolve(runResult(state, refs, failed, ending.shapeOutput, ending.annotations));
 }
 
 /** The result of a run of top-level steps: the failure that stopped it with its details, or the (mapped) output. */

@@ -9,18 +9,9 @@ import { directCallOf } from '../../src/gate/gate-call.js';
 import type { ComposableToolSpec } from '../../src/spec/types.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../src/tool.js';
 import { registry, tool } from '../helpers/tools.js';
+import { bad, fails, FAILURE_CASES, hangs, inc, send, throws, undeclared, unlisted } from '../helpers/misbehaving-tools.js';
 
-const inc = tool('inc', (a) => ({ n: Number(a.n ?? 0) + 1 }));
-const send = tool('send', (a) => ({ sent: a.n }), { hasSideEffects: true });
-const unlisted = tool('unlisted', () => ({}), { hasSideEffects: true });
-const undeclared = tool('undeclared', () => ({}), {});
-const fails = tool('fails', () => ({ success: false, error: 'nope', details: { code: 'boom' } }));
-const throws = tool('throws', () => {
-  throw new Error('kaput');
-});
 const number = tool('number', () => 7);
-const hangs = tool('hangs', () => new Promise(() => {}));
-const bad: ITool = { ...inc, id: 'test:bad', name: 'bad', execute: () => Promise.resolve(42 as unknown as ToolExecutionResult) };
 
 /** Two builders over one registry: the fast path, and the general path through an allow-all permission check. */
 function builders(extra: ITool[] = []) {
@@ -55,15 +46,7 @@ describe('the chain fast path', () => {
     expect((result.details?.trace as unknown[]).length).toBe(4);
   });
 
-  it.each([
-    ['a tool failure (innerCode)', 'fails', 'step_failed'],
-    ['a missing tool', 'absent', 'step_missing'],
-    ['an unlisted side-effecting tool', 'unlisted', 'step_not_chainable'],
-    ['a tool that declares nothing', 'undeclared', 'side_effects_undeclared'],
-    ['a tool that throws', 'throws', 'step_threw'],
-    ['a tool that returns a non-result', 'bad', 'step_bad_result'],
-    ['a tool that never settles', 'hangs', 'step_timeout'],
-  ])('gives the same failure for %s, after steps with effects', async (_what, toolName, code) => {
+  it.each(FAILURE_CASES)('gives the same failure for %s, after steps with effects', async (_what, toolName, code) => {
     const started = Date.now();
     const result = await both({ steps: [{ tool: 'inc', inputMapping: { n: '$input.n' } }, step('send'), step(toolName, { name: 'bad_step' })] });
     expect(result.success).toBe(false);

@@ -11,18 +11,9 @@ import { directCallOf } from '../../src/gate/gate-call.js';
 import type { ComposableToolSpec } from '../../src/spec/types.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';
+import { bad, fails, FAILURE_CASES, hangs, inc, send, throws, undeclared, unlisted } from '../helpers/misbehaving-tools.js';
 
-const inc = tool('inc', (a) => ({ n: Number(a.n ?? 0) + 1 }));
-const send = tool('send', (a) => ({ sent: a.n }), { hasSideEffects: true });
-const unlisted = tool('unlisted', () => ({}), { hasSideEffects: true });
-const undeclared = tool('undeclared', () => ({}), {});
-const fails = tool('fails', () => ({ success: false, error: 'nope', details: { code: 'boom' } }));
-const throws = tool('throws', () => {
-  throw new Error('kaput');
-});
 const list = tool('list', () => [1, 2, 3, 4, 5]);
-const hangs = tool('hangs', () => new Promise(() => {}));
-const bad: ITool = { ...inc, id: 'test:bad', name: 'bad', execute: () => Promise.resolve(42 as unknown as ToolExecutionResult) };
 /** Fails, throws, hangs, misbehaves or is refused on the item named by `$input.at`, else adds one. */
 const pick = tool('pick', (a) => {
   if (a.item !== a.at) return { n: Number(a.item) + 1 };
@@ -228,15 +219,7 @@ describe('the gather fast path', () => {
     expect((result.details?.trace as unknown[]).length).toBe(4);
   });
 
-  it.each([
-    ['a tool failure (innerCode)', 'fails', 'step_failed'],
-    ['a missing tool', 'absent', 'step_missing'],
-    ['an unlisted side-effecting tool', 'unlisted', 'step_not_chainable'],
-    ['a tool that declares nothing', 'undeclared', 'side_effects_undeclared'],
-    ['a tool that throws', 'throws', 'step_threw'],
-    ['a tool that returns a non-result', 'bad', 'step_bad_result'],
-    ['a tool that never settles', 'hangs', 'step_timeout'],
-  ])('gives the same failure for %s, with the call named, after every call settled', async (_what, toolName, code) => {
+  it.each(FAILURE_CASES)('gives the same failure for %s, with the call named, after every call settled', async (_what, toolName, code) => {
     const { result } = await both(gather({ first: { tool: 'slow', inputMapping: { item: 1, ms: 5 } }, broken: { tool: toolName, inputMapping: {} }, last: { tool: 'send', inputMapping: { n: 2 } } }));
     expect(result.details).toMatchObject({ code, call: 'broken', step: 'steps[1].calls.broken' });
     expect(result.effects).toHaveLength(2);

@@ -1,0 +1,25 @@
+/** Tools that go wrong in each way a step can, and the code each gives: shared by the fast-path tests. */
+import type { ITool, ToolExecutionResult } from '../../src/tool.js';
+import { tool } from './tools.js';
+
+export const inc = tool('inc', (a) => ({ n: Number(a.n ?? 0) + 1 }));
+export const send = tool('send', (a) => ({ sent: a.n }), { hasSideEffects: true });
+export const unlisted = tool('unlisted', () => ({}), { hasSideEffects: true });
+export const undeclared = tool('undeclared', () => ({}), {});
+export const fails = tool('fails', () => ({ success: false, error: 'nope', details: { code: 'boom' } }));
+export const throws = tool('throws', () => {
+  throw new Error('kaput');
+});
+export const hangs = tool('hangs', () => new Promise(() => {}));
+export const bad: ITool = { ...inc, id: 'test:bad', name: 'bad', execute: () => Promise.resolve(42 as unknown as ToolExecutionResult) };
+
+/** [what, tool name, code] for each way a step can be refused or fail. */
+export const FAILURE_CASES: [string, string, string][] = [
+  ['a tool failure (innerCode)', 'fails', 'step_failed'],
+  ['a missing tool', 'absent', 'step_missing'],
+  ['an unlisted side-effecting tool', 'unlisted', 'step_not_chainable'],
+  ['a tool that declares nothing', 'undeclared', 'side_effects_undeclared'],
+  ['a tool that throws', 'throws', 'step_threw'],
+  ['a tool that returns a non-result', 'bad', 'step_bad_result'],
+  ['a tool that never settles', 'hangs', 'step_timeout'],
+];
