@@ -119,6 +119,15 @@ printTable(['way', 'tokens', 'bytes', 'tools offered'], WAYS.map((w) => {
   const body = requestJson(o.system, o.tools.map(definitionOf), []);
   return [w, countTokens(body), countBytes(body), o.tools.length];
 }));
+{
+  // The script way's own definitions, as the issue bounds them: name, description and inputSchema.
+  const o = offer('script', createFsTools(FIXTURE_REPO));
+  const own = o.tools.filter((t) => t.name === 'run_js' || t.name === 'get_observation');
+  const sizes = own.map((t) => countTokens(JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema })));
+  const sum = sizes.reduce((a, b) => a + b, 0);
+  console.log(`\nrun_js and get_observation definitions: ${own.map((t, i) => `${t.name} ${sizes[i]}`).join(' + ')} = ${sum} tokens (bound: about 250)`);
+  if (sum > 250) failures.push(`run_js and get_observation definitions are ${sum} tokens, over about 250`);
+}
 const withoutLog = large.filter((t) => t.id !== 2);
 const direct5 = sumTallies(withoutLog.map((t) => runs.get(t.id)!.direct.tally));
 const script5 = sumTallies(withoutLog.map((t) => runs.get(t.id)!.script.tally));
