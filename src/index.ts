@@ -28,7 +28,7 @@ export {
   type ApprovalAction,
   type ApprovalDecision,
 } from './gate/step-gate.js';
-export { callByName, type CallByNameOptions, type CallByNameResult } from './gate/call.js';
+export { callByName, callResolved, type CallByNameOptions, type CallByNameResult } from './gate/call.js';
 export { ComposableToolBuilder, SpecError, type ComposableToolBuilderOptions, type RunPipelineOptions, type ExecuteCallback, type InputOf } from './builder.js';
 export type { SnapshotProvider } from './engine/snapshot.js';
 export type { ComposableToolSpec, SpecNode, StepNode, GatherNode, ForEachNode, PipeNode, TryAndCheckNode, ScopeNode, AnnotateNode, NodeCommon, CompensationSpec, CombinatorName } from './spec/types.js';

@@ -4,7 +4,7 @@
  * by the same engine, every call through the same StepGate.
  */
 import { failure } from '../codes.js';
-import type { SideEffectingTools } from '../gate/chainable.js';
+import { toToolSet, type SideEffectingTools } from '../gate/chainable.js';
 import { messageOf, type StepGate } from '../gate/step-gate.js';
 import { compilePlan } from '../engine/plan.js';
 import type { SnapshotProvider } from '../engine/snapshot.js';
@@ -15,7 +15,6 @@ import { checkNodeTree } from '../spec/validate-structure.js';
 import type { ITool, JSONSchemaObject } from '../tool.js';
 import { COMPOSE_TOOL_NAME } from './batching-names.js';
 import { precheckCalls } from './precheck.js';
-import { sideEffectsPossible } from './run-pipeline.js';
 
 /** Settings of {@link createComposeTool}. */
 export interface ComposeToolOptions {
@@ -40,25 +39,27 @@ const DESCRIPTION =
  * runs; every call it names is checked against the host's chainability rule first.
  */
 export function createComposeTool(gate: StepGate, options: ComposeToolOptions = {}): ITool {
+  // The host's list, made a set once: every call and every run reads it.
+  const sideEffectingTools = toToolSet(options.sideEffectingTools);
   const tool: ITool = {
     id: `toolweave:${COMPOSE_TOOL_NAME}`,
     name: COMPOSE_TOOL_NAME,
     displayName: 'Compose',
     description: DESCRIPTION,
     inputSchema: composeInputSchema(),
-    hasSideEffects: sideEffectsPossible(options.sideEffectingTools),
+    hasSideEffects: sideEffectingTools.size > 0,
     async execute(tree, context) {
       try {
         const errors: string[] = [];
         checkNodeTree(tree, 'tree', 'model', errors);
         if (errors.length) return failure('spec_invalid', `Invalid tree: ${errors.join('; ')}`, { errors });
-        const refusal = precheckCalls(gate, leavesOf(tree as unknown as SpecNode, 'tree'), options.sideEffectingTools, { name: COMPOSE_TOOL_NAME, tool });
+        const refusal = precheckCalls(gate, leavesOf(tree as unknown as SpecNode, 'tree'), sideEffectingTools, { name: COMPOSE_TOOL_NAME, tool });
         if (refusal) return refusal;
         const plan = compilePlan({ steps: [tree as unknown as SpecNode] }, { references: false, stepTimeoutMs: options.stepTimeoutMs, stepPath: () => 'tree' });
         if (plan.errors.length) return failure('spec_invalid', `Invalid tree: ${plan.errors.join('; ')}`, { errors: plan.errors });
         const ctx = context ?? {};
         // The tree's nodes read each other's results: code, not the model, reads them.
-        return await plan.run({}, ctx, { gate, sideEffectingTools: options.sideEffectingTools, snapshots: options.snapshots, signal: ctx.signal, reader: 'code' });
+        return await plan.run({}, ctx, { gate, sideEffectingTools, snapshots: options.snapshots, signal: ctx.signal, reader: 'code' });
       } catch (error) {
         return failure('step_threw', `compose failed unexpectedly: ${messageOf(error)}`);
       }

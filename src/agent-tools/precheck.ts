@@ -16,10 +16,11 @@ export function precheckCalls(
   self: { name: string; tool: ITool },
 ): ToolExecutionResult | undefined {
   for (const call of calls) {
-    if (call.tool === self.name || gate.resolve(call.tool) === self.tool) {
+    const tool = gate.resolve(call.tool);
+    if (call.tool === self.name || tool === self.tool) {
       return failure('pipeline_self_call', `${call.at}: ${self.name} cannot call itself.`, { step: call.at, tool: call.tool });
     }
-    const check = checkChainable(call.tool, gate.resolve(call.tool), sideEffectingTools);
+    const check = checkChainable(call.tool, tool, sideEffectingTools);
     if (!check.ok) {
       return { ...check.refusal, error: `${call.at}: ${check.refusal.error}`, details: { ...check.refusal.details, step: call.at } };
     }

@@ -4,7 +4,7 @@
  * `${step_N.output}` (1-based) or `${<id>.output}` to thread an earlier step's output.
  */
 import { failure } from '../codes.js';
-import type { SideEffectingTools } from '../gate/chainable.js';
+import { toToolSet, type SideEffectingTools } from '../gate/chainable.js';
 import { messageOf, type StepGate } from '../gate/step-gate.js';
 import { compileNode } from '../engine/compile-node.js';
 import { createCompileEnv, enterRun } from '../engine/plan.js';
@@ -75,6 +75,8 @@ const DESCRIPTION =
 export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOptions = {}): ITool {
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_PIPELINE_STEPS;
   const schema = inputSchema(maxSteps);
+  // The host's list, made a set once: every call and every run reads it.
+  const sideEffectingTools = toToolSet(options.sideEffectingTools);
   // The step bound is checked first, for its own code; the schema then says the same.
   const check = compileSchema(schema);
   const tool: ITool = {
@@ -84,7 +86,7 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
     description: DESCRIPTION,
     inputSchema: schema,
     // It runs only what the host's rule allows; it has side effects exactly when the host lists some.
-    hasSideEffects: sideEffectsPossible(options.sideEffectingTools),
+    hasSideEffects: sideEffectingTools.size > 0,
     async execute(args, context) {
       try {
         return await runPipeline(args, context ?? {});
@@ -105,7 +107,7 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
       if (ids.indexOf(id) !== i) problems.push(`input.steps.${i}.id "${id}" is used by an earlier step`);
     });
     if (problems.length) return failure('input_invalid', `Invalid run_pipeline input: ${problems.join('; ')}`, { errors: problems });
-    const refusal = precheckCalls(gate, steps.map((s, i) => ({ tool: s.tool, at: ids[i] })), options.sideEffectingTools, { name: RUN_PIPELINE_TOOL_NAME, tool });
+    const refusal = precheckCalls(gate, steps.map((s, i) => ({ tool: s.tool, at: ids[i] })), sideEffectingTools, { name: RUN_PIPELINE_TOOL_NAME, tool });
     if (refusal) return refusal;
 
     const env = createCompileEnv([], { references: false, stepTimeoutMs: options.stepTimeoutMs });
@@ -128,7 +130,7 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
       return plan;
     });
 
-    const entered = enterRun(context, { gate, sideEffectingTools: options.sideEffectingTools, signal: context.signal }, env.stepTimeoutMs);
+    const entered = enterRun(context, { gate, sideEffectingTools, signal: context.signal }, env.stepTimeoutMs);
     if (!entered.ok) return entered.refusal;
     const state = entered.state;
     const stopOnError = args.stop_on_error !== false;
@@ -191,10 +193,4 @@ function codeFor(result: ToolExecutionResult): string | undefined {
   const details = result.details;
   if (!details) return undefined;
   return details.code === 'step_failed' && typeof details.innerCode === 'string' ? details.innerCode : details.code;
-}
-
-/** Whether the host's list allows any side-effecting tool at all. */
-export function sideEffectsPossible(list: SideEffectingTools | undefined): boolean {
-  if (!list) return false;
-  return list instanceof Set ? list.size > 0 : (list as readonly string[]).length > 0;
 }

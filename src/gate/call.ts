@@ -22,14 +22,29 @@ export interface CallByNameResult {
  * Resolve a tool by name, check it against the chainability rule, and run that very instance
  * through the gate. The path every front door (pipeline, compose, script) takes for one call.
  */
-export async function callByName(
+export function callByName(
   gate: StepGate,
   name: string,
   args: Record<string, unknown>,
   context: ToolExecutionContext,
   options: CallByNameOptions = {},
 ): Promise<CallByNameResult> {
-  const check = checkChainable(name, gate.resolve(name), options.sideEffectingTools);
+  return callResolved(gate, name, gate.resolve(name), args, context, options);
+}
+
+/**
+ * {@link callByName} for a caller that has already resolved `name` (to check something else of
+ * the tool first): the chainability rule on that instance, then the gate runs that instance.
+ */
+export async function callResolved(
+  gate: StepGate,
+  name: string,
+  tool: ITool | undefined,
+  args: Record<string, unknown>,
+  context: ToolExecutionContext,
+  options: CallByNameOptions = {},
+): Promise<CallByNameResult> {
+  const check = checkChainable(name, tool, options.sideEffectingTools);
   if (!check.ok) return { result: check.refusal };
   const result = await gate.run(check.tool, args, context, options.signal, options);
   return { result, tool: check.tool };

@@ -5,7 +5,7 @@
  */
 import { SCRIPT_TOOL_NAME } from '../batching-names.js';
 import { failure } from '../../codes.js';
-import { callByName } from '../../gate/call.js';
+import { callResolved } from '../../gate/call.js';
 import { enterComposition } from '../../gate/depth.js';
 import { messageOf, type StepGate } from '../../gate/step-gate.js';
 import type { EffectRecord, ITool, ToolExecutionContext, ToolExecutionResult } from '../../tool.js';
@@ -146,8 +146,7 @@ async function execute(
     }
     if (limits.slowTools.has(call.name)) clock.extendTo(limits.slowTimeoutMs);
     // The instance checked above is the one the rule checks and the gate runs.
-    const pinned: StepGate = { resolve: () => resolved, run: (...runArgs) => gate.run(...runArgs) };
-    const { result, tool } = await callByName(pinned, call.name, call.args, nested, {
+    const { result, tool } = await callResolved(gate, call.name, resolved, call.args, nested, {
       sideEffectingTools: limits.sideEffectingTools,
       signal,
       step,
