@@ -4,7 +4,8 @@
  * more of the original lines in the same room.
  */
 import { GROUPED_MARKER, type GroupedUnit } from '../../shaping/path-list-grammar.js';
-import { cutUtf8, utf8ByteLength } from '../../shaping/utf8.js';
+import { utf8ByteLength } from '../../shaping/utf8.js';
+import { readWindow } from './observation-window.js';
 
 /** The bounds of a preview. */
 export interface PreviewLimits {
@@ -30,20 +31,10 @@ export interface Preview {
  * only a footer.
  */
 export function previewLines(lines: readonly string[], limits: PreviewLimits): Preview {
-  const taken: string[] = [];
-  let bytes = 0;
-  for (const line of lines) {
-    if (taken.length >= limits.maxLines) break;
-    const size = utf8ByteLength(line) + (taken.length > 0 ? 1 : 0);
-    if (bytes + size > limits.maxBytes) break;
-    taken.push(line);
-    bytes += size;
-  }
-  if (taken.length === 0 && lines.length > 0 && limits.maxLines >= 1) {
-    const start = cutUtf8(lines[0], limits.maxBytes);
-    if (start !== '') return { text: start, shown: 0, partial: true };
-  }
-  return { text: taken.join('\n'), shown: taken.length, partial: false };
+  // A preview is the first page of the body, read as get_observation reads any page.
+  const page = readWindow(lines, { offset: 0, maxLines: limits.maxLines, budgetBytes: limits.maxBytes, mayCut: true });
+  if (page.cut) return { text: page.text, shown: 0, partial: page.text !== '' };
+  return { text: page.text, shown: page.shown, partial: false };
 }
 
 /**
