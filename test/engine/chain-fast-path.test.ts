@@ -9,21 +9,13 @@ import { directCallOf } from '../../src/gate/gate-call.js';
 import type { ComposableToolSpec } from '../../src/spec/types.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../src/tool.js';
 import { registry, tool } from '../helpers/tools.js';
-import { bad, fails, FAILURE_CASES, hangs, inc, send, throws, undeclared, unlisted } from '../helpers/misbehaving-tools.js';
+import { bad, fails, FAILURE_CASES, fastAndGeneral, hangs, inc, send, throws, undeclared, unlisted } from '../helpers/misbehaving-tools.js';
 
 const number = tool('number', () => 7);
 
-/** Two builders over one registry: the fast path, and the general path through an allow-all permission check. */
+/** The fast and the general path over this file's tools. */
 function builders(extra: ITool[] = []) {
-  const reg = registry(inc, send, unlisted, undeclared, fails, throws, number, hangs, bad, ...extra);
-  const fastGate = reg.gate();
-  const generalGate = reg.gate({ permissionManager: { isExecutionAllowed: () => ({ isAllowed: true }) } });
-  expect(directCallOf(fastGate.call)).toBeDefined();
-  expect(directCallOf(generalGate.call)).toBeUndefined();
-  const fast = new ComposableToolBuilder(fastGate, { stepTimeoutMs: 40 });
-  const general = new ComposableToolBuilder(generalGate, { stepTimeoutMs: 40 });
-  for (const b of [fast, general]) b.bind({ sideEffectingTools: ['send'] });
-  return { reg, fast, general };
+  return fastAndGeneral([inc, send, unlisted, undeclared, fails, throws, number, hangs, bad, ...extra], ['send']);
 }
 
 async function both(spec: ComposableToolSpec, input: Record<string, unknown> = { n: 0 }, context: ToolExecutionContext = {}) {

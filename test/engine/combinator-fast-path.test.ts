@@ -11,7 +11,7 @@ import { directCallOf } from '../../src/gate/gate-call.js';
 import type { ComposableToolSpec } from '../../src/spec/types.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';
-import { bad, fails, FAILURE_CASES, hangs, inc, send, throws, undeclared, unlisted } from '../helpers/misbehaving-tools.js';
+import { bad, fails, FAILURE_CASES, fastAndGeneral, hangs, inc, send, throws, undeclared, unlisted } from '../helpers/misbehaving-tools.js';
 
 const list = tool('list', () => [1, 2, 3, 4, 5]);
 /** Fails, throws, hangs, misbehaves or is refused on the item named by `$input.at`, else adds one. */
@@ -73,17 +73,9 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** Two builders over one registry: the fast path, and the general path through an allow-all permission check. */
+/** The fast and the general path over this file's tools. */
 function builders() {
-  const reg = registry(inc, send, unlisted, undeclared, fails, throws, list, hangs, bad, pick, pickBad, slow, stopper);
-  const fastGate = reg.gate();
-  const generalGate = reg.gate({ permissionManager: { isExecutionAllowed: () => ({ isAllowed: true }) } });
-  expect(directCallOf(fastGate.call)).toBeDefined();
-  expect(directCallOf(generalGate.call)).toBeUndefined();
-  const fast = new ComposableToolBuilder(fastGate, { stepTimeoutMs: 40 });
-  const general = new ComposableToolBuilder(generalGate, { stepTimeoutMs: 40 });
-  for (const b of [fast, general]) b.bind({ sideEffectingTools: ['send', 'slow', 'stopper'] });
-  return { reg, fast, general };
+  return fastAndGeneral([inc, send, unlisted, undeclared, fails, throws, list, hangs, bad, pick, pickBad, slow, stopper], ['send', 'slow', 'stopper']);
 }
 
 /** What one path did: its result, the slow tool's calls and its most in flight. */

@@ -1,6 +1,9 @@
 /** Tools that go wrong in each way a step can, and the code each gives: shared by the fast-path tests. */
+import { expect } from 'vitest';
+import { ComposableToolBuilder } from '../../src/builder.js';
+import { directCallOf } from '../../src/gate/gate-call.js';
 import type { ITool, ToolExecutionResult } from '../../src/tool.js';
-import { tool } from './tools.js';
+import { registry, tool } from './tools.js';
 
 export const inc = tool('inc', (a) => ({ n: Number(a.n ?? 0) + 1 }));
 export const send = tool('send', (a) => ({ sent: a.n }), { hasSideEffects: true });
@@ -23,3 +26,19 @@ export const FAILURE_CASES: [string, string, string][] = [
   ['a tool that returns a non-result', 'bad', 'step_bad_result'],
   ['a tool that never settles', 'hangs', 'step_timeout'],
 ];
+
+/**
+ * Two builders over one registry of `tools`: the fast path (a gate with no host checks), and the
+ * general path, forced through an allow-all permission check. Both with a 40 ms step timeout.
+ */
+export function fastAndGeneral(tools: ITool[], sideEffectingTools: string[]) {
+  const reg = registry(...tools);
+  const fastGate = reg.gate();
+  const generalGate = reg.gate({ permissionManager: { isExecutionAllowed: () => ({ isAllowed: true }) } });
+  expect(directCallOf(fastGate.call)).toBeDefined();
+  expect(directCallOf(generalGate.call)).toBeUndefined();
+  const fast = new ComposableToolBuilder(fastGate, { stepTimeoutMs: 40 });
+  const general = new ComposableToolBuilder(generalGate, { stepTimeoutMs: 40 });
+  for (const b of [fast, general]) b.bind({ sideEffectingTools });
+  return { reg, fast, general };
+}
