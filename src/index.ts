@@ -11,6 +11,7 @@ export type {
   ToolExecutionResult,
   ToolResultDetails,
   EffectRecord,
+  EffectOutcome,
   ToolResolver,
 } from './tool.js';
 export { ERROR_CODES, failure, type ErrorCode, type FailureDetails } from './codes.js';

@@ -20,16 +20,27 @@ export interface ToolExecutionContext {
 }
 
 /**
- * One side-effecting step in a run's effects ledger: either a step that ran (`ran: true`) or,
- * in a dry run, one that would have run (`wouldRun: true`).
+ * How a side-effecting call that was started ended: `ran` (it succeeded), `failed` (it returned a
+ * failure or threw: it may still have changed something), `timed_out` (it did not settle in time
+ * and may still be running), `unknown` (its end was not observed: the run ended first, or the
+ * tool returned something that is not a result).
+ */
+export type EffectOutcome = 'ran' | 'failed' | 'timed_out' | 'unknown';
+
+/**
+ * One side-effecting call in a run's effects ledger: either a call that was started
+ * (`ran: true`, with its {@link EffectRecord.outcome}) or, in a dry run, one that would have run
+ * (`wouldRun: true`). Every attempt that may have had an effect is listed, retries included.
  */
 export interface EffectRecord {
   /** The step's name (or its position, when unnamed). */
   step: string;
   /** The tool the step called. */
   tool: string;
-  /** The step ran and its tool has side effects. */
+  /** The tool was started (whatever its outcome). */
   ran?: true;
+  /** How the started call ended; present whenever `ran` is. */
+  outcome?: EffectOutcome;
   /** Dry run: the step was not run; it would have run with {@link EffectRecord.args}. */
   wouldRun?: true;
   /** The resolved arguments (dry runs only). */
