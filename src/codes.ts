@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   step_bad_result: 'The step returned something that is not a ToolExecutionResult.',
   nesting_too_deep: 'The composition is nested MAX_COMPOSITION_DEPTH deep; the run is refused.',
   composition_cycle: 'A composition reached itself at its own call.',
+  budget_exceeded: "A limit of the call's budget was reached (details.limit names it: calls, inFlight or sandboxes); no call starts past it.",
   // Dry runs
   dry_run_needs_output: 'A dry run reached a side-effecting or composite step with no output in dry.stepOutputs.',
   // Combinators
