@@ -115,7 +115,7 @@ describe('ComposableToolBuilder: the chainability rule and the gate', () => {
     builder.bind({ sideEffectingTools: ['send_email'] });
     const result = await builder.runPipeline({ steps: [{ tool: 'greet', inputMapping: { name: 'a' } }, { name: 'mail', tool: 'send_email', inputMapping: { to: 'x' } }, { tool: 'send_email', inputMapping: { to: 'y' } }] }, {}, {});
     expect(result.success).toBe(true);
-    expect(result.effects).toEqual([{ step: 'mail', tool: 'send_email', ran: true }, { step: 'steps[2]', tool: 'send_email', ran: true }]);
+    expect(result.effects).toEqual([{ step: 'mail', tool: 'send_email', ran: true, outcome: 'ran' }, { step: 'steps[2]', tool: 'send_email', ran: true, outcome: 'ran' }]);
   });
 
   it('refuses an undeclared tool even when listed, and an unknown tool', async () => {
@@ -178,7 +178,7 @@ describe('ComposableToolBuilder: the chainability rule and the gate', () => {
     const result = await builder.runPipeline({
       steps: [{ name: 'mail', tool: 'send_email' }, { name: 'boom', tool: 'ghost' }, { tool: 'greet' }],
     }, {}, {});
-    expect(result.details).toMatchObject({ code: 'step_missing', step: 'boom', completed: ['mail'], effects: [{ step: 'mail', tool: 'send_email', ran: true }] });
+    expect(result.details).toMatchObject({ code: 'step_missing', step: 'boom', completed: ['mail'], effects: [{ step: 'mail', tool: 'send_email', ran: true, outcome: 'ran' }] });
     expect(greet.calls).toHaveLength(0);
   });
 

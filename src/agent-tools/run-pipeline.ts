@@ -129,6 +129,8 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
       holes.set(`\${${ids[i]}.output}`, read);
       return plan;
     });
+    // A step whose arguments cannot be compiled (a cycle, from a host caller) is refused before anything runs.
+    if (env.errors.length) return failure('input_invalid', `Invalid run_pipeline input: ${env.errors.join('; ')}`, { errors: env.errors });
 
     const entered = enterRun(context, { gate, sideEffectingTools, signal: context.signal }, env.stepTimeoutMs);
     if (!entered.ok) return entered.refusal;
@@ -179,13 +181,26 @@ export function renderReports(reports: readonly PipelineStepReport[]): string {
   for (const r of reports) {
     if (r.ok) {
       parts.push(`${r.id}: ok`);
-      const out = typeof r.output === 'string' ? r.output : JSON.stringify(r.output) ?? '';
+      const out = outputText(r.output);
       if (out !== '') parts.push(out);
     } else {
       parts.push(`${r.id}: error${r.code ? ` ${r.code}` : ''}: ${r.error}`);
     }
   }
   return parts.join('\n');
+}
+
+/**
+ * A step's output as the model reads it: text as written, anything else as JSON. An output JSON
+ * cannot write (a BigInt, a cycle) is named as such, so the other steps and the ledger survive.
+ */
+function outputText(output: unknown): string {
+  if (typeof output === 'string') return output;
+  try {
+    return JSON.stringify(output) ?? '';
+  } catch (error) {
+    return `[output not shown: it cannot be written as JSON (${messageOf(error)})]`;
+  }
 }
 
 /** The code to show the model: the tool's own when it failed itself, else the refusal's. */

@@ -15,6 +15,7 @@ import { tryAndCheck } from './combinators/try-and-check.js';
 import { compileLeaf } from './leaf.js';
 import { withCommonFields } from './common-fields.js';
 import type { NodePlan } from './run-state.js';
+import { forEachPlanned, plannedOf, sumPlanned, type Planned } from './planned-calls.js';
 
 /** Compile `node` (already structurally valid) at `site`. */
 export function compileNode(node: SpecNode, env: CompileEnv, site: NodeSite): NodePlan {
@@ -22,13 +23,18 @@ export function compileNode(node: SpecNode, env: CompileEnv, site: NodeSite): No
   const child = (at: string, childNode: unknown, changes: Partial<NodeSite> = {}): NodePlan =>
     compileNode(childNode as SpecNode, env, { ...site, ...changes, path: `${site.path}.${at}` });
   let plan: NodePlan;
+  let planned: Planned;
   switch (node.combinator) {
     case undefined:
       plan = compileLeaf(node, env, site, label);
+      planned = 1;
       break;
-    case 'gather':
-      plan = gather(childrenOf(node).map((c) => [c.at.slice('calls.'.length), child(c.at, c.node)] as const));
+    case 'gather': {
+      const calls = childrenOf(node).map((c) => [c.at.slice('calls.'.length), child(c.at, c.node)] as const);
+      plan = gather(calls);
+      planned = sumPlanned(calls.map(([, call]) => plannedOf(call)));
       break;
+    }
     case 'for_each': {
       let items: ItemsSource;
       if (typeof node.items === 'string') {
@@ -39,25 +45,43 @@ export function compileNode(node: SpecNode, env: CompileEnv, site: NodeSite): No
         items = { from: 'node', plan: child('items', node.items) };
       }
       const template = child('template', node.template, { inForEach: true });
+      // Items a tool will return are not counted until it has: then only the items call counts.
+      planned = items.from === 'reference' ? forEachPlanned(items.read, plannedOf(template)) : plannedOf(items.plan);
       plan = forEach(label, items, template, node.concurrency ?? FOR_EACH_DEFAULT_CONCURRENCY, node.maxItems ?? FOR_EACH_DEFAULT_MAX_ITEMS);
       break;
     }
-    case 'pipe':
+    case 'pipe': {
       // A stage may read the named nodes of the stages before it: they have completed.
-      plan = pipe(node.stages.map((stage, i) => child(`stages[${i}]`, stage, i > 0 ? { hasPrev: true, inPipeStage: true, namesBefore: namesAfter(site.namesBefore, node.stages.slice(0, i)) } : {})));
+      const stages = node.stages.map((stage, i) => child(`stages[${i}]`, stage, i > 0 ? { hasPrev: true, inPipeStage: true, namesBefore: namesAfter(site.namesBefore, node.stages.slice(0, i)) } : {}));
+      plan = pipe(stages);
+      planned = sumPlanned(stages.map(plannedOf));
       break;
-    case 'try_and_check':
-      plan = tryAndCheck(label, child('do', node.do), child('check', node.check, { hasPrev: true, inPipeStage: true, namesBefore: namesAfter(site.namesBefore, [node.do]) }), node.attempts ?? 1);
+    }
+    case 'try_and_check': {
+      const doPlan = child('do', node.do);
+      const checkPlan = child('check', node.check, { hasPrev: true, inPipeStage: true, namesBefore: namesAfter(site.namesBefore, [node.do]) });
+      plan = tryAndCheck(label, doPlan, checkPlan, node.attempts ?? 1);
+      planned = sumPlanned([plannedOf(doPlan), plannedOf(checkPlan)]);
       break;
-    case 'scope':
-      plan = scope(label, child('do', node.do), (node.on_failure ?? 'rollback') === 'rollback');
+    }
+    case 'scope': {
+      const inner = child('do', node.do);
+      plan = scope(label, inner, (node.on_failure ?? 'rollback') === 'rollback');
+      planned = plannedOf(inner);
       break;
-    case 'annotate':
+    }
+    case 'annotate': {
       env.annotations.push({ step: label, intent: node.intent, ...(node.hypothesis !== undefined ? { hypothesis: node.hypothesis } : {}) });
-      plan = annotate(child('do', node.do), node.intent, node.hypothesis);
+      const inner = child('do', node.do);
+      plan = annotate(inner, node.intent, node.hypothesis);
+      planned = plannedOf(inner);
       break;
+    }
   }
-  return withCommonFields(plan, node as NodeCommon, env, site, label);
+  const wrapped = withCommonFields(plan, node as NodeCommon, env, site, label);
+  // A node its `when` may skip is not counted: the floor stays a floor.
+  wrapped.planned = node.when !== undefined ? 0 : planned;
+  return wrapped;
 }
 
 /** The names complete once `done` has run, on top of those complete before. */

@@ -1,14 +1,14 @@
 /** A leaf: one tool call through the gate, with dry runs, the effects ledger and compensation. */
 import { failure } from '../codes.js';
-import { callByName } from '../gate/call.js';
+import { callByName, runThroughGate } from '../gate/call.js';
 import { chainRefusal, isChainable } from '../gate/chainable.js';
 import { GateCall, type StartCall } from '../gate/gate-call.js';
-import { messageOf, type GateRunOptions } from '../gate/step-gate.js';
+import type { GateRunOptions } from '../gate/step-gate.js';
 import { release } from '../gate/watchdog.js';
 import { compileMapping } from '../refs/compile.js';
 import { isRecord } from '../spec/nodes.js';
 import type { StepNode } from '../spec/types.js';
-import type { ITool, ToolExecutionResult } from '../tool.js';
+import type { EffectOutcome, ITool, ToolExecutionResult } from '../tool.js';
 import type { Accessor, RefScope } from '../refs/scope.js';
 import { refSite, type CompileEnv, type NodeSite } from './compile-env.js';
 import { fromDrive, threwOutcome, type Lane, type LeafRecorder, type NodeOutcome, type NodePlan, type RunState, type TraceEntry, type UndoAction } from './run-state.js';
@@ -92,7 +92,10 @@ export class Leaf implements LeafRecorder {
       }
       state.effects.push({ step: label, tool: toolName, wouldRun: true, args, ...(tool.composition ? { nested: true as const } : {}) });
       if (state.recording) state.trace.push(entry(state, label, toolName, true, { dry: true }));
-      return { ok: true, output: dry.stepOutputs[label] };
+      const output = dry.stepOutputs[label];
+      // Its undo is logged as a real step's is: a rollback lists it as one that would run.
+      if (this.undo && state.undo) this.logUndo(this.undo, state, state.undo, scope, output);
+      return { ok: true, output };
     }
     const start = state.startCall;
     if (start) {
@@ -103,15 +106,9 @@ export class Leaf implements LeafRecorder {
       const now = start(lane, args, state.context, state.signal);
       return now ? this.finish(tool, state, scope, now) : undefined;
     }
-    // A host-made gate: its callback form if it has one, else its promise form.
-    const gate = state.gate;
-    if (gate.call) {
-      const now = gate.call(tool, args, state.context, state.signal, this.runOptions, (result) => lane.owner.take(this.finish(tool, state, scope, result), lane));
-      return now ? this.finish(tool, state, scope, now) : undefined;
-    }
-    gate.run(tool, args, state.context, state.signal, this.runOptions).then(
-      (result) => lane.owner.take(this.finish(tool, state, scope, result), lane),
-      (error: unknown) => lane.owner.take(failed(state, label, toolName, failure('step_threw', `The gate failed: ${messageOf(error)}`)), lane),
+    // A host-made gate: driven through its `run`, so every check it makes there holds.
+    runThroughGate(state.gate, tool, args, state.context, state.signal, this.runOptions).then((result) =>
+      lane.owner.take(this.finish(tool, state, scope, result), lane),
     );
     return undefined;
   }
@@ -160,7 +157,7 @@ export class Leaf implements LeafRecorder {
 
   /** Record the call's result: the ledger, the trace, the undo log. */
   finish(tool: ITool, state: RunState, scope: RefScope, result: ToolExecutionResult): NodeOutcome {
-    if (!result.success) return failed(state, this.label, this.toolName, result);
+    if (!result.success) return failed(state, this.label, this.toolName, result, tool);
     this.recordSuccess(tool, state);
     if (this.undo && state.undo) this.logUndo(this.undo, state, state.undo, scope, result.output);
     return { ok: true, output: result.output };
@@ -168,7 +165,7 @@ export class Leaf implements LeafRecorder {
 
   /** Record a successful call: the effects ledger (side-effecting tools), then the trace. */
   recordSuccess(tool: ITool, state: RunState): void {
-    if (tool.hasSideEffects === true) state.effects.push({ step: this.label, tool: this.toolName, ran: true });
+    if (tool.hasSideEffects === true) state.effects.push({ step: this.label, tool: this.toolName, ran: true, outcome: 'ran' });
     // The common entry (no annotation around the leaf) as a literal: this runs once per step.
     if (state.recording) state.trace.push(state.annotations.length ? entry(state, this.label, this.toolName, true) : { step: this.label, tool: this.toolName, ok: true });
   }
@@ -197,6 +194,11 @@ function compileCompensation(tool: string, args: unknown, env: CompileEnv, site:
     async run(state: RunState, scope: Parameters<NodePlan>[1]): Promise<ToolExecutionResult> {
       const resolved = mapping.accessor(scope);
       if (!isRecord(resolved)) return failure('input_invalid', `Undo of "${label}": its arguments are not an object.`);
+      if (state.dry) {
+        // A dry run never executes an undo: it is listed as one that would run, like any side-effecting step.
+        state.effects.push({ step, tool, wouldRun: true, args: resolved });
+        return { success: true, output: null };
+      }
       // An undo runs even after an abort: leaving work half-done is worse than finishing the undo.
       const context = { ...state.context, signal: undefined };
       const { result, tool: ran } = await callByName(state.gate, tool, resolved, context, {
@@ -204,15 +206,23 @@ function compileCompensation(tool: string, args: unknown, env: CompileEnv, site:
         step,
         timeoutMs: state.stepTimeoutMs,
       });
-      if (result.success && ran?.hasSideEffects === true) state.effects.push({ step, tool, ran: true });
+      if (ran?.hasSideEffects === true) {
+        const outcome = result.success ? 'ran' : startedOutcome(result.details?.code);
+        if (outcome) state.effects.push({ step, tool, ran: true, outcome });
+      }
       return result;
     },
   };
 }
 
-/** Record a leaf's failure in the trace and name the step in its details. */
-export function failed(state: RunState, label: string, tool: string | undefined, result: ToolExecutionResult): NodeOutcome {
+/**
+ * Record a leaf's failure in the trace and name the step in its details. When the call was
+ * started (`ran`, the instance the gate ran) and its tool has side effects, the failure may have
+ * changed something: it goes in the effects ledger too, with how it ended.
+ */
+export function failed(state: RunState, label: string, tool: string | undefined, result: ToolExecutionResult, ran?: ITool): NodeOutcome {
   const code = result.details?.code;
+  if (ran !== undefined && tool !== undefined) recordStartedFailure(state, label, tool, ran, code);
   if (state.recording) state.trace.push(entry(state, label, tool, false, code ? { code } : undefined));
   const note = state.annotations[state.annotations.length - 1];
   return {
@@ -222,6 +232,31 @@ export function failed(state: RunState, label: string, tool: string | undefined,
       details: { ...result.details, step: label, ...(tool ? { tool } : {}), ...(note ? { intent: note.intent, hypothesis: note.hypothesis } : {}) },
     },
   };
+}
+
+/** List a side-effecting call that was started and then failed, with how it ended (see {@link startedOutcome}). */
+function recordStartedFailure(state: RunState, label: string, tool: string, ran: ITool, code: string | undefined): void {
+  const outcome = startedOutcome(code);
+  if (outcome !== undefined && ran.hasSideEffects === true) state.effects.push({ step: label, tool, ran: true, outcome });
+}
+
+/**
+ * How a failed call ended, when its code says the tool was started: `failed` (it returned a
+ * failure or threw), `timed_out`, `unknown` (it returned something unreadable). Refusals (the
+ * rule, a host check, an abort, the budget) never started the tool: `undefined`.
+ */
+export function startedOutcome(code: string | undefined): EffectOutcome | undefined {
+  switch (code) {
+    case 'step_failed':
+    case 'step_threw':
+      return 'failed';
+    case 'step_timeout':
+      return 'timed_out';
+    case 'step_bad_result':
+      return 'unknown';
+    default:
+      return undefined;
+  }
 }
 
 function entry(state: RunState, step: string, tool: string | undefined, ok: boolean, extra?: { code?: string; dry?: true }): TraceEntry {
@@ -305,7 +340,7 @@ export abstract class LeafChain extends GateCall {
       for (;;) {
         if (result) {
           const done = leaves[this.at];
-          if (!result.success) return this.finish(failed(state, done.label, done.toolName, result));
+          if (!result.success) return this.finish(failed(state, done.label, done.toolName, result, this.tool));
           done.recordSuccess(this.tool, state);
           const output = result.output;
           if (done.name !== undefined) refs.named.set(done.name, output);

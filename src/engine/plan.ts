@@ -3,21 +3,23 @@
  * enters one level of composition (depth, cycle guard), walks the top-level steps, and turns
  * the outcome into one result with the effects ledger and the trace.
  */
-import type { SideEffectingTools } from '../gate/chainable.js';
-import { toToolSet } from '../gate/chainable.js';
-import { compositionRefusal, nestedContext } from '../gate/depth.js';
-import type { ResultReader } from '../shaping/result-reader.js';
-import { directCallOf, startCallOf, type StartCall } from '../gate/gate-call.js';
-import { messageOf, type StepGate } from '../gate/step-gate.js';
 import { failure } from '../codes.js';
+import { DEFAULT_BUDGET_LIMITS, type BudgetLimits } from '../gate/budget.js';
+import { toToolSet, type SideEffectingTools } from '../gate/chainable.js';
+import { compositionRefusal, nestedContext, type DoorEntry } from '../gate/depth.js';
+import { gateInternals, type StartCall } from '../gate/gate-call.js';
+import { frameOf } from '../gate/run-frame.js';
+import { messageOf, type StepGate } from '../gate/step-gate.js';
 import { compileMapping } from '../refs/compile.js';
 import type { RefScope } from '../refs/scope.js';
+import type { ResultReader } from '../shaping/result-reader.js';
 import { collectNames } from '../spec/nodes.js';
 import type { ComposableToolSpec } from '../spec/types.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { refSite, type CompileEnv, type NodeSite } from './compile-env.js';
 import { compileNode } from './compile-node.js';
 import { LeafChain, type Leaf } from './leaf.js';
+import { plannedOf, plannedRefusal, sumPlanned } from './planned-calls.js';
 import { Sequence, completedSteps, type NodeOutcome, type NodePlan, type RunState } from './run-state.js';
 import type { SnapshotProvider } from './snapshot.js';
 
@@ -107,10 +109,15 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
   // The most common shape, a top-level sequence of plain leaves, may run on the fast path.
   const chain = steps.every((step) => step.leaf !== undefined) ? steps.map((step) => step.leaf!) : undefined;
 
+  // The floor of calls the steps will make, known before the first one starts.
+  const planned = sumPlanned(steps.map(plannedOf));
+
   const runWith: Plan['runWith'] = (input, context, settings, signal) => {
     const refusal = compositionRefusal(context, settings.compositionId);
     if (refusal) return Promise.resolve(refusal);
     const state = runState(context, settings, signal, env.stepTimeoutMs);
+    const over = plannedRefusal(state, planned, { input, prev: undefined, steps: [], named: NO_NAMES });
+    if (over) return Promise.resolve(over);
     // The executor is one shared function, not a closure made per run (see `capture`).
     const promise = new Promise<ToolExecutionResult>(capture);
     const resolve = captured!;
@@ -254,18 +261,16 @@ export function createCompileEnv(nodes: readonly unknown[], options: PlanOptions
 
 /**
  * What a run takes from its caller that does not change from one run to the next: everything in
- * {@link PlanRunOptions} but the signal, with the gate's record form looked up and the host's list
+ * {@link PlanRunOptions} but the signal, with the gate's internals looked up and the host's list
  * made a set. A front door that runs the same plan again and again (a built composite) makes it
  * once and makes it again only when {@link settingsFit} says it no longer fits.
  */
-export interface RunSettings {
+export interface RunSettings extends DoorEntry {
   /** The gate every step passes. */
   readonly gate: StepGate;
-  /** `gate.call` when the settings were made: a host that replaces it afterwards is never bypassed. */
-  readonly call: StepGate['call'];
-  /** The gate's record form (`startCallOf(call)`); absent for a host-made gate. */
+  /** The gate's record form, when `createStepGate` made it; absent for a host-made gate (driven through its `run`). */
   readonly startCall: StartCall | undefined;
-  /** The gate's record form with no host checks in front of it ({@link directCallOf}); absent when it has some. */
+  /** The gate's record form with no host checks in front of it; absent when it has some (or is host-made). */
   readonly directCall: StartCall | undefined;
   /** The host's list of side-effecting tools that may be chained, as a set. */
   readonly sideEffectingTools: ReadonlySet<string>;
@@ -273,35 +278,34 @@ export interface RunSettings {
   readonly dry: { stepOutputs: Record<string, unknown> } | undefined;
   /** The host's snapshot/restore pair. */
   readonly snapshots: SnapshotProvider | undefined;
-  /** The id of the composition being run, for the cycle guard. */
-  readonly compositionId: string | undefined;
-  /** Who reads the steps' results (absent: the caller's reader). */
-  readonly reader: ResultReader | undefined;
+  /** The budget limits of a call from outside that starts with this run. */
+  readonly limits: Readonly<BudgetLimits>;
 }
 
 /** Make the settings of {@link RunSettings} from a run's options (their `signal` is not kept). */
 export function runSettings(options: PlanRunOptions): RunSettings {
   const gate = options.gate;
-  const call = gate.call;
+  const internals = gateInternals(gate);
   return {
     gate,
-    call,
-    startCall: startCallOf(call),
-    directCall: directCallOf(call),
-    sideEffectingTools: toToolSet(options.sideEffectingTools),
+    startCall: internals?.start,
+    directCall: internals?.direct,
+    // A door hands over the set it made once (a copy of the host's list); a list is made a set here.
+    sideEffectingTools: options.sideEffectingTools instanceof Set ? options.sideEffectingTools : toToolSet(options.sideEffectingTools),
     dry: options.dry,
     snapshots: options.snapshots,
     compositionId: options.compositionId,
     reader: options.reader,
+    limits: internals?.limits ?? DEFAULT_BUDGET_LIMITS,
   };
 }
 
 /**
  * Whether settings made earlier still describe a run through `gate` with `sideEffectingTools`:
- * the same gate, still with the same `call`, and the same set of chainable tools.
+ * the same gate (a gate `createStepGate` made is frozen) and the same set of chainable tools.
  */
 export function settingsFit(settings: RunSettings, gate: StepGate, sideEffectingTools: ReadonlySet<string>): boolean {
-  return settings.gate === gate && settings.call === gate.call && settings.sideEffectingTools === sideEffectingTools;
+  return settings.gate === gate && settings.sideEffectingTools === sideEffectingTools;
 }
 
 /**
@@ -320,7 +324,7 @@ export function enterRun(
 
 /** The state of a run that {@link compositionRefusal} has let in. */
 function runState(context: ToolExecutionContext, settings: RunSettings, signal: AbortSignal | undefined, stepTimeoutMs: number): RunState {
-  const nested = nestedContext(context, settings.compositionId, signal, settings.reader);
+  const nested = nestedContext(context, settings, signal);
   return {
     gate: settings.gate,
     startCall: settings.startCall,
@@ -332,6 +336,7 @@ function runState(context: ToolExecutionContext, settings: RunSettings, signal: 
     stepTimeoutMs,
     snapshots: settings.snapshots,
     compositionPath: nested.sessionData!.compositionPath as string[],
+    budget: frameOf(nested)!.budget,
     effects: [],
     trace: [],
     recording: true,

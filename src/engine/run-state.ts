@@ -6,6 +6,8 @@ import type { SnapshotProvider } from './snapshot.js';
 import type { RefScope } from '../refs/scope.js';
 import type { StepGate } from '../gate/step-gate.js';
 import type { Leaf } from './leaf.js';
+import type { Planned } from './planned-calls.js';
+import type { CallBudget } from '../gate/budget.js';
 import { GateCall, type StartCall } from '../gate/gate-call.js';
 import { release } from '../gate/watchdog.js';
 import type { EffectRecord, ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
@@ -77,6 +79,8 @@ export interface RunState {
   undo: UndoAction[] | undefined;
   /** The annotations around the node now running, innermost last. */
   annotations: readonly { intent: string; hypothesis?: string }[];
+  /** The budget of the call from outside this run belongs to (shared with every nested door). */
+  budget: CallBudget;
 }
 
 /** What a node's run comes to: its output, or the failure that ended it. */
@@ -94,6 +98,8 @@ export type NodePlan = ((state: RunState, scope: RefScope) => Promise<NodeOutcom
    * name. A top-level sequence of them runs on the fast path (see `LeafChain`).
    */
   leaf?: Leaf;
+  /** The floor of calls it will make on its normal path (see `planned-calls.ts`); set by `compileNode`. */
+  planned?: Planned;
 };
 
 /** The lane form of a plan: the outcome when known at once, else `undefined` and the lane's owner takes it once. */

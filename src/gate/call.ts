@@ -1,5 +1,7 @@
+import { failure } from '../codes.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { checkChainable, type SideEffectingTools } from './chainable.js';
+import { messageOf } from './execute-call.js';
 import type { GateRunOptions, StepGate } from './step-gate.js';
 
 /** Options of {@link callByName}: the host's chainability list and the per-call gate options. */
@@ -46,6 +48,50 @@ export async function callResolved(
 ): Promise<CallByNameResult> {
   const check = checkChainable(name, tool, options.sideEffectingTools);
   if (!check.ok) return { result: check.refusal };
-  const result = await gate.run(check.tool, args, context, options.signal, options);
+  const result = await runThroughGate(gate, check.tool, args, context, options.signal, options);
   return { result, tool: check.tool };
+}
+
+/**
+ * `gate.run`, for any gate: a host-made gate may throw, reject or answer something that is not a
+ * result, and its failures may carry no code. Each becomes a result with a code (`step_threw`,
+ * `step_bad_result`, `step_failed` for a failure without one, its own fields kept), so every door
+ * keeps its promise of a `details.code` on every failure, whatever gate it was given.
+ */
+export async function runThroughGate(
+  gate: StepGate,
+  tool: ITool,
+  args: Record<string, unknown>,
+  context: ToolExecutionContext,
+  signal: AbortSignal | undefined,
+  options: GateRunOptions | undefined,
+): Promise<ToolExecutionResult> {
+  const step = options?.step ?? tool.name;
+  let answer: unknown;
+  try {
+    answer = await gate.run(tool, args, context, signal, options);
+  } catch (error) {
+    return failure('step_threw', `The gate failed running tool "${tool.name}": ${messageOf(error)}`, { tool: tool.name, step });
+  }
+  return gateResult(answer, tool, step);
+}
+
+/** What a gate answered, as a result with a code on every failure; see {@link runThroughGate}. */
+export function gateResult(answer: unknown, tool: ITool, step: string): ToolExecutionResult {
+  try {
+    const result = answer as ToolExecutionResult;
+    if (typeof answer !== 'object' || answer === null || typeof result.success !== 'boolean') {
+      return failure('step_bad_result', `The gate answered something that is not a tool result for tool "${tool.name}".`, { tool: tool.name, step });
+    }
+    if (result.success) return result;
+    const details = result.details;
+    if (typeof details?.code === 'string') return result;
+    return {
+      ...result,
+      error: typeof result.error === 'string' && result.error ? result.error : `Tool "${tool.name}" failed.`,
+      details: { ...details, code: 'step_failed', tool: tool.name, step },
+    };
+  } catch {
+    return failure('step_bad_result', `The gate answered something unreadable for tool "${tool.name}".`, { tool: tool.name, step });
+  }
 }

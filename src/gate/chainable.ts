@@ -9,10 +9,14 @@ export type ChainCheck =
   | { ok: true; tool: ITool }
   | { ok: false; refusal: ToolExecutionResult<never> };
 
-/** Turn a host list into a set once, so the per-step check is one lookup. */
+/**
+ * Turn a host list into a set once, so the per-step check is one lookup. Always a copy: a door
+ * declares its grade from the list it was given, so a later change to the host's own list or set
+ * must not widen what the door can do behind that grade.
+ */
 export function toToolSet(list: SideEffectingTools | undefined): ReadonlySet<string> {
   if (!list) return EMPTY;
-  return list instanceof Set ? list : new Set(list as readonly string[]);
+  return new Set(list as Iterable<string>);
 }
 const EMPTY: ReadonlySet<string> = new Set();
 

@@ -1,6 +1,8 @@
 import { failure } from '../codes.js';
 import type { ResultReader } from '../shaping/result-reader.js';
 import type { ToolExecutionContext, ToolExecutionResult } from '../tool.js';
+import { DEFAULT_BUDGET_LIMITS, type BudgetLimits } from './budget.js';
+import { frameFor } from './run-frame.js';
 
 /** How deep compositions may nest: a run whose caller is already this deep is refused. */
 export const MAX_COMPOSITION_DEPTH = 8;
@@ -16,25 +18,36 @@ export function depthOf(context: ToolExecutionContext | undefined): number {
   return typeof depth === 'number' && Number.isFinite(depth) && depth >= 0 ? depth : 0;
 }
 
+/** How a door enters one level of composition: made once per door, not per run. */
+export interface DoorEntry {
+  /** The id of the composition being entered, for the cycle guard. */
+  readonly compositionId?: string;
+  /** Who reads the steps' results (see `readerOf`); absent: the caller's reader. */
+  readonly reader?: ResultReader;
+  /** The budget limits of a call from outside that starts here (absent: the defaults). */
+  readonly limits?: Readonly<BudgetLimits>;
+  /** Tools refused below this door, with every `interactive: true` tool (a script's door sets it). */
+  readonly noInteractive?: ReadonlySet<string>;
+}
+
 /**
  * Enter one level of composition: refuse at the depth limit, refuse a composition that reaches
  * itself, and otherwise return the context its steps get. Host fields survive unchanged; only
- * `sessionData` is copied, with the depth one more and this composition on the path.
+ * `sessionData` is copied, with the depth one more, this composition on the path and the run's
+ * frame (its budget).
  *
  * @param context - the caller's context
- * @param compositionId - the id of the composition being entered, for the cycle guard
+ * @param entry - how the door enters
  * @param signal - the abort signal the steps see, when the run was given one
- * @param reader - who reads the steps' results (see `readerOf`); absent: the caller's reader
  */
 export function enterComposition(
   context: ToolExecutionContext,
-  compositionId: string | undefined,
+  entry: DoorEntry,
   signal?: AbortSignal,
-  reader?: ResultReader,
 ): { ok: true; context: ToolExecutionContext } | { ok: false; refusal: ToolExecutionResult<never> } {
-  const refusal = compositionRefusal(context, compositionId);
+  const refusal = compositionRefusal(context, entry.compositionId);
   if (refusal) return { ok: false, refusal };
-  return { ok: true, context: nestedContext(context, compositionId, signal, reader) };
+  return { ok: true, context: nestedContext(context, entry, signal) };
 }
 
 /**
@@ -64,21 +77,16 @@ export function compositionRefusal(context: ToolExecutionContext, compositionId:
 
 /**
  * The context a composition's steps get, once {@link compositionRefusal} has let it in: the
- * caller's fields, and a copy of `sessionData` with the depth one more and this composition on
- * the path. Built once per run, so it avoids what it can: no spread with computed keys, and no
- * empty object or array made for a context that carries none.
+ * caller's fields, and a copy of `sessionData` with the depth one more, this composition on the
+ * path and the run's frame. Built once per run, so it avoids what it can: no spread with computed
+ * keys, and no empty object or array made for a context that carries none.
  *
  * @param context - the caller's context
- * @param compositionId - the id of the composition being entered, for the cycle guard
+ * @param entry - how the door enters
  * @param signal - the abort signal the steps see, when the run was given one
- * @param reader - who reads the steps' results (see `readerOf`); absent: the caller's reader
  */
-export function nestedContext(
-  context: ToolExecutionContext,
-  compositionId: string | undefined,
-  signal?: AbortSignal,
-  reader?: ResultReader,
-): ToolExecutionContext {
+export function nestedContext(context: ToolExecutionContext, entry: DoorEntry, signal?: AbortSignal): ToolExecutionContext {
+  const compositionId = entry.compositionId;
   const path = pathOf(context);
   let nextPath: readonly string[];
   // The shared empty path never reaches a host: steps get an array of their own.
@@ -86,14 +94,15 @@ export function nestedContext(
   else if (path.length === 0) nextPath = [compositionId];
   else nextPath = [...path, compositionId];
   const sessionData = context.sessionData;
-  // Literal keys (DEPTH_KEY and PATH_KEY): computed keys would take the literal's slow path.
+  const frame = frameFor(context, entry.limits ?? DEFAULT_BUDGET_LIMITS, entry.noInteractive);
+  // Literal keys (DEPTH_KEY, PATH_KEY, FRAME_KEY): computed keys would take the literal's slow path.
   const next: ToolExecutionContext = {
     ...context,
     sessionData: sessionData
-      ? { ...sessionData, emergentDepth: depthOf(context) + 1, compositionPath: nextPath }
-      : { emergentDepth: 1, compositionPath: nextPath },
+      ? { ...sessionData, emergentDepth: depthOf(context) + 1, compositionPath: nextPath, toolweave: frame }
+      : { emergentDepth: 1, compositionPath: nextPath, toolweave: frame },
   };
-  if (reader !== undefined) next.sessionData!.resultReader = reader;
+  if (entry.reader !== undefined) next.sessionData!.resultReader = entry.reader;
   if (signal) next.signal = signal;
   return next;
 }

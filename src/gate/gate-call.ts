@@ -1,12 +1,15 @@
 /**
  * One call through the gate as one record: what the gate needs to settle it (the tool, the step,
- * the timeout), the watchdog's bookkeeping, the gate's callbacks for the tool's promise, and where
- * the result goes. On a chain of quick tools the closures made per call (one for the deadline,
- * two for the promise, one for the caller) cost more than the checks themselves. A record replaces
- * them, and a caller that makes one call at a time (a sequence) reuses one record call after call.
+ * the timeout), the watchdog's bookkeeping, the gate's callbacks for the tool's promise, the
+ * budget place it holds, and where the result goes. On a chain of quick tools the closures made
+ * per call (one for the deadline, two for the promise, one for the caller) cost more than the
+ * checks themselves. A record replaces them, and a caller that makes one call at a time (a
+ * sequence) reuses one record call after call.
  */
 import { failure } from '../codes.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
+import { budgetRefusal, type BudgetLimits, type CallBudget, type WaitingCall } from './budget.js';
+import { retireCallbacks, startWaiting } from './execute-call.js';
 import type { Watch } from './watchdog.js';
 
 /**
@@ -14,7 +17,7 @@ import type { Watch } from './watchdog.js';
  * goes ({@link GateCall.deliver}); the gate fills and reads the rest. A record may be aimed again
  * once its previous call has delivered, never while a call is in flight.
  */
-export abstract class GateCall implements Watch {
+export abstract class GateCall implements Watch, WaitingCall {
   // The fields are declared, and set in the constructor, rather than initialised as class fields:
   // under ES2022 semantics each initialiser is a property definition, which costs about 10 ns more
   // per object in Node 20, and these records are made per call.
@@ -41,6 +44,14 @@ export abstract class GateCall implements Watch {
   declare onResult: ((result: unknown) => void) | undefined;
   /** The gate's callback for the tool's rejection, made on first use and kept for the next call. */
   declare onError: ((error: unknown) => void) | undefined;
+  /** The budget whose in-flight place the call holds while its tool runs, if any. */
+  declare slot: CallBudget | undefined;
+  /** Whether the call waits for an in-flight place (see {@link CallBudget.wait}). */
+  declare waiting: boolean;
+  /** What a waiting call starts with once it has a place. */
+  declare waitArgs: Record<string, unknown> | undefined;
+  /** See {@link GateCall.waitArgs}. */
+  declare waitContext: ToolExecutionContext | undefined;
 
   /** A record not yet aimed at a call. */
   constructor() {
@@ -54,6 +65,10 @@ export abstract class GateCall implements Watch {
     this.timed = false;
     this.onResult = undefined;
     this.onError = undefined;
+    this.slot = undefined;
+    this.waiting = false;
+    this.waitArgs = undefined;
+    this.waitContext = undefined;
   }
 
   /** Aim the record at a call. */
@@ -66,9 +81,29 @@ export abstract class GateCall implements Watch {
   /** Receives the call's result when it was not known at once; called exactly once per call. */
   abstract deliver(result: ToolExecutionResult): void;
 
-  /** The watchdog's deadline passed before the tool settled: the call ends with `step_timeout`. */
+  /** A place in flight is free: start the call that waited for it. */
+  startWaiting(): void {
+    startWaiting(this);
+  }
+
+  /**
+   * The watchdog's deadline passed: a call still waiting for a place ends with `budget_exceeded`,
+   * a running one with `step_timeout` (its place is freed: the tool may still be running, but the
+   * run no longer waits on it).
+   */
   expire(): void {
     const tool = this.tool;
+    if (this.waiting) {
+      this.waiting = false;
+      const budget = this.slot!;
+      this.slot = undefined;
+      this.waitArgs = undefined;
+      this.waitContext = undefined;
+      this.deliver(budgetRefusal('inFlight', budget, `Tool "${tool.name}" waited ${this.timeoutMs} ms for a free place and did not start`));
+      return;
+    }
+    retireCallbacks(this);
+    freeSlot(this);
     this.deliver(
       failure('step_timeout', `Tool "${tool.name}" did not finish within ${this.timeoutMs} ms.`, {
         tool: tool.name,
@@ -77,6 +112,14 @@ export abstract class GateCall implements Watch {
       }),
     );
   }
+}
+
+/** Give back the in-flight place `call` holds, if any (starting the next call waiting for one). */
+export function freeSlot(call: GateCall): void {
+  const budget = call.slot;
+  if (budget === undefined) return;
+  call.slot = undefined;
+  budget.release();
 }
 
 /** What an unaimed record holds as its tool, so the field always has one shape. */
@@ -91,9 +134,8 @@ const NO_TOOL: ITool = {
 };
 
 /**
- * The record form of a gate's call, with the same checks in the same order as `StepGate.call`:
- * the result when it is known at once (a refusal, a throw), otherwise `undefined` and
- * `call.deliver` is called exactly once.
+ * The record form of a gate's call: the result when it is known at once (a refusal, a throw),
+ * otherwise `undefined` and `call.deliver` is called exactly once.
  */
 export type StartCall = (
   call: GateCall,
@@ -103,24 +145,29 @@ export type StartCall = (
 ) => ToolExecutionResult | undefined;
 
 /**
- * Where a gate made by `createStepGate` keeps its record form: on its `call` function, so a host
- * that wraps the gate and replaces `call` is never bypassed (the replacement has no such key).
+ * What the engine may use of a gate that `createStepGate` made: its record form, and, when it
+ * has no host checks, the record form with nothing in front of the tool but the gate's own
+ * checks. Kept off the gate object, keyed by it: a gate object a host made (a wrapper, a spread
+ * copy with its own `run`) has none, so the engine drives it through its `run` and every check
+ * the host added there holds.
  */
-export const START_CALL: unique symbol = Symbol('toolweave.startCall');
-
-/** The record form of `gate.call`, when `call` is the one `createStepGate` made. */
-export function startCallOf(call: unknown): StartCall | undefined {
-  return typeof call === 'function' ? (call as { [START_CALL]?: StartCall })[START_CALL] : undefined;
+export interface GateInternals {
+  /** The record form: the host's checks, then {@link GateInternals.direct}'s. */
+  readonly start: StartCall;
+  /** The record form with no host checks in front of it; absent when the gate has some. */
+  readonly direct: StartCall | undefined;
+  /** The budget limits of a call from outside that enters a door through this gate. */
+  readonly limits: Readonly<BudgetLimits>;
 }
 
-/**
- * Where a gate made by `createStepGate` without host checks (no permission manager, no approvals)
- * keeps its record form with nothing in front of it: the abort check, then the tool. Absent on a
- * gate with host checks, so an engine that takes this shortcut can never skip them.
- */
-export const DIRECT_CALL: unique symbol = Symbol('toolweave.directCall');
+const INTERNALS = new WeakMap<object, GateInternals>();
 
-/** The record form of `gate.call` when the gate has no host checks to make, else `undefined`. */
-export function directCallOf(call: unknown): StartCall | undefined {
-  return typeof call === 'function' ? (call as { [DIRECT_CALL]?: StartCall })[DIRECT_CALL] : undefined;
+/** Record what the engine may use of a gate `createStepGate` made (and froze). */
+export function registerGate(gate: object, internals: GateInternals): void {
+  INTERNALS.set(gate, internals);
+}
+
+/** What the engine may use of `gate`: `undefined` unless `createStepGate` made this very object. */
+export function gateInternals(gate: object): GateInternals | undefined {
+  return INTERNALS.get(gate);
 }

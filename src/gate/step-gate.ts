@@ -1,7 +1,10 @@
 import { failure } from '../codes.js';
-import { DIRECT_CALL, GateCall, START_CALL, type StartCall } from './gate-call.js';
-import { unwatch, watch } from './watchdog.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult, ToolResolver } from '../tool.js';
+import { budgetLimits, type BudgetLimits } from './budget.js';
+import { callChecked, messageOf } from './execute-call.js';
+import { GateCall, registerGate, type StartCall } from './gate-call.js';
+
+export { messageOf };
 
 /** What a host's permission check answers. */
 export interface PermissionDecision {
@@ -49,14 +52,47 @@ export interface ApprovalProvider {
   requestApproval(action: ApprovalAction): ApprovalDecision | Promise<ApprovalDecision>;
 }
 
-/** What {@link createStepGate} takes: the host's lookup and its checks. */
+/**
+ * A check a host adds to the gate, asked before every call through every door (after the
+ * permission check, before the approval). It allows a call only by answering
+ * `{ isAllowed: true }`; anything else refuses it (`permission_denied`), and a check that throws
+ * or answers something malformed refuses it too: the gate fails closed.
+ */
+export type GateCheck = (call: GateCheckRequest) => PermissionDecision | Promise<PermissionDecision>;
+
+/** What a {@link GateCheck} is asked about. */
+export interface GateCheckRequest {
+  /** The tool about to run (the very instance that will run). */
+  tool: ITool;
+  /** Its arguments. */
+  args: Record<string, unknown>;
+  /** The context it will get. */
+  context: ToolExecutionContext;
+  /** The step that calls it (its name, or its position). */
+  step: string;
+}
+
+/** What {@link createStepGate} takes: the host's lookup, its checks and the budget limits. */
 export interface StepGateOptions {
   /** Find a tool by name. */
   resolve: ToolResolver;
   /** Asked before every step. */
   permissionManager?: PermissionManager;
+  /**
+   * More checks, asked in order before every call through every door (a composite, run_pipeline,
+   * compose, run_js, and every door nested in them). The supported way to add a policy: wrapping
+   * the gate object works for calls made through the wrapper's `run`, but this list holds everywhere.
+   */
+  checks?: readonly GateCheck[];
   /** Asked before every side-effecting step. */
   approvals?: ApprovalProvider;
+  /**
+   * The limits of the budget every call from outside carries into the doors it enters (a
+   * composite, a pipeline, a compose tree or a script run through this gate, and everything
+   * nested in them): tool calls in all, calls at once, sandboxes at once. Defaults:
+   * `DEFAULT_BUDGET_LIMITS`.
+   */
+  budget?: Partial<BudgetLimits>;
 }
 
 /** Per-call options of {@link StepGate.run}. */
@@ -70,15 +106,19 @@ export interface GateRunOptions {
 /**
  * The one door every tool call of a composition, a pipeline, a combinator tree or a script
  * passes. It holds the host's checks, so a check added here holds everywhere at once.
+ *
+ * A gate that {@link createStepGate} made is frozen and the engine drives it on a fast path that
+ * keeps every one of its checks. Any other object with these methods (a host's own gate, or a
+ * wrapper around one) is driven through its `run`, so whatever the host does there holds.
  */
 export interface StepGate {
   /** Find a tool by name, as the host's registry has it now. */
   resolve(name: string): ITool | undefined;
   /**
    * Run `tool` (the very instance given, the one that was checked) after the permission check,
-   * the approval (side-effecting tools only) and the abort check. Never throws: a tool that
-   * throws, times out or returns a non-result becomes a failure result, and a tool's own failure
-   * comes back as `step_failed` with the tool's code as `innerCode`.
+   * the host's checks, the approval (side-effecting tools only), the abort check and the budget.
+   * Never throws: a tool that throws, times out or returns a non-result becomes a failure result,
+   * and a tool's own failure comes back as `step_failed` with the tool's code as `innerCode`.
    */
   run(
     tool: ITool,
@@ -87,20 +127,6 @@ export interface StepGate {
     signal?: AbortSignal,
     options?: GateRunOptions,
   ): Promise<ToolExecutionResult>;
-  /**
-   * The callback form of {@link StepGate.run}, the same checks in the same order, for engines
-   * that drive many steps without a promise per step. Returns the result when it is known at
-   * once (a refusal, a throw); otherwise returns `undefined` and calls `done` exactly once.
-   * Optional: a host-made gate without it is driven through `run`.
-   */
-  call?(
-    tool: ITool,
-    args: Record<string, unknown>,
-    context: ToolExecutionContext,
-    signal: AbortSignal | undefined,
-    options: GateRunOptions | undefined,
-    done: (result: ToolExecutionResult) => void,
-  ): ToolExecutionResult | undefined;
 }
 
 /** A brand, so the builder can tell a gate from a bare execute callback. */
@@ -119,37 +145,32 @@ export function isStepGate(value: unknown): value is StepGate {
  * const gate = createStepGate({
  *   resolve: (name) => registry.get(name),
  *   permissionManager: { isExecutionAllowed: (tool) => ({ isAllowed: tool.name !== 'rm' }) },
+ *   checks: [({ tool, context }) => ({ isAllowed: context.user !== 'guest' || tool.hasSideEffects === false })],
+ *   budget: { calls: 500 },
  * });
  * ```
  */
 export function createStepGate(options: StepGateOptions): StepGate {
   const { resolve, permissionManager, approvals } = options;
+  const checks = options.checks ? [...options.checks] : [];
+  const hasHostChecks = permissionManager !== undefined || approvals !== undefined || checks.length > 0;
 
-  /** The record form of `call`: the engine's entry, one object per call instead of closures. */
+  /** The record form: the host's checks, then the gate's own and the tool. */
   const start: StartCall = (call, args, context, signal) => {
     // Without host checks the call stays synchronous up to the tool: no extra promise per step.
-    if (!permissionManager && !approvals) return callChecked(call, args, context, signal);
-    hostChecks(call.tool, args, context, call.step).then((refusal) => {
-      if (refusal) return call.deliver(refusal);
-      const now = callChecked(call, args, context, signal);
-      if (now) call.deliver(now);
-    });
+    if (!hasHostChecks) return callChecked(call, args, context, signal);
+    hostChecks(call.tool, args, context, call.step).then(
+      (refusal) => {
+        if (refusal) return call.deliver(refusal);
+        const now = callChecked(call, args, context, signal);
+        if (now) call.deliver(now);
+      },
+      // Only a host object's getter can get here (the checks themselves are caught): fail closed.
+      (error: unknown) => call.deliver(failure('permission_denied', `The host's checks failed: ${messageOf(error)}`, { tool: call.tool.name, step: call.step })),
+    );
     return undefined;
   };
-  const call: NonNullable<StepGate['call']> & { [START_CALL]: StartCall; [DIRECT_CALL]?: StartCall } = Object.assign(
-    (
-      tool: ITool,
-      args: Record<string, unknown>,
-      context: ToolExecutionContext,
-      signal: AbortSignal | undefined,
-      runOptions: GateRunOptions | undefined,
-      done: (result: ToolExecutionResult) => void,
-    ) => start(new CallbackCall(tool, runOptions?.step ?? tool.name, runOptions?.timeoutMs, done), args, context, signal),
-    { [START_CALL]: start },
-  );
-  // With no host checks, `start` is the checked call itself: say so, for engines that drive it directly.
-  if (!permissionManager && !approvals) call[DIRECT_CALL] = callChecked;
-  const gate: StepGate & { [GATE]: true; call: typeof call } = {
+  const gate: StepGate & { [GATE]: true } = {
     [GATE]: true,
     resolve: (name) => {
       try {
@@ -160,51 +181,100 @@ export function createStepGate(options: StepGateOptions): StepGate {
     },
     run(tool, args, context, signal, runOptions) {
       return new Promise((resolve) => {
-        const now = gate.call(tool, args, context, signal, runOptions, resolve);
+        const now = start(new CallbackCall(tool, runOptions?.step ?? tool?.name ?? '', runOptions?.timeoutMs, resolve), args, context ?? {}, signal);
         if (now) resolve(now);
       });
     },
-    call,
   };
+  // Frozen, and known by identity: a copy or a changed object is driven through its own `run`.
+  Object.freeze(gate);
+  registerGate(gate, { start, direct: hasHostChecks ? undefined : callChecked, limits: budgetLimits(options.budget) });
 
-  /** The permission check, then the approval (side-effecting tools only): a refusal, or `undefined` to go on. */
+  /** The permission check, the host's checks, then the approval (side-effecting tools only): a refusal, or `undefined` to go on. */
   async function hostChecks(
     tool: ITool,
     args: Record<string, unknown>,
     context: ToolExecutionContext,
     step: string,
   ): Promise<ToolExecutionResult | undefined> {
-    try {
-      if (permissionManager) {
-        const decision = await permissionManager.isExecutionAllowed(tool, args, context);
-        if (!decision?.isAllowed) {
-          return failure('permission_denied', decision?.reason ?? `Permission denied for tool "${tool.name}".`, {
-            tool: tool.name,
-            step,
-            reason: decision?.reason,
-            ...(decision?.details ? { permission: decision.details } : {}),
-          });
-        }
-      }
-      if (approvals && tool.hasSideEffects === true) {
-        const decision = await approvals.requestApproval({ toolId: tool.id, toolName: tool.name, step, args });
-        if (!decision?.approved) {
-          return failure('approval_rejected', decision?.reason ?? `Approval refused for tool "${tool.name}".`, {
-            tool: tool.name,
-            step,
-            reason: decision?.reason,
-          });
-        }
-      }
-      return undefined;
-    } catch (error) {
-      return failure('permission_denied', `The host's check failed: ${messageOf(error)}`, { tool: tool.name, step });
+    if (permissionManager) {
+      const refusal = await asked(() => permissionManager.isExecutionAllowed(tool, args, context), tool, step, 'permission check');
+      if (refusal) return refusal;
     }
+    for (const check of checks) {
+      const refusal = await asked(() => check({ tool, args, context, step }), tool, step, 'check');
+      if (refusal) return refusal;
+    }
+    if (approvals && tool.hasSideEffects === true) {
+      let decision: unknown;
+      try {
+        decision = await approvals.requestApproval({ toolId: tool.id, toolName: tool.name, step, args });
+      } catch (error) {
+        return failure('approval_rejected', `The approval for tool "${tool.name}" failed: ${messageOf(error)}`, { tool: tool.name, step, reason: 'approval failed' });
+      }
+      return approvalRefusal(decision, tool, step);
+    }
+    return undefined;
   }
   return gate;
 }
 
-/** The record behind the callback form of {@link StepGate.call}: one per call, hands the result to `done`. */
+/** Ask a permission check or a host check: a refusal unless it answers `{ isAllowed: true }` exactly. */
+async function asked(
+  ask: () => PermissionDecision | Promise<PermissionDecision>,
+  tool: ITool,
+  step: string,
+  what: string,
+): Promise<ToolExecutionResult | undefined> {
+  let decision: unknown;
+  try {
+    decision = await ask();
+  } catch (error) {
+    return failure('permission_denied', `The host's ${what} failed: ${messageOf(error)}`, { tool: tool.name, step, reason: `${what} failed` });
+  }
+  try {
+    const d = decision as PermissionDecision | undefined;
+    if (typeof d === 'object' && d !== null && d.isAllowed === true) return undefined;
+    if (typeof d !== 'object' || d === null || d.isAllowed !== false) {
+      return failure('permission_denied', `The host's ${what} answered something malformed for tool "${tool.name}" (only { isAllowed: true } allows a call), so the call is refused.`, {
+        tool: tool.name,
+        step,
+        reason: 'malformed decision',
+      });
+    }
+    const reason = typeof d.reason === 'string' ? d.reason : undefined;
+    const details = typeof d.details === 'object' && d.details !== null ? d.details : undefined;
+    return failure('permission_denied', reason ?? `Permission denied for tool "${tool.name}".`, {
+      tool: tool.name,
+      step,
+      reason,
+      ...(details ? { permission: details } : {}),
+    });
+  } catch (error) {
+    return failure('permission_denied', `The host's ${what} answered something unreadable: ${messageOf(error)}`, { tool: tool.name, step, reason: 'malformed decision' });
+  }
+}
+
+/** The refusal for an approval's answer, unless it is `{ approved: true }` exactly. */
+function approvalRefusal(decision: unknown, tool: ITool, step: string): ToolExecutionResult | undefined {
+  try {
+    const d = decision as ApprovalDecision | undefined;
+    if (typeof d === 'object' && d !== null && d.approved === true) return undefined;
+    if (typeof d !== 'object' || d === null || d.approved !== false) {
+      return failure('approval_rejected', `The approval for tool "${tool.name}" answered something malformed (only { approved: true } approves a call), so the call is refused.`, {
+        tool: tool.name,
+        step,
+        reason: 'malformed decision',
+      });
+    }
+    const reason = typeof d.reason === 'string' ? d.reason : undefined;
+    return failure('approval_rejected', reason ?? `Approval refused for tool "${tool.name}".`, { tool: tool.name, step, reason });
+  } catch (error) {
+    return failure('approval_rejected', `The approval for tool "${tool.name}" answered something unreadable: ${messageOf(error)}`, { tool: tool.name, step, reason: 'malformed decision' });
+  }
+}
+
+/** The record behind {@link StepGate.run}: one per call, hands the result to `done`. */
 class CallbackCall extends GateCall {
   // Declared and set in the constructor, not a class field: see GateCall.
   private declare readonly done: (result: ToolExecutionResult) => void;
@@ -217,99 +287,5 @@ class CallbackCall extends GateCall {
 
   override deliver(result: ToolExecutionResult): void {
     this.done(result);
-  }
-}
-
-/**
- * The abort check, then the tool, with every way it can misbehave turned into a result:
- * returned at once when known at once, else delivered to `call.deliver` exactly once. This runs
- * once per call, so rare outcomes are built in functions of their own, keeping it small enough
- * for V8 to inline.
- */
-function callChecked(
-  call: GateCall,
-  args: Record<string, unknown>,
-  context: ToolExecutionContext,
-  signal: AbortSignal | undefined,
-): ToolExecutionResult | undefined {
-  const tool = call.tool;
-  const abort = signal ?? context.signal;
-  if (abort?.aborted) return aborted(call);
-  let pending: Promise<ToolExecutionResult>;
-  try {
-    pending = tool.execute(args, context);
-  } catch (error) {
-    return threw(tool, call.step, error);
-  }
-  if (!pending || typeof (pending as Promise<unknown>).then !== 'function') return settle(tool, call.step, pending);
-  const timeoutMs = call.timeoutMs;
-  // The record is its own watchdog entry: whichever of the tool and the deadline comes first wins.
-  call.timed = timeoutMs !== undefined && timeoutMs > 0 && Number.isFinite(timeoutMs);
-  if (call.timed) watch(call, timeoutMs!);
-  // Made once per record and kept. (Measured: making both in one function, sharing one context,
-  // made a chain of quick tools markedly slower in V8 than these two factories.)
-  pending.then((call.onResult ??= resultHandler(call)), (call.onError ??= errorHandler(call)));
-  return undefined;
-}
-
-function aborted(call: GateCall): ToolExecutionResult {
-  return failure('step_aborted', `Aborted before tool "${call.tool.name}" ran.`, { tool: call.tool.name, step: call.step });
-}
-
-/**
- * The callback for a record's tool promise. A record is only aimed again after its call has
- * delivered, so a late settle is always of a call that timed out: `unwatch` says so, and it is
- * dropped (its timeout was delivered already).
- */
-function resultHandler(call: GateCall): (result: unknown) => void {
-  return (result) => {
-    if (!call.timed || unwatch(call, call.reused)) call.deliver(settle(call.tool, call.step, result));
-  };
-}
-
-/** The callback for a record's tool rejection; see {@link resultHandler}. */
-function errorHandler(call: GateCall): (error: unknown) => void {
-  return (error) => {
-    if (!call.timed || unwatch(call, call.reused)) call.deliver(threw(call.tool, call.step, error));
-  };
-}
-
-/** Check the shape of what a tool returned, and wrap its own failure so its code is `innerCode`. */
-function settle(tool: ITool, step: string, result: unknown): ToolExecutionResult {
-  // A well-formed success, the common case, is passed on as it is.
-  if (typeof result === 'object' && result !== null && (result as ToolExecutionResult).success === true) return result as ToolExecutionResult;
-  return settleOther(tool, step, result);
-}
-
-/** {@link settle} for anything but a well-formed success. */
-function settleOther(tool: ITool, step: string, result: unknown): ToolExecutionResult {
-  if (typeof result !== 'object' || result === null || typeof (result as ToolExecutionResult).success !== 'boolean') {
-    return failure('step_bad_result', `Tool "${tool.name}" returned something that is not a tool result.`, {
-      tool: tool.name,
-      step,
-    });
-  }
-  const r = result as ToolExecutionResult;
-  if (r.success) return r;
-  return {
-    success: false,
-    error: typeof r.error === 'string' && r.error ? r.error : `Tool "${tool.name}" failed.`,
-    // A failure that is itself a wrapped step failure (a nested composition) keeps the root cause's code.
-    details: { ...r.details, code: 'step_failed', innerCode: r.details?.code === 'step_failed' ? r.details.innerCode : r.details?.code, tool: tool.name, step },
-    ...(r.effects ? { effects: r.effects } : {}),
-  };
-}
-
-function threw(tool: ITool, step: string, error: unknown): ToolExecutionResult {
-  return failure('step_threw', `Tool "${tool.name}" threw: ${messageOf(error)}`, { tool: tool.name, step });
-}
-
-/** A printable message from anything thrown. */
-export function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  try {
-    return String(error);
-  } catch {
-    return 'unknown error';
   }
 }

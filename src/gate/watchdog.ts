@@ -1,5 +1,5 @@
 /**
- * Step timeouts without a timer, or even a clock read, per step. One shared, unref'd interval
+ * Step timeouts without a timer, or even a clock read, per step. One shared interval
  * ticks while any deadline is armed; a step records the tick by which it must have settled and
  * disarms it when it does. Arming a timer per step cost more than all the rest of the engine's
  * work on a chain of quick tools. A timeout fires no earlier than asked, and at most about one
@@ -50,9 +50,10 @@ export function watch(entry: Watch, ms: number): void {
 }
 
 function startTicking(): void {
+  // Not unref'd: a step still pending keeps the process alive until its deadline, so a one-shot
+  // program whose tool never settles ends with step_timeout rather than exiting with nothing.
+  // The interval stops at the first tick with nothing armed.
   interval = setInterval(onTick, TICK_MS);
-  // Pending deadlines alone must not keep the host process alive.
-  interval.unref?.();
 }
 
 /**

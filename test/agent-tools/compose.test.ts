@@ -48,7 +48,7 @@ describe('compose: the shapes as written', () => {
     expect(result.success).toBe(true);
     expect(result.output).toEqual({ do: 'edited', check: { passed: true } });
     expect(result.details).toMatchObject({ annotations: [{ intent: 'Fix the quoting bug' }] });
-    expect(result.effects).toEqual([{ step: 'tree.do.do.do', tool: 'file_edit_batch', ran: true }]);
+    expect(result.effects).toEqual([{ step: 'tree.do.do.do', tool: 'file_edit_batch', ran: true, outcome: 'ran' }]);
   });
   it('model text is never a reference: $input and ${$...} stay literal', async () => {
     const { compose } = setup();

@@ -100,7 +100,7 @@ describe('run_pipeline', () => {
     const listed = setup(['write_file']);
     const ok = await listed.pipeline.execute({ steps: [{ tool: 'write_file', args: { path: 'x' } }] }, {});
     expect(ok.success).toBe(true);
-    expect(ok.effects).toEqual([{ step: 'step_1', tool: 'write_file', ran: true }]);
+    expect(ok.effects).toEqual([{ step: 'step_1', tool: 'write_file', ran: true, outcome: 'ran' }]);
     expect(listed.pipeline.hasSideEffects).toBe(true);
     expect(pipeline.hasSideEffects).toBe(false);
   });

@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ComposableToolBuilder } from '../../src/builder.js';
-import { directCallOf } from '../../src/gate/gate-call.js';
 import type { ComposableToolSpec } from '../../src/spec/types.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../src/tool.js';
 import { registry, tool } from '../helpers/tools.js';
@@ -34,7 +33,7 @@ describe('the chain fast path', () => {
       steps: [{ name: 'first', tool: 'inc', inputMapping: { n: '$input.n' } }, step('inc'), step('send', { name: 'sent' }), { tool: 'inc', inputMapping: { n: '$steps.first.n' } }],
       output: { last: '$prev.n', first: '$steps.first.n', sent: '$steps.sent.sent' },
     });
-    expect(result).toMatchObject({ success: true, output: { last: 2, first: 1, sent: 2 }, effects: [{ step: 'sent', tool: 'send', ran: true }] });
+    expect(result).toMatchObject({ success: true, output: { last: 2, first: 1, sent: 2 }, effects: [{ step: 'sent', tool: 'send', ran: true, outcome: 'ran' }] });
     expect((result.details?.trace as unknown[]).length).toBe(4);
   });
 
@@ -43,7 +42,7 @@ describe('the chain fast path', () => {
     const result = await both({ steps: [{ tool: 'inc', inputMapping: { n: '$input.n' } }, step('send'), step(toolName, { name: 'bad_step' })] });
     expect(result.success).toBe(false);
     expect(result.details).toMatchObject({ code, step: 'bad_step', completed: ['steps[0]', 'steps[1]'] });
-    expect(result.effects).toEqual([{ step: 'steps[1]', tool: 'send', ran: true }]);
+    expect(result.effects).toEqual([{ step: 'steps[1]', tool: 'send', ran: true, outcome: 'ran' }]);
     expect(Date.now() - started).toBeLessThan(2000);
   });
 

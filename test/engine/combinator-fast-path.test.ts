@@ -7,7 +7,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import { Leaf } from '../../src/engine/leaf.js';
-import { directCallOf } from '../../src/gate/gate-call.js';
 import type { ComposableToolSpec } from '../../src/spec/types.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';

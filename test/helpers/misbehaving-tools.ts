@@ -1,7 +1,7 @@
 /** Tools that go wrong in each way a step can, and the code each gives: shared by the fast-path tests. */
 import { expect } from 'vitest';
 import { ComposableToolBuilder } from '../../src/builder.js';
-import { directCallOf } from '../../src/gate/gate-call.js';
+import { gateInternals } from '../../src/gate/gate-call.js';
 import type { ITool, ToolExecutionResult } from '../../src/tool.js';
 import { registry, tool } from './tools.js';
 
@@ -35,8 +35,8 @@ export function fastAndGeneral(tools: ITool[], sideEffectingTools: string[]) {
   const reg = registry(...tools);
   const fastGate = reg.gate();
   const generalGate = reg.gate({ permissionManager: { isExecutionAllowed: () => ({ isAllowed: true }) } });
-  expect(directCallOf(fastGate.call)).toBeDefined();
-  expect(directCallOf(generalGate.call)).toBeUndefined();
+  expect(gateInternals(fastGate)?.direct).toBeDefined();
+  expect(gateInternals(generalGate)?.direct).toBeUndefined();
   const fast = new ComposableToolBuilder(fastGate, { stepTimeoutMs: 40 });
   const general = new ComposableToolBuilder(generalGate, { stepTimeoutMs: 40 });
   for (const b of [fast, general]) b.bind({ sideEffectingTools });

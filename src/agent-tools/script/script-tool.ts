@@ -6,7 +6,10 @@
 import { SCRIPT_TOOL_NAME } from '../batching-names.js';
 import { failure } from '../../codes.js';
 import { callResolved } from '../../gate/call.js';
+import { budgetRefusal } from '../../gate/budget.js';
 import { enterComposition } from '../../gate/depth.js';
+import { gateInternals } from '../../gate/gate-call.js';
+import { frameOf } from '../../gate/run-frame.js';
 import { messageOf, type StepGate } from '../../gate/step-gate.js';
 import type { EffectRecord, ITool, ToolExecutionContext, ToolExecutionResult } from '../../tool.js';
 import { refusedCall, toScriptCallResult, type ScriptCallResult } from './call-result.js';
@@ -119,9 +122,13 @@ async function execute(
   if (signal?.aborted) return failure('step_aborted', 'Aborted before the script ran.', { tool: SCRIPT_TOOL_NAME });
   // Entered once per run: every call the script makes is one level deeper, as in a pipeline.
   // The script reads each result itself and returns only what the model should see.
-  const entered = enterComposition(context, undefined, signal, 'code');
+  // Interactive tools are refused through every door nested under the script, not only here.
+  const entered = enterComposition(context, { reader: 'code', noInteractive: limits.interactiveTools, limits: gateInternals(gate)?.limits }, signal);
   if (!entered.ok) return entered.refusal;
   const nested = entered.context;
+  // A sandbox alive counts against the budget of the call from outside, across nested doors.
+  const budget = frameOf(nested)!.budget;
+  if (budget.sandboxes >= budget.limits.sandboxes) return budgetRefusal('sandboxes', budget, 'The script was not started');
 
   const effects: EffectRecord[] = [];
   let finished = false;
@@ -158,6 +165,7 @@ async function execute(
     return toScriptCallResult(result, limits.maxCallResultBytes);
   };
 
+  budget.sandboxes++;
   const run = await runInWorker(
     {
       code,
@@ -168,6 +176,7 @@ async function execute(
     },
     onCall,
   );
+  budget.sandboxes--;
   finished = true;
   const abandoned = run.abandoned.map(({ index, name }) => ({ step: `call ${index}`, tool: name }));
   return toResult(run, limits, effects.slice(), abandoned, code);

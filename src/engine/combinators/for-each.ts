@@ -5,6 +5,7 @@ import type { Accessor, RefScope } from '../../refs/scope.js';
 import type { StartCall } from '../../gate/gate-call.js';
 import type { ToolExecutionResult } from '../../tool.js';
 import { DirectLane, failed, type DirectOwner, type Leaf } from '../leaf.js';
+import { plannedOf, plannedRefusal, timesPlanned } from '../planned-calls.js';
 import { Lane, startPlan, type LaneOwner, type NodeOutcome, type NodePlan, type RunState, type TraceEntry } from '../run-state.js';
 
 /** The default and the ceiling of a for_each's concurrency: bounded, always. */
@@ -39,6 +40,9 @@ export function forEach(label: string, items: ItemsSource, template: NodePlan, c
         maxItems,
       }));
     }
+    // Every item's calls are known now: a list the budget cannot cover is refused before its first item.
+    const over = plannedRefusal(state, timesPlanned(list.length, plannedOf(template)), scope);
+    if (over) return failed(state, label, undefined, over);
     const itemState = state.recording ? { ...state, recording: false } : state;
     // Only through a gate with no host checks, and never in a dry run: those take the general path.
     const direct = leaf && !state.dry ? state.directCall : undefined;
@@ -246,7 +250,7 @@ class ForEachDirect extends ForEachBase implements DirectOwner {
   private settle(lane: DirectLane, result: ToolExecutionResult): void {
     const leaf = this.leaf;
     const index = lane.scope.index!;
-    if (!result.success) return this.record(index, failed(this.runState, leaf.label, leaf.toolName, result));
+    if (!result.success) return this.record(index, failed(this.runState, leaf.label, leaf.toolName, result, lane.tool));
     leaf.recordSuccess(lane.tool, this.runState);
     this.succeeded(index, result.output);
   }

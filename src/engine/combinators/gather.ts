@@ -167,7 +167,7 @@ class GatherDirect extends GatherBase implements DirectOwner {
   delivered(lane: DirectLane, result: ToolExecutionResult): void {
     const index = lane.position;
     const leaf = this.leaves[index];
-    if (!result.success) return this.settled(index, failed(this.runState, leaf.label, leaf.toolName, result));
+    if (!result.success) return this.settled(index, failed(this.runState, leaf.label, leaf.toolName, result, lane.tool));
     leaf.recordSuccess(lane.tool, this.runState);
     this.succeeded(index, result.output);
   }

@@ -1,0 +1,134 @@
+/**
+ * The budget of one call from outside: every tool call made under it (by a composite, a pipeline,
+ * a compose tree, a script, and every door nested in them) draws on the same counts. Without it
+ * one model call could fan out without limit: a gather of thousands of calls, nested for_each
+ * multiplying their items, scripts each holding a sandbox.
+ *
+ * - `calls`: tool calls started under the budget; the next one past the limit is refused.
+ * - `inFlight`: leaf calls running at once. A call past the limit waits for a free place (in
+ *   order, at most its own timeout) instead of failing, so a wide gather runs as a bounded pool.
+ *   Compositions do not hold a place while their own calls run: a parent waiting on children that
+ *   wait on places it holds would never finish.
+ * - `sandboxes`: `run_js` sandboxes alive at once under the budget.
+ */
+import { failure } from '../codes.js';
+import type { ToolExecutionResult } from '../tool.js';
+
+/** The limits of a {@link CallBudget}. */
+export interface BudgetLimits {
+  /** The most tool calls one call from outside may start, across every nested door. */
+  calls: number;
+  /** The most leaf calls running at once; more wait for a place. */
+  inFlight: number;
+  /** The most `run_js` sandboxes alive at once. */
+  sandboxes: number;
+}
+
+/** Which limit a refusal names. */
+export type BudgetLimitName = keyof BudgetLimits;
+
+/**
+ * The defaults, sized for one host process serving a few agents: room for a for_each over a
+ * thousand items with a call or two each, 64 calls at once (for_each's own ceiling), and a few
+ * sandboxes per call. Set others with `createStepGate({ budget })`.
+ */
+export const DEFAULT_BUDGET_LIMITS: Readonly<BudgetLimits> = Object.freeze({ calls: 5000, inFlight: 64, sandboxes: 4 });
+
+/** Limits from a host's partial ones: a missing, non-numeric or non-positive value takes its default. */
+export function budgetLimits(partial: Partial<BudgetLimits> | undefined): Readonly<BudgetLimits> {
+  if (!partial) return DEFAULT_BUDGET_LIMITS;
+  return Object.freeze({
+    calls: positive(partial.calls, DEFAULT_BUDGET_LIMITS.calls),
+    inFlight: positive(partial.inFlight, DEFAULT_BUDGET_LIMITS.inFlight),
+    sandboxes: positive(partial.sandboxes, DEFAULT_BUDGET_LIMITS.sandboxes),
+  });
+}
+
+function positive(value: number | undefined, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 1 ? Math.floor(value) : fallback;
+}
+
+/** A call waiting for a place in flight: started by {@link CallBudget.release} when one frees. */
+export interface WaitingCall {
+  /** Whether it still waits (false once it gave up at its timeout, or was started). */
+  waiting: boolean;
+  /** Start it now that it holds a place. */
+  startWaiting(): void;
+}
+
+/** The counts of one call from outside, shared by reference by every door under it. */
+export class CallBudget {
+  // Declared and set in the constructor, not class fields: see GateCall (one per run from outside).
+  /** The limits. */
+  declare readonly limits: Readonly<BudgetLimits>;
+  /** Tool calls started so far. */
+  declare calls: number;
+  /** Leaf calls running now. */
+  declare inFlight: number;
+  /** Sandboxes alive now. */
+  declare sandboxes: number;
+  /** Calls waiting for a place, in order; `head` is the next to start. */
+  private declare queue: WaitingCall[];
+  private declare head: number;
+  /** Set while {@link CallBudget.release} starts waiting calls, so a call it starts does not nest another loop. */
+  private declare draining: boolean;
+
+  /** @param limits - the limits it enforces */
+  constructor(limits: Readonly<BudgetLimits>) {
+    this.limits = limits;
+    this.calls = 0;
+    this.inFlight = 0;
+    this.sandboxes = 0;
+    this.queue = [];
+    this.head = 0;
+    this.draining = false;
+  }
+
+  /** Calls left before the `calls` limit. */
+  callsLeft(): number {
+    return this.limits.calls - this.calls;
+  }
+
+  /** Queue `call` until a place is free. */
+  wait(call: WaitingCall): void {
+    call.waiting = true;
+    this.queue.push(call);
+  }
+
+  /** A leaf call ended: free its place and start the calls waiting for one, in order. */
+  release(): void {
+    this.inFlight--;
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      while (this.inFlight < this.limits.inFlight && this.head < this.queue.length) {
+        const next = this.queue[this.head++];
+        if (!next.waiting) continue;
+        next.waiting = false;
+        this.inFlight++;
+        next.startWaiting();
+      }
+      if (this.head === this.queue.length) {
+        this.queue.length = 0;
+        this.head = 0;
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+}
+
+/** The refusal for a budget limit: `budget_exceeded`, naming the limit and what to do. */
+export function budgetRefusal(limit: BudgetLimitName, budget: CallBudget, what: string): ToolExecutionResult<never> {
+  const value = budget.limits[limit];
+  return failure('budget_exceeded', `${what}: the call's budget allows ${value} ${LIMIT_WORDS[limit]}. Do the work in smaller calls, or raise the limit in createStepGate({ budget: { ${limit} } }).`, {
+    limit,
+    value,
+  });
+}
+
+const LIMIT_WORDS: Record<BudgetLimitName, string> = {
+  calls: 'tool calls in all',
+  inFlight: 'calls at once',
+  sandboxes: 'sandboxes at once',
+};

@@ -1,0 +1,231 @@
+/**
+ * The gate's own part of every call, after the host's checks: the abort check, the run's frame
+ * (interactive tools under a script, the budget), then the tool, with every way it can misbehave
+ * turned into a result: a throw, a rejection, a result that is not one, a getter that throws, a
+ * thenable that throws or settles twice, a tool that never settles. The result is returned when
+ * known at once, else delivered to `call.deliver` exactly once.
+ */
+import { failure } from '../codes.js';
+import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
+import { budgetRefusal, type CallBudget } from './budget.js';
+import { freeSlot, type GateCall } from './gate-call.js';
+import { frameOf } from './run-frame.js';
+import { unwatch, watch } from './watchdog.js';
+
+/**
+ * The abort check, the frame's checks and the tool. Runs once per call, so rare outcomes are
+ * built in functions of their own, keeping it small enough for V8 to inline.
+ */
+export function callChecked(
+  call: GateCall,
+  args: Record<string, unknown>,
+  context: ToolExecutionContext,
+  signal: AbortSignal | undefined,
+): ToolExecutionResult | undefined {
+  const tool = call.tool;
+  const abort = signal ?? context.signal;
+  if (abort?.aborted) return aborted(call);
+  const frame = frameOf(context);
+  if (frame !== undefined) {
+    if (frame.noInteractive !== undefined && frame.refusesInteractive(tool.name, tool.interactive)) return interactive(call);
+    const budget = frame.budget;
+    if (budget.calls >= budget.limits.calls) return budgetRefusal('calls', budget, `Tool "${tool.name}" was not started`);
+    budget.calls++;
+    // A composition holds no place while its own calls run (they would wait on it forever).
+    if (tool.composition !== true) {
+      if (budget.inFlight >= budget.limits.inFlight) return waitForPlace(call, budget, args, context, abort);
+      budget.inFlight++;
+      call.slot = budget;
+    }
+  }
+  return launch(call, args, context);
+}
+
+/** Queue the call until a place in flight is free; it waits at most its own timeout. */
+function waitForPlace(
+  call: GateCall,
+  budget: CallBudget,
+  args: Record<string, unknown>,
+  context: ToolExecutionContext,
+  abort: AbortSignal | undefined,
+): undefined {
+  call.slot = budget;
+  call.waitArgs = args;
+  call.waitContext = abort === context.signal ? context : { ...context, signal: abort };
+  budget.wait(call);
+  const timeoutMs = call.timeoutMs;
+  call.timed = timeoutMs !== undefined && timeoutMs > 0 && Number.isFinite(timeoutMs);
+  if (call.timed) watch(call, timeoutMs!);
+  return undefined;
+}
+
+/** A waiting call got its place (the budget counted it): start it, unless it was aborted meanwhile. */
+export function startWaiting(call: GateCall): void {
+  if (call.timed) unwatch(call, call.reused);
+  const args = call.waitArgs!;
+  const context = call.waitContext!;
+  call.waitArgs = undefined;
+  call.waitContext = undefined;
+  let now: ToolExecutionResult | undefined;
+  if (context.signal?.aborted) {
+    freeSlot(call);
+    now = aborted(call);
+  } else {
+    now = launch(call, args, context);
+  }
+  if (now) call.deliver(now);
+}
+
+/** Run the tool: its result when known at once, else `undefined` and `call.deliver` gets it once. */
+function launch(call: GateCall, args: Record<string, unknown>, context: ToolExecutionContext): ToolExecutionResult | undefined {
+  const tool = call.tool;
+  let pending: unknown;
+  try {
+    pending = tool.execute(args, context);
+  } catch (error) {
+    freeSlot(call);
+    return threw(tool, call.step, error);
+  }
+  try {
+    // A native promise settles once; anything else that looks like one is adopted by one, so a
+    // thenable that settles twice is heard once and one whose `then` throws becomes a bad result.
+    if (pending instanceof Promise) follow(call, pending);
+    else if (isThenable(pending)) follow(call, adopt(pending));
+    else {
+      freeSlot(call);
+      return settle(tool, call.step, pending);
+    }
+  } catch {
+    freeSlot(call);
+    return badResult(tool, call.step);
+  }
+  const timeoutMs = call.timeoutMs;
+  // The record is its own watchdog entry: whichever of the tool and the deadline comes first wins.
+  call.timed = timeoutMs !== undefined && timeoutMs > 0 && Number.isFinite(timeoutMs);
+  if (call.timed) watch(call, timeoutMs!);
+  return undefined;
+}
+
+const nativeThen = Promise.prototype.then;
+
+/** Listen to `pending` with the record's callbacks, made once per record and kept. */
+function follow(call: GateCall, pending: Promise<unknown>): void {
+  // (Measured: making both callbacks in one function, sharing one context, made a chain of quick
+  // tools markedly slower in V8 than these two factories.)
+  nativeThen.call(pending, (call.onResult ??= resultHandler(call)), (call.onError ??= errorHandler(call)));
+}
+
+/** Whether `value` has a callable `then` (reading it may throw: the caller turns that into a bad result). */
+function isThenable(value: unknown): boolean {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/** What a thenable whose `then` throws rejects with, so its call is a bad result rather than a throw. */
+const BAD_THEN: unique symbol = Symbol('toolweave.badThen');
+
+/** A native promise that adopts `thenable`: settled once, whatever the thenable does. */
+function adopt(thenable: unknown): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    try {
+      (thenable as PromiseLike<unknown>).then(resolve, reject);
+    } catch {
+      reject(BAD_THEN);
+    }
+  });
+}
+
+/**
+ * The callback for a record's tool promise. A record is only aimed again after its call has
+ * delivered; a call that timed out has its callbacks retired (see {@link retireCallbacks}), so a
+ * late settle of a timed-out call never reaches the record's next call.
+ */
+function resultHandler(call: GateCall): (result: unknown) => void {
+  const handler = (result: unknown): void => {
+    if (call.onResult !== handler) return;
+    if (!call.timed || unwatch(call, call.reused)) {
+      freeSlot(call);
+      call.deliver(settle(call.tool, call.step, result));
+    }
+  };
+  return handler;
+}
+
+/** The callback for a record's tool rejection; see {@link resultHandler}. */
+function errorHandler(call: GateCall): (error: unknown) => void {
+  const handler = (error: unknown): void => {
+    if (call.onError !== handler) return;
+    if (!call.timed || unwatch(call, call.reused)) {
+      freeSlot(call);
+      call.deliver(error === BAD_THEN ? badResult(call.tool, call.step) : threw(call.tool, call.step, error));
+    }
+  };
+  return handler;
+}
+
+/** A call timed out: its tool's promise may still settle, so its callbacks must not reach the record's next call. */
+export function retireCallbacks(call: GateCall): void {
+  call.onResult = undefined;
+  call.onError = undefined;
+}
+
+/** Check the shape of what a tool returned, and wrap its own failure so its code is `innerCode`. */
+function settle(tool: ITool, step: string, result: unknown): ToolExecutionResult {
+  try {
+    // A well-formed success, the common case, is passed on as it is.
+    if (typeof result === 'object' && result !== null && (result as ToolExecutionResult).success === true) return result as ToolExecutionResult;
+    return settleOther(tool, step, result);
+  } catch {
+    // A getter that throws (on `success`, `details`, `error`): not a result the run can read.
+    return badResult(tool, step);
+  }
+}
+
+/** {@link settle} for anything but a well-formed success. */
+function settleOther(tool: ITool, step: string, result: unknown): ToolExecutionResult {
+  if (typeof result !== 'object' || result === null || typeof (result as ToolExecutionResult).success !== 'boolean') {
+    return badResult(tool, step);
+  }
+  const r = result as ToolExecutionResult;
+  if (r.success) return r;
+  const details = r.details;
+  const error = r.error;
+  const effects = r.effects;
+  const code = details?.code;
+  return {
+    success: false,
+    error: typeof error === 'string' && error ? error : `Tool "${tool.name}" failed.`,
+    // A failure that is itself a wrapped step failure (a nested composition) keeps the root cause's code.
+    details: { ...details, code: 'step_failed', innerCode: code === 'step_failed' ? details!.innerCode : code, tool: tool.name, step },
+    ...(effects ? { effects } : {}),
+  };
+}
+
+function badResult(tool: ITool, step: string): ToolExecutionResult {
+  return failure('step_bad_result', `Tool "${tool.name}" returned something that is not a tool result.`, { tool: tool.name, step });
+}
+
+function aborted(call: GateCall): ToolExecutionResult {
+  return failure('step_aborted', `Aborted before tool "${call.tool.name}" ran.`, { tool: call.tool.name, step: call.step });
+}
+
+function interactive(call: GateCall): ToolExecutionResult {
+  const name = call.tool.name;
+  return failure('tool_interactive', `Tool "${name}" needs its own moment with a person or the host, and this call comes from a script; call it directly.`, {
+    tool: name,
+    step: call.step,
+  });
+}
+
+function threw(tool: ITool, step: string, error: unknown): ToolExecutionResult {
+  return failure('step_threw', `Tool "${tool.name}" threw: ${messageOf(error)}`, { tool: tool.name, step });
+}
+
+/** A printable message from anything thrown (never throws itself). */
+export function messageOf(error: unknown): string {
+  try {
+    if (error instanceof Error) return String(error.message);
+    return String(error);
+  } catch {
+    return 'unknown error';
+  }
+}
