@@ -8,6 +8,7 @@ import { toToolSet, type SideEffectingTools } from '../gate/chainable.js';
 import { messageOf, type StepGate } from '../gate/step-gate.js';
 import { compileNode } from '../engine/compile-node.js';
 import { createCompileEnv, enterRun } from '../engine/plan.js';
+import { plannedRefusal } from '../engine/planned-calls.js';
 import { runSequence, type NodeOutcome, type NodePlan } from '../engine/run-state.js';
 import type { Accessor, RefScope } from '../refs/scope.js';
 import { compileSchema } from '../spec/ajv.js';
@@ -135,6 +136,9 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
     const entered = enterRun(context, { gate, sideEffectingTools, signal: context.signal }, env.stepTimeoutMs);
     if (!entered.ok) return entered.refusal;
     const state = entered.state;
+    // Every step is one call: a pipeline the budget cannot cover is refused before its first step.
+    const over = plannedRefusal(state, plans.length, { input: args, prev: undefined, steps: [], named: new Map() });
+    if (over) return over;
     const stopOnError = args.stop_on_error !== false;
     const outcomes: NodeOutcome[] = [];
     // Record every step's outcome; without stop_on_error a failure reads as null to later steps.
