@@ -14,7 +14,7 @@
 import { failure } from '../codes.js';
 import type { ToolExecutionResult } from '../tool.js';
 
-/** The limits of a {@link CallBudget}. */
+/** The limits of the budget a call from outside carries through every door it enters. */
 export interface BudgetLimits {
   /** The most tool calls one call from outside may start, across every nested door. */
   calls: number;
