@@ -19,7 +19,8 @@ const double: ITool = {
 };
 const callers: ITool[] = Array.from({ length: 100 }, (_, i) => ({ ...double, id: `d${i}`, name: `d${i}` }));
 const registry = new Map<string, ITool>([[double.name, double], ...callers.map((t) => [t.name, t] as const)]);
-const gate = createStepGate({ resolve: (name) => registry.get(name) });
+// A for_each of 10,000 items is more than the default budget of 5,000 calls: this host raises it.
+const gate = createStepGate({ resolve: (name) => registry.get(name), budget: { calls: 20_000 } });
 const builder = new ComposableToolBuilder(gate);
 
 const ITEMS = Array.from({ length: 10_000 }, (_, i) => i);

@@ -121,27 +121,34 @@ async function runDemo(root: string, log: Log): Promise<string[]> {
 
   // ---------------------------------------------------------------------------------------
   log('');
-  log('c) the gate refuses a side-effecting step the host has not listed');
+  log('c) a side-effecting step the host has not listed is refused, at build and at run time');
   const target = 'notes/cache-uses.txt';
-  const saveUses = host.builder.build(
-    'save_cache_uses',
-    'Find the uses of cacheKey and save them to a notes file.',
-    { type: 'object' },
-    {
-      steps: [
-        { name: 'uses', tool: 'grep_files', inputMapping: { pattern: 'cacheKey\\(', path: 'src' } },
-        { name: 'save', tool: 'write_file', inputMapping: { path: target, content: '$prev' } },
-      ],
-    },
-  );
-  log(`   save_cache_uses: grep_files -> write_file; hasSideEffects: ${saveUses.hasSideEffects}; host's sideEffectingTools: []`);
+  const saveSpec: ComposableToolSpec = {
+    steps: [
+      { name: 'uses', tool: 'grep_files', inputMapping: { pattern: 'cacheKey\\(', path: 'src' } },
+      { name: 'save', tool: 'write_file', inputMapping: { path: target, content: '$prev' } },
+    ],
+  };
+  // At configuration time: validate lists the problem, and build refuses to make the tool.
+  const checked = host.builder.validate(saveSpec, { name: 'save_cache_uses' });
+  log(`   validate: ${checked.valid ? 'valid' : checked.errors?.join('; ')}`);
+  let built = true;
+  try {
+    host.builder.build('save_cache_uses', 'Find the uses of cacheKey and save them to a notes file.', { type: 'object' }, saveSpec);
+  } catch {
+    built = false;
+  }
+  log(`   build: ${built ? 'built' : 'refused (SpecError)'}`);
+  // At run time, every step is checked before the first runs: nothing is read, nothing written.
   host.calls.length = 0;
-  const refused = await saveUses.execute({}, {});
+  const refused = await host.builder.runPipeline(saveSpec, {}, {});
   printTrace(log, traceOf(refused), host.calls);
   const written = await exists(path.join(root, target));
-  log(`   refused: ${refused.details?.code} at step "${refused.details?.step}": ${refused.error}`);
+  log(`   run: ${refused.details?.code} at step "${refused.details?.step}", before any step ran (${host.calls.length} calls)`);
   log(`   ${target} exists: ${written ? 'yes' : 'no (nothing was written)'}`);
+  expect(!checked.valid && !built, 'the unlisted write_file was not refused at build time');
   expect(!refused.success && refused.details?.code === 'step_not_chainable', `expected step_not_chainable, got ${refused.details?.code ?? 'success'}`);
+  expect(host.calls.length === 0, 'a step ran before the refusal');
   expect(!written, `${target} was written although write_file is not listed`);
 
   // ---------------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ import { checkChainable, toToolSet, type ChainCheck, type SideEffectingTools } f
 import { isStepGate, messageOf, type StepGate } from './gate/step-gate.js';
 import { DEFAULT_STEP_TIMEOUT_MS, runSettings, settingsFit, type RunSettings } from './engine/plan.js';
 import type { SnapshotProvider } from './engine/snapshot.js';
-import { compileSchema, type SchemaCheck } from './spec/ajv.js';
+import { compileSchema, schemaProblems, type SchemaCheck } from './spec/ajv.js';
+import { registryProblems } from './spec/registry-check.js';
 import type { ComposableToolSpec } from './spec/types.js';
 import { checkAndCompile, type CheckedSpec, type ValidationResult } from './spec/validate.js';
 import type { ITool, JSONSchemaObject, ToolExecutionContext, ToolExecutionResult } from './tool.js';
@@ -24,6 +25,24 @@ export interface ComposableToolBuilderOptions {
   stepTimeoutMs?: number;
   /** The host's snapshot/restore pair, for scopes that roll back. */
   snapshots?: SnapshotProvider;
+  /**
+   * Told each warning `build` finds (lenient mode only): an unknown `$`-expression kept as the
+   * literal text, a refused JSONPath filter, a reference that reads `undefined`. `validate`
+   * returns the same warnings. Default: none are reported but by `validate`.
+   */
+  onWarning?: (warning: string) => void;
+  /**
+   * Check each step's arguments against the step tool's own `inputSchema` before it runs
+   * (`args_invalid`, naming the tool, the step and the field). Default false for composites: a
+   * host wrote the mappings. The model-facing tools always check.
+   */
+  validateArgs?: boolean;
+}
+
+/** What {@link ComposableToolBuilder.validate} may be told besides the spec. */
+export interface ValidateOptions {
+  /** The name the composite will be built under: a step that calls it is not an unknown tool (it is refused at run time as a cycle). */
+  name?: string;
 }
 
 /** What {@link ComposableToolBuilder.runPipeline} takes besides the spec and input. */
@@ -74,6 +93,8 @@ export class ComposableToolBuilder {
   private sideEffecting: ReadonlySet<string> = new Set();
   private readonly stepTimeoutMs: number;
   private readonly snapshots: SnapshotProvider | undefined;
+  private readonly onWarning: ((warning: string) => void) | undefined;
+  private readonly validateArgs: boolean;
 
   /**
    * @param gateOrExecute - a {@link StepGate}; a bare `(toolName, args, context)` callback is still
@@ -85,6 +106,8 @@ export class ComposableToolBuilder {
     this.strictMode = options.strictMode ?? false;
     this.stepTimeoutMs = options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS;
     this.snapshots = options.snapshots;
+    this.onWarning = options.onWarning;
+    this.validateArgs = options.validateArgs ?? false;
   }
 
   /** Bind the gate and the host's list of side-effecting tools that may be chained. */
@@ -98,28 +121,83 @@ export class ComposableToolBuilder {
     return this.gate !== undefined;
   }
 
-  /** The tool the gate resolves for `name`, if any. */
+  /** The tool the gate resolves for `name`, if any (a resolver that throws resolves nothing). */
   resolve(name: string): ITool | undefined {
-    return this.gate?.resolve(name);
+    try {
+      return this.gate?.resolve(name);
+    } catch {
+      return undefined;
+    }
   }
 
   /** Check `name` against the chainability rule as the registry stands now. */
   check(name: string): ChainCheck {
     if (!this.gate) return { ok: false, refusal: needsGate() };
-    return checkChainable(name, this.gate.resolve(name), this.sideEffecting);
+    const gate = this.gate;
+    return checkChainable(name, gate.resolve(name), this.sideEffecting, () => gate.names?.());
   }
 
-  /** Whether any step (through every combinator, compensations included) may have side effects; undeclared and missing tools count as side-effecting. */
+  /**
+   * Whether any step (through every combinator, compensations included) may have side effects, as
+   * the registry stands now; undeclared and missing tools count as side-effecting, and so does a
+   * step that is itself a composition, since a dry run does not run it either. So the answer is
+   * also whether a dry run of the spec needs outputs in `dry.stepOutputs`: see
+   * {@link ComposableToolBuilder.dryRunStubsNeeded} for which.
+   */
   hasSideEffectingStep(spec: ComposableToolSpec): boolean {
     const checked = this.compile(spec);
     if (!checked.ok) return true;
-    return checked.plan.hasSideEffects((name) => this.resolve(name));
+    return checked.plan.hasSideEffects((name) => this.resolve(name)) || this.dryRunStubsNeeded(spec).length > 0;
   }
 
-  /** Check a spec: its structure against the published JSON Schema, then its meaning. Every problem is listed. */
-  validate(spec: ComposableToolSpec): ValidationResult {
+  /**
+   * The steps a dry run of `spec` needs outputs for in `dry.stepOutputs`, by the key it reads
+   * (the step's name, or its place: `steps[1].calls.a`): every step whose tool, as the registry
+   * stands now, has side effects or is itself a composition. Each appears once, in spec order.
+   * A spec that does not compile needs none (it cannot run).
+   */
+  dryRunStubsNeeded(spec: ComposableToolSpec): string[] {
     const checked = this.compile(spec);
-    return checked.ok ? { valid: true } : { valid: false, errors: checked.errors };
+    if (!checked.ok) return [];
+    const labels = new Set<string>();
+    for (const leaf of checked.plan.leaves) {
+      const tool = this.resolve(leaf.tool);
+      if (tool && (tool.hasSideEffects === true || tool.composition === true)) labels.add(leaf.label);
+    }
+    return [...labels];
+  }
+
+  /**
+   * Check a spec, listing every problem every time: its structure against the published JSON
+   * Schema, its meaning (references, the output schema, both `args` and `inputMapping`), and the
+   * registry as the gate resolves it now (an unknown tool, with the closest names; a side-effecting
+   * tool the host has not listed; a tool that declares nothing). In lenient mode, `warnings` lists
+   * what was kept as written. Never throws.
+   *
+   * @example
+   * ```ts
+   * const { valid, errors, warnings } = builder.validate(spec, { name: 'greet_user' });
+   * // errors: ['no tool "lookpu" in step "user"; did you mean lookup?']
+   * ```
+   */
+  validate(spec: ComposableToolSpec, options: ValidateOptions = {}): ValidationResult {
+    try {
+      const { errors, warnings } = this.problems(spec, options.name);
+      const result: ValidationResult = errors.length ? { valid: false, errors } : { valid: true };
+      if (warnings.length) result.warnings = warnings;
+      return result;
+    } catch (error) {
+      return { valid: false, errors: [`the spec could not be checked: ${messageOf(error)}`] };
+    }
+  }
+
+  /** Every problem and warning of `spec` built as `name`: the spec's own, then the registry's. */
+  private problems(spec: ComposableToolSpec, name: string | undefined): { errors: string[]; warnings: string[]; checked: CheckedSpec } {
+    const checked = this.compile(spec);
+    const errors = checked.ok ? [] : [...checked.errors];
+    const plan = checked.plan;
+    if (plan && this.gate) errors.push(...registryProblems(plan.leaves, this.gate, this.sideEffecting, name));
+    return { errors, warnings: checked.warnings, checked };
   }
 
   /**
@@ -131,8 +209,11 @@ export class ComposableToolBuilder {
    * @throws {@link SpecError} when the spec or a schema is invalid: a configuration error, caught at build time.
    */
   build<const S extends JSONSchemaObject>(name: string, description: string, inputSchema: S, spec: ComposableToolSpec): ITool<InputOf<S>> {
-    const checked = this.compile(spec);
-    if (!checked.ok) throw new SpecError(`Spec for "${name}" is invalid`, checked.errors);
+    const { errors, warnings, checked } = this.problems(spec, name);
+    const inputProblems = schemaProblems(inputSchema, 'inputSchema');
+    if (inputProblems) errors.push(...inputProblems);
+    if (errors.length || !checked.ok) throw new SpecError(`Spec for "${name}" is invalid`, errors);
+    for (const warning of warnings) this.onWarning?.(warning);
     const plan = checked.plan;
     const checkInput = schemaCheck(name, 'inputSchema', inputSchema);
     const checkOutput = spec.outputSchema ? schemaCheck(name, 'outputSchema', spec.outputSchema) : undefined;
@@ -177,6 +258,8 @@ export class ComposableToolBuilder {
               compositionId: id,
               // A composite's steps read each other's results: code, not the model, reads them.
               reader: 'code',
+              precheck: true,
+              validateArgs: builder.validateArgs,
             });
           }
           const running = plan.runWith(args, ctx, settings, ctx.signal);
@@ -206,6 +289,8 @@ export class ComposableToolBuilder {
         snapshots: this.snapshots,
         dry: options.dry,
         reader: 'code',
+        precheck: true,
+        validateArgs: this.validateArgs,
         signal: options.signal ?? context?.signal,
       });
     } catch (error) {

@@ -92,12 +92,40 @@ describe('ComposableToolBuilder: building and running', () => {
   });
 
   it('execute never throws: a broken gate becomes a failure result', async () => {
-    const broken = { resolve: () => { throw new Error('kaput'); }, run: () => { throw new Error('kaput'); } };
+    const echo = tool('echo', (a) => a);
+    let resolving = true;
+    const broken = {
+      resolve: () => {
+        if (resolving) return echo;
+        throw new Error('kaput');
+      },
+      run: () => {
+        throw new Error('kaput');
+      },
+    };
     const builder = new ComposableToolBuilder(broken as never);
     const composite = builder.build('c', 'c', { type: 'object' }, { steps: [{ tool: 'echo' }] });
+    // The gate's run throws.
+    const threw = await composite.execute({}, {});
+    expect(threw.success).toBe(false);
+    expect(threw.details?.code).toBe('step_threw');
+    // And now its resolve throws too.
+    resolving = false;
     const result = await composite.execute({}, {});
     expect(result.success).toBe(false);
     expect(result.details?.code).toBeDefined();
+  });
+
+  it('build reports a resolver that throws, naming the step and the tool, instead of crashing', () => {
+    const broken = {
+      resolve: () => {
+        throw new Error('registry offline');
+      },
+      run: () => Promise.resolve({ success: true }),
+    };
+    const builder = new ComposableToolBuilder(broken as never);
+    expect(() => builder.build('c', 'c', { type: 'object' }, { steps: [{ tool: 'echo' }] })).toThrow(SpecError);
+    expect(builder.validate({ steps: [{ tool: 'echo' }] }).errors).toEqual(['step "steps[0]": looking up tool "echo" failed: registry offline']);
   });
 });
 
@@ -106,7 +134,8 @@ describe('ComposableToolBuilder: the chainability rule and the gate', () => {
     const { builder, send } = setup();
     const result = await builder.runPipeline({ steps: [{ tool: 'greet', inputMapping: { name: 'a' } }, { tool: 'send_email', inputMapping: { to: 'x' } }] }, {}, {});
     expect(result.success).toBe(false);
-    expect(result.details).toMatchObject({ code: 'step_not_chainable', step: 'steps[1]', completed: ['steps[0]'], effects: [] });
+    // Every step is checked before the first runs: nothing ran.
+    expect(result.details).toMatchObject({ code: 'step_not_chainable', step: 'steps[1]', completed: [], effects: [] });
     expect(send.calls).toHaveLength(0);
   });
 
@@ -173,13 +202,22 @@ describe('ComposableToolBuilder: the chainability rule and the gate', () => {
   });
 
   it('a refusal ends the run and names the step, the completed steps and the effects so far', async () => {
-    const { builder, greet } = setup();
+    const { reg, greet } = setup();
+    const builder = new ComposableToolBuilder(reg.gate({ permissionManager: { isExecutionAllowed: (t) => ({ isAllowed: t.name !== 'echo', reason: 'no echo' }) } }));
     builder.bind({ sideEffectingTools: ['send_email'] });
     const result = await builder.runPipeline({
-      steps: [{ name: 'mail', tool: 'send_email' }, { name: 'boom', tool: 'ghost' }, { tool: 'greet' }],
+      steps: [{ name: 'mail', tool: 'send_email' }, { name: 'boom', tool: 'echo' }, { tool: 'greet' }],
     }, {}, {});
-    expect(result.details).toMatchObject({ code: 'step_missing', step: 'boom', completed: ['mail'], effects: [{ step: 'mail', tool: 'send_email', ran: true, outcome: 'ran' }] });
+    expect(result.details).toMatchObject({ code: 'permission_denied', step: 'boom', completed: ['mail'], effects: [{ step: 'mail', tool: 'send_email', ran: true, outcome: 'ran' }] });
     expect(greet.calls).toHaveLength(0);
+  });
+
+  it('a step whose tool is missing is refused before any step runs', async () => {
+    const { builder, send } = setup();
+    builder.bind({ sideEffectingTools: ['send_email'] });
+    const result = await builder.runPipeline({ steps: [{ name: 'mail', tool: 'send_email' }, { name: 'boom', tool: 'ghost' }] }, {}, {});
+    expect(result.details).toMatchObject({ code: 'step_missing', step: 'boom', completed: [], effects: [] });
+    expect(send.calls).toHaveLength(0);
   });
 
   it('a permission refusal and an approval refusal inside a composite', async () => {
@@ -284,9 +322,10 @@ describe('depth and cycles', () => {
     const builder = new ComposableToolBuilder(reg.gate());
     const names = Array.from({ length: MAX_COMPOSITION_DEPTH + 2 }, (_, i) => `level${i}`);
     builder.bind({ sideEffectingTools: names });
-    names.forEach((name, i) => {
+    // Built from the innermost out: each step's tool is registered before the composite that calls it.
+    [...names.keys()].reverse().forEach((i) => {
       const next = i + 1 < names.length ? names[i + 1] : 'echo';
-      reg.map.set(name, builder.build(name, name, { type: 'object' }, { steps: [{ tool: next }] }) as ITool);
+      reg.map.set(names[i], builder.build(names[i], names[i], { type: 'object' }, { steps: [{ tool: next }] }) as ITool);
     });
     const result = await reg.map.get('level0')!.execute({}, {});
     expect(result.success).toBe(false);

@@ -1,7 +1,6 @@
 /** The fields every node may carry: `when`, `retry`, `onError`, and `name` (its output by name). */
-import { compileMapping } from '../refs/compile.js';
 import type { NodeCommon } from '../spec/types.js';
-import { refSite, type CompileEnv, type NodeSite } from './compile-env.js';
+import { compileAt, type CompileEnv, type NodeSite } from './compile-env.js';
 import type { NodeOutcome, NodePlan } from './run-state.js';
 
 /** Failures worth another try: the tool's own failures, not the host's refusals. */
@@ -15,8 +14,7 @@ export function withCommonFields(plan: NodePlan, node: NodeCommon, env: CompileE
   if (node.retry && node.retry.attempts > 1) wrapped = withRetry(wrapped, node.retry.attempts, node.retry.backoffMs ?? 100);
   if (node.onError === 'continue') wrapped = continueOnError(wrapped);
   if (node.when !== undefined) {
-    const condition = compileMapping(node.when, refSite(env, site, label));
-    env.errors.push(...condition.errors);
+    const condition = compileAt(env, node.when, site, label);
     const inner = wrapped;
     wrapped = (state, scope) => {
       if (condition.accessor(scope)) return inner(state, scope);

@@ -1,5 +1,6 @@
 /** What compiling one node needs to know about where it sits, and where its problems go. */
-import type { Accessor, CompileSite } from '../refs/scope.js';
+import { compileMapping } from '../refs/compile.js';
+import type { Accessor, CompileSite, CompiledMapping } from '../refs/scope.js';
 
 /** Per-spec compile settings and the problems found so far. */
 export interface CompileEnv {
@@ -13,8 +14,12 @@ export interface CompileEnv {
   allNames: ReadonlySet<string>;
   /** Every problem found while compiling, one message each. */
   errors: string[];
+  /** What lenient mode kept as written, one message each (see `compileMapping`). */
+  warnings: string[];
   /** Every tool a node (or a compensation) may call: the grade is their join. */
   tools: Set<string>;
+  /** Every call a node or a compensation may make, in spec order: its label and its tool. */
+  leaves: PlanCall[];
   /** Every annotate node's intent and hypothesis, in spec order. */
   annotations: { step: string; intent: string; hypothesis?: string }[];
 }
@@ -51,4 +56,22 @@ export function refSite(env: CompileEnv, site: NodeSite, step: string): CompileS
     references: env.references,
     ...(site.extraHoles ? { extraHoles: site.extraHoles } : {}),
   };
+}
+
+/** Compile a mapping at a site, its errors and warnings going to the spec's lists. */
+export function compileAt(env: CompileEnv, value: unknown, site: NodeSite, step: string, changes: Partial<CompileSite> = {}): CompiledMapping {
+  const mapping = compileMapping(value, { ...refSite(env, site, step), ...changes });
+  env.errors.push(...mapping.errors);
+  env.warnings.push(...mapping.warnings);
+  return mapping;
+}
+
+/** A call a plan may make: a leaf, or the compensating call that undoes one. */
+export interface PlanCall {
+  /** Its label: the leaf's name or place (the key of its dry-run output); `<label> (undo)` for a compensation. */
+  label: string;
+  /** The tool it calls. */
+  tool: string;
+  /** It is a compensation, run only when a scope rolls back. */
+  undo?: true;
 }

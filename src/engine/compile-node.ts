@@ -2,10 +2,9 @@
  * Compile any node into a plan: the leaf or the combinator, then the fields every node may
  * carry (when, retry, onError, name). Parsing happens here, once; a run only walks closures.
  */
-import { compileMapping } from '../refs/compile.js';
 import { childrenOf, collectNames } from '../spec/nodes.js';
 import type { NodeCommon, SpecNode } from '../spec/types.js';
-import { refSite, type CompileEnv, type NodeSite } from './compile-env.js';
+import { compileAt, type CompileEnv, type NodeSite } from './compile-env.js';
 import { annotate } from './combinators/annotate.js';
 import { FOR_EACH_DEFAULT_CONCURRENCY, FOR_EACH_DEFAULT_MAX_ITEMS, forEach, type ItemsSource } from './combinators/for-each.js';
 import { gather } from './combinators/gather.js';
@@ -38,8 +37,7 @@ export function compileNode(node: SpecNode, env: CompileEnv, site: NodeSite): No
     case 'for_each': {
       let items: ItemsSource;
       if (typeof node.items === 'string') {
-        const mapping = compileMapping(node.items, refSite(env, site, label));
-        env.errors.push(...mapping.errors);
+        const mapping = compileAt(env, node.items, site, label);
         items = { from: 'reference', read: mapping.accessor };
       } else {
         items = { from: 'node', plan: child('items', node.items) };

@@ -5,20 +5,19 @@ import { chainRefusal, isChainable } from '../gate/chainable.js';
 import { GateCall, type StartCall } from '../gate/gate-call.js';
 import type { GateRunOptions } from '../gate/step-gate.js';
 import { release } from '../gate/watchdog.js';
-import { compileMapping } from '../refs/compile.js';
 import { isRecord } from '../spec/nodes.js';
 import type { StepNode } from '../spec/types.js';
 import type { EffectOutcome, ITool, ToolExecutionResult } from '../tool.js';
 import type { Accessor, RefScope } from '../refs/scope.js';
-import { refSite, type CompileEnv, type NodeSite } from './compile-env.js';
+import { compileAt, type CompileEnv, type NodeSite } from './compile-env.js';
 import { fromDrive, threwOutcome, type Lane, type LeafRecorder, type NodeOutcome, type NodePlan, type RunState, type TraceEntry, type UndoAction } from './run-state.js';
 
 /** Compile a leaf into a plan. */
 export function compileLeaf(node: StepNode, env: CompileEnv, site: NodeSite, label: string): NodePlan {
   const toolName = node.tool;
   env.tools.add(toolName);
-  const mapping = compileMapping(node.inputMapping ?? node.args ?? {}, refSite(env, site, label));
-  env.errors.push(...mapping.errors);
+  env.leaves.push({ label, tool: toolName });
+  const mapping = compileAt(env, node.inputMapping ?? node.args ?? {}, site, label);
   const undo = node.compensate ? compileCompensation(node.compensate.tool, node.compensate.args, env, site, label) : undefined;
   const leaf = new Leaf(label, toolName, node.name, mapping.accessor, node.timeoutMs ?? env.stepTimeoutMs, undo);
   const plan = fromDrive((state, scope, lane) => leaf.drive(state, scope, lane));
@@ -61,7 +60,7 @@ export class Leaf implements LeafRecorder {
     const toolName = this.toolName;
     // The chainability rule, re-checked at every run against the registry as it stands now.
     const tool = state.gate.resolve(toolName);
-    if (!isChainable(toolName, tool, state.sideEffectingTools)) return failed(state, this.label, toolName, chainRefusal(toolName, tool));
+    if (!isChainable(toolName, tool, state.sideEffectingTools)) return failed(state, this.label, toolName, chainRefusal(toolName, tool, () => state.gate.names?.()));
     const start = state.startCall;
     if (tool.composition || state.dry || !start) return this.driveOther(tool, state, scope, lane);
     // The common case: a tool that is not a composition, a real run, the gate's record form.
@@ -130,7 +129,7 @@ export class Leaf implements LeafRecorder {
   startDirect(call: GateCall, direct: StartCall, state: RunState, scope: RefScope): ToolExecutionResult | undefined {
     const toolName = this.toolName;
     const tool = state.gate.resolve(toolName);
-    if (!isChainable(toolName, tool, state.sideEffectingTools)) return chainRefusal(toolName, tool);
+    if (!isChainable(toolName, tool, state.sideEffectingTools)) return chainRefusal(toolName, tool, () => state.gate.names?.());
     if (tool.composition) {
       const cycle = this.cycleRefusal(tool, state);
       if (cycle) return cycle;
@@ -187,8 +186,8 @@ type Compensation = ReturnType<typeof compileCompensation>;
 function compileCompensation(tool: string, args: unknown, env: CompileEnv, site: NodeSite, label: string) {
   env.tools.add(tool);
   const step = `${label} (undo)`;
-  const mapping = compileMapping(args ?? {}, refSite(env, { ...site, hasPrev: true }, step));
-  env.errors.push(...mapping.errors);
+  env.leaves.push({ label: step, tool, undo: true });
+  const mapping = compileAt(env, args ?? {}, { ...site, hasPrev: true }, step);
   return {
     tool,
     async run(state: RunState, scope: Parameters<NodePlan>[1]): Promise<ToolExecutionResult> {

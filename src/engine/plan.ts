@@ -5,20 +5,19 @@
  */
 import { failure } from '../codes.js';
 import { DEFAULT_BUDGET_LIMITS, type BudgetLimits } from '../gate/budget.js';
-import { toToolSet, type SideEffectingTools } from '../gate/chainable.js';
+import { chainRefusal, isChainable, toToolSet, type SideEffectingTools } from '../gate/chainable.js';
 import { compositionRefusal, nestedContext, type DoorEntry } from '../gate/depth.js';
 import { gateInternals, type StartCall } from '../gate/gate-call.js';
 import { frameOf } from '../gate/run-frame.js';
 import { messageOf, type StepGate } from '../gate/step-gate.js';
-import { compileMapping } from '../refs/compile.js';
 import type { RefScope } from '../refs/scope.js';
 import type { ResultReader } from '../shaping/result-reader.js';
 import { collectNames } from '../spec/nodes.js';
-import type { ComposableToolSpec } from '../spec/types.js';
+import type { ComposableToolSpec, SpecNode } from '../spec/types.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
-import { refSite, type CompileEnv, type NodeSite } from './compile-env.js';
+import { compileAt, type CompileEnv, type NodeSite, type PlanCall } from './compile-env.js';
 import { compileNode } from './compile-node.js';
-import { LeafChain, type Leaf } from './leaf.js';
+import { LeafChain, failed, type Leaf } from './leaf.js';
 import { plannedOf, plannedRefusal, sumPlanned } from './planned-calls.js';
 import { Sequence, completedSteps, type NodeOutcome, type NodePlan, type RunState } from './run-state.js';
 import type { SnapshotProvider } from './snapshot.js';
@@ -50,14 +49,22 @@ export interface PlanRunOptions {
   compositionId?: string;
   /** Who reads the steps' results: `code` for a composite or a tree (default: the caller's reader). */
   reader?: ResultReader;
+  /** Check every call the plan may make against the chainability rule before the first runs. */
+  precheck?: boolean;
+  /** Check each call's arguments against its tool's `inputSchema` (`args_invalid`). */
+  validateArgs?: boolean;
 }
 
 /** A compiled spec. */
 export interface Plan {
   /** Every problem found while compiling (references); empty when the plan can run. */
   errors: string[];
+  /** What lenient mode kept as written, one message each. */
+  warnings: string[];
   /** Every tool name a node or a compensation may call. */
   tools: readonly string[];
+  /** Every call it may make, in spec order: leaves, and compensations marked `undo`. */
+  leaves: readonly PlanCall[];
   /** Run the plan. Never throws. */
   run(input: unknown, context: ToolExecutionContext, options: PlanRunOptions): Promise<ToolExecutionResult>;
   /**
@@ -82,7 +89,7 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
       inForEach: false,
       inPipeStage: false,
     };
-    const plan = compileNode(node, env, site);
+    const plan = compileTolerant(node, env, site);
     for (const name of collectNames([node])) namesBefore.add(name);
     return plan;
   });
@@ -96,8 +103,7 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
   };
   let shapeOutput: ((scope: RefScope) => unknown) | undefined;
   if (spec.output !== undefined) {
-    const mapping = compileMapping(spec.output, refSite(env, outputSite, 'output'));
-    env.errors.push(...mapping.errors);
+    const mapping = compileAt(env, spec.output, outputSite, 'output');
     shapeOutput = mapping.accessor;
   }
   const tools = [...env.tools];
@@ -111,6 +117,8 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
 
   // The floor of calls the steps will make, known before the first one starts.
   const planned = sumPlanned(steps.map(plannedOf));
+  // Every call it may make, each tool once (the first step that calls it names the refusal).
+  const calls = firstCallPerTool(env.leaves);
 
   const runWith: Plan['runWith'] = (input, context, settings, signal) => {
     const refusal = compositionRefusal(context, settings.compositionId);
@@ -118,6 +126,11 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
     const state = runState(context, settings, signal, env.stepTimeoutMs);
     const over = plannedRefusal(state, planned, { input, prev: undefined, steps: [], named: NO_NAMES });
     if (over) return Promise.resolve(over);
+    if (settings.precheck) {
+      // Every call the plan may make is checked before the first runs, so a refusal comes before any effect.
+      const refused = precheckCalls(state, calls, settings.compositionId);
+      if (refused) return Promise.resolve(runResult(state, { input, prev: undefined, steps: [], named: NO_NAMES }, refused, undefined, annotations));
+    }
     // The executor is one shared function, not a closure made per run (see `capture`).
     const promise = new Promise<ToolExecutionResult>(capture);
     const resolve = captured!;
@@ -138,11 +151,29 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
 
   return {
     errors: env.errors,
+    warnings: env.warnings,
     tools,
+    leaves: env.leaves,
     hasSideEffects: (resolve) => tools.some((name) => resolve(name)?.hasSideEffects !== false),
     run: (input, context, runOptions) => runWith(input, context, runSettings(runOptions), runOptions.signal),
     runWith,
   };
+}
+
+/**
+ * Compile a node that may be malformed (validation compiles every step it can, so a structural
+ * problem in one step does not hide a reference problem in another): a node the compiler cannot
+ * read becomes a plan that refuses to run. Its problem is the structure check's to report.
+ */
+function compileTolerant(node: SpecNode, env: CompileEnv, site: NodeSite): NodePlan {
+  try {
+    return compileNode(node, env, site);
+  } catch (error) {
+    const refuse: NodePlan = () =>
+      Promise.resolve({ ok: false, failure: failure('spec_invalid', `${site.path} cannot be compiled: ${messageOf(error)}`) });
+    refuse.planned = 0;
+    return refuse;
+  }
 }
 
 /**
@@ -210,6 +241,28 @@ class ChainRun extends LeafChain {
   }
 }
 
+/** The first call of each tool among `calls`: the rule is the tool's, so one check per tool is enough. */
+function firstCallPerTool(calls: readonly PlanCall[]): PlanCall[] {
+  const seen = new Set<string>();
+  return calls.filter((call) => !seen.has(call.tool) && seen.add(call.tool));
+}
+
+/**
+ * The refusal of the first call (in spec order) the chainability rule refuses as the registry
+ * stands now, or `undefined`. A call to the composition being run is left to the cycle guard.
+ */
+function precheckCalls(state: RunState, calls: readonly PlanCall[], compositionId: string | undefined): NodeOutcome | undefined {
+  const gate = state.gate;
+  for (const call of calls) {
+    const tool = gate.resolve(call.tool);
+    if (tool !== undefined && compositionId !== undefined && tool.id === compositionId) continue;
+    if (!isChainable(call.tool, tool, state.sideEffectingTools)) {
+      return failed(state, call.label, call.tool, chainRefusal(call.tool, tool, () => gate.names?.()));
+    }
+  }
+  return undefined;
+}
+
 /** What both kinds of run need at their end: the plan's output mapping and annotations, and where the result goes. */
 interface RunEnding {
   shapeOutput: ((scope: RefScope) => unknown) | undefined;
@@ -254,7 +307,9 @@ export function createCompileEnv(nodes: readonly unknown[], options: PlanOptions
     stepTimeoutMs: options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS,
     allNames: collectNames(nodes),
     errors: [],
+    warnings: [],
     tools: new Set(),
+    leaves: [],
     annotations: [],
   };
 }
@@ -280,6 +335,10 @@ export interface RunSettings extends DoorEntry {
   readonly snapshots: SnapshotProvider | undefined;
   /** The budget limits of a call from outside that starts with this run. */
   readonly limits: Readonly<BudgetLimits>;
+  /** See {@link PlanRunOptions.precheck}. */
+  readonly precheck: boolean;
+  /** See {@link PlanRunOptions.validateArgs}. */
+  readonly validateArgs: boolean;
 }
 
 /** Make the settings of {@link RunSettings} from a run's options (their `signal` is not kept). */
@@ -297,6 +356,8 @@ export function runSettings(options: PlanRunOptions): RunSettings {
     compositionId: options.compositionId,
     reader: options.reader,
     limits: internals?.limits ?? DEFAULT_BUDGET_LIMITS,
+    precheck: options.precheck ?? false,
+    validateArgs: options.validateArgs ?? false,
   };
 }
 

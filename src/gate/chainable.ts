@@ -1,5 +1,6 @@
 import { failure } from '../codes.js';
 import type { ITool, ToolExecutionResult } from '../tool.js';
+import { didYouMean } from './suggest.js';
 
 /** The host's list of side-effecting tools that may be chained, as a list or a set. */
 export type SideEffectingTools = readonly string[] | ReadonlySet<string>;
@@ -29,14 +30,16 @@ const EMPTY: ReadonlySet<string> = new Set();
  * @param name - the name the step used
  * @param tool - what that name resolved to, if anything
  * @param sideEffectingTools - the host's list of side-effecting tools that may be chained
+ * @param names - the registered names, for "did you mean" on a missing tool
  */
 export function checkChainable(
   name: string,
   tool: ITool | undefined,
   sideEffectingTools?: SideEffectingTools,
+  names?: () => Iterable<string> | undefined,
 ): ChainCheck {
   if (isChainable(name, tool, sideEffectingTools)) return { ok: true, tool };
-  return { ok: false, refusal: chainRefusal(name, tool) };
+  return { ok: false, refusal: chainRefusal(name, tool, names) };
 }
 
 /**
@@ -59,15 +62,51 @@ export function isChainable(name: string, tool: ITool | undefined, sideEffecting
 
 /**
  * Why the rule refuses `tool`, once {@link isChainable} has said no: `step_missing`,
- * `step_not_chainable` or `side_effects_undeclared`.
+ * `step_not_chainable` or `side_effects_undeclared`, each saying what to do about it.
  *
  * @param name - the name the step used
  * @param tool - what that name resolved to, if anything
+ * @param names - the registered names, for "did you mean" on a missing tool
  */
-export function chainRefusal(name: string, tool: ITool | undefined): ToolExecutionResult<never> {
-  if (!tool) return failure('step_missing', `No tool named "${name}" is registered.`, { tool: name });
-  if (tool.hasSideEffects === true) {
-    return failure('step_not_chainable', `Tool "${name}" has side effects and the host has not listed it as chainable.`, { tool: name });
+export function chainRefusal(name: string, tool: ITool | undefined, names?: () => Iterable<string> | undefined): ToolExecutionResult<never> {
+  const problem = chainProblem(name, tool, names);
+  return failure(problem.code, problem.message, { tool: name });
+}
+
+/** What {@link chainProblem} says: the refusal's code and its message. */
+export interface ChainProblem {
+  /** The refusal code. */
+  code: 'step_missing' | 'step_not_chainable' | 'side_effects_undeclared';
+  /** What is wrong and what to do, naming the tool. */
+  message: string;
+}
+
+/**
+ * The words of a chainability refusal, shared by the run-time refusal and by `validate`: what is
+ * wrong with `tool`, and how to fix it.
+ */
+export function chainProblem(name: string, tool: ITool | undefined, names?: () => Iterable<string> | undefined): ChainProblem {
+  if (!tool) {
+    let known: Iterable<string> | undefined;
+    try {
+      known = names?.();
+    } catch {
+      known = undefined;
+    }
+    return { code: 'step_missing', message: `No tool named "${name}" is registered${didYouMean(name, known)}.` };
   }
-  return failure('side_effects_undeclared', `Tool "${name}" does not declare whether it has side effects, so it cannot be chained.`, { tool: name });
+  if (tool.hasSideEffects === true) {
+    return {
+      code: 'step_not_chainable',
+      message:
+        `Tool "${name}" has side effects and is not listed as one that may be chained, so it cannot run here: call it directly, ` +
+        `or list "${name}" in sideEffectingTools (builder.bind({ sideEffectingTools }) for a composite; the sideEffectingTools option of createRunPipelineTool, createComposeTool or createScriptTool).`,
+    };
+  }
+  return {
+    code: 'side_effects_undeclared',
+    message:
+      `Tool "${name}" does not declare whether it has side effects, so it is never chained: call it directly, ` +
+      `or declare hasSideEffects on the tool (false: it changes nothing; true: it does, and then list it in sideEffectingTools).`,
+  };
 }

@@ -6,7 +6,7 @@
  * known at once, else delivered to `call.deliver` exactly once.
  */
 import { failure } from '../codes.js';
-import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
+import type { ITool, ToolExecutionContext, ToolExecutionResult, ToolResultDetails } from '../tool.js';
 import { budgetRefusal, type CallBudget } from './budget.js';
 import { freeSlot, type GateCall } from './gate-call.js';
 import { frameOf } from './run-frame.js';
@@ -191,13 +191,50 @@ function settleOther(tool: ITool, step: string, result: unknown): ToolExecutionR
   const error = r.error;
   const effects = r.effects;
   const code = details?.code;
+  const message = typeof error === 'string' && error ? error : `Tool "${tool.name}" failed.`;
+  const inner = innerFailure(details);
   return {
     success: false,
-    error: typeof error === 'string' && error ? error : `Tool "${tool.name}" failed.`,
+    error: inner ? `Step "${step}" (${tool.name}) failed at its step "${inner.step}"${inner.tool ? ` (${inner.tool})` : ''}: ${message}` : message,
     // A failure that is itself a wrapped step failure (a nested composition) keeps the root cause's code.
-    details: { ...details, code: 'step_failed', innerCode: code === 'step_failed' ? details!.innerCode : code, tool: tool.name, step },
+    details: {
+      ...details,
+      code: 'step_failed',
+      innerCode: code === 'step_failed' ? details!.innerCode : code,
+      tool: tool.name,
+      step,
+      ...(inner ? { inner } : {}),
+    },
     ...(effects ? { effects } : {}),
   };
+}
+
+/** Where a failing composition failed inside: its own step, tool and code, and where that failed in turn. */
+export interface InnerFailure {
+  /** The step that failed inside the composition. */
+  step: string;
+  /** The tool that step called. */
+  tool?: string;
+  /** Its code. */
+  code?: string;
+  /** The tool's own code, when the step's tool failed itself. */
+  innerCode?: string;
+  /** Where that step failed in turn, when it was itself a composition. */
+  inner?: InnerFailure;
+}
+
+/**
+ * The inner step of a failure a composition returned (its `details` name a `step`), so the outer
+ * step that called it keeps it beside its own: the name of the step that really failed is not lost.
+ */
+function innerFailure(details: ToolResultDetails | undefined): InnerFailure | undefined {
+  if (!details || typeof details.step !== 'string') return undefined;
+  const inner: InnerFailure = { step: details.step };
+  if (typeof details.tool === 'string') inner.tool = details.tool;
+  if (typeof details.code === 'string') inner.code = details.code;
+  if (typeof details.innerCode === 'string') inner.innerCode = details.innerCode;
+  if (typeof details.inner === 'object' && details.inner !== null) inner.inner = details.inner as InnerFailure;
+  return inner;
 }
 
 function badResult(tool: ITool, step: string): ToolExecutionResult {

@@ -158,6 +158,8 @@ export interface GateInternals {
   readonly direct: StartCall | undefined;
   /** The budget limits of a call from outside that enters a door through this gate. */
   readonly limits: Readonly<BudgetLimits>;
+  /** The host's own resolver, which may throw (the gate's `resolve` turns a throw into "not found"): for reporting at build time. */
+  readonly lookup: (name: string) => ITool | undefined;
 }
 
 const INTERNALS = new WeakMap<object, GateInternals>();

@@ -76,6 +76,11 @@ export interface GateCheckRequest {
 export interface StepGateOptions {
   /** Find a tool by name. */
   resolve: ToolResolver;
+  /**
+   * Every name `resolve` knows, as the registry stands now: lets `validate`, `build` and a
+   * refusal suggest the closest names for a typo ("did you mean lookup?"). Optional.
+   */
+  names?: () => Iterable<string>;
   /** Asked before every step. */
   permissionManager?: PermissionManager;
   /**
@@ -114,6 +119,8 @@ export interface GateRunOptions {
 export interface StepGate {
   /** Find a tool by name, as the host's registry has it now. */
   resolve(name: string): ITool | undefined;
+  /** Every name `resolve` knows now, when the host said (see {@link StepGateOptions.names}). */
+  names?(): Iterable<string>;
   /**
    * Run `tool` (the very instance given, the one that was checked) after the permission check,
    * the host's checks, the approval (side-effecting tools only), the abort check and the budget.
@@ -170,6 +177,7 @@ export function createStepGate(options: StepGateOptions): StepGate {
     );
     return undefined;
   };
+  const listNames = options.names;
   const gate: StepGate & { [GATE]: true } = {
     [GATE]: true,
     resolve: (name) => {
@@ -179,6 +187,17 @@ export function createStepGate(options: StepGateOptions): StepGate {
         return undefined;
       }
     },
+    ...(listNames
+      ? {
+          names: () => {
+            try {
+              return [...listNames()];
+            } catch {
+              return [];
+            }
+          },
+        }
+      : {}),
     run(tool, args, context, signal, runOptions) {
       return new Promise((resolve) => {
         const now = start(new CallbackCall(tool, runOptions?.step ?? tool?.name ?? '', runOptions?.timeoutMs, resolve), args, context ?? {}, signal);
@@ -188,7 +207,7 @@ export function createStepGate(options: StepGateOptions): StepGate {
   };
   // Frozen, and known by identity: a copy or a changed object is driven through its own `run`.
   Object.freeze(gate);
-  registerGate(gate, { start, direct: hasHostChecks ? undefined : callChecked, limits: budgetLimits(options.budget) });
+  registerGate(gate, { start, direct: hasHostChecks ? undefined : callChecked, limits: budgetLimits(options.budget), lookup: resolve });
 
   /** The permission check, the host's checks, then the approval (side-effecting tools only): a refusal, or `undefined` to go on. */
   async function hostChecks(

@@ -29,6 +29,8 @@ interface Context {
   site: CompileSite;
   holes: ReturnType<typeof holesAt>;
   errors: string[];
+  /** What lenient mode kept as written (or lets read `undefined`) instead of refusing. */
+  warnings: string[];
   /** Objects and arrays being compiled, to refuse a cyclic mapping instead of overflowing the stack. */
   active: Set<object>;
 }
@@ -46,9 +48,9 @@ interface Context {
  * forward `$steps` reference, `$prev` on the first step) reads `undefined` at run time.
  */
 export function compileMapping(value: unknown, site: CompileSite): CompiledMapping {
-  const ctx: Context = { site, holes: holesAt(site), errors: [], active: new Set() };
+  const ctx: Context = { site, holes: holesAt(site), errors: [], warnings: [], active: new Set() };
   const { accessor, dynamic } = compileNode(value, ctx);
-  return { accessor, errors: ctx.errors, dynamic };
+  return { accessor, errors: ctx.errors, warnings: ctx.warnings, dynamic };
 }
 
 function compileNode(value: unknown, ctx: Context): Compiled {
@@ -96,7 +98,7 @@ function compileString(text: string, ctx: Context): Compiled {
   if (text.startsWith('$')) {
     const ref = compileReference(text, ctx.site);
     if (ref.ok) {
-      if (ref.problem !== undefined) report(text, ref.problem, ref.backwardsOnly);
+      if (ref.problem !== undefined) report(text, ref.problem, ref.backwardsOnly, false);
       return { accessor: ref.accessor, dynamic: true };
     }
     report(text, ref.problem);
@@ -104,12 +106,17 @@ function compileString(text: string, ctx: Context): Compiled {
   return { accessor: () => text, dynamic: false };
 }
 
-/** Strict mode records a problem as an error naming the step, the expression and, for a template part, the template. */
+/**
+ * Records a problem naming the step, the expression and, for a template part, the template:
+ * an error in strict mode (or when it can never resolve), else a warning saying what lenient mode
+ * does with it (keeps the text as written, or lets it read `undefined`). Never silent.
+ */
 function reporter(text: string, ctx: Context): ProblemReporter {
-  return (expression, problem, always) => {
-    if (!ctx.site.strict && !always) return;
+  return (expression, problem, always, literal = true) => {
     const where = expression === text ? '' : ` (in ${JSON.stringify(text)})`;
-    ctx.errors.push(`step ${JSON.stringify(ctx.site.step)}: ${JSON.stringify(expression)}${where} ${problem}`);
+    const message = `step ${JSON.stringify(ctx.site.step)}: ${JSON.stringify(expression)}${where} ${problem}`;
+    if (ctx.site.strict || always) ctx.errors.push(message);
+    else ctx.warnings.push(`${message}; ${literal ? 'kept as the literal text' : 'it reads undefined when the step runs'} (strict mode refuses it)`);
   };
 }
 

@@ -56,6 +56,8 @@ export interface CompiledMapping {
   accessor: Accessor;
   /** One message per unresolvable expression, naming the step and the expression. */
   errors: string[];
+  /** What lenient mode kept as written or lets read `undefined`, one message each. */
+  warnings: string[];
   /** Whether the mapping reads anything from the scope (false: a pure literal). */
   dynamic: boolean;
 }

@@ -5,8 +5,12 @@
 import type { Accessor, CompileSite, RefScope } from './scope.js';
 import { compileReference } from './reference.js';
 
-/** Reports an unresolvable expression found at compile time (the caller decides if strict mode keeps it). */
-export type ProblemReporter = (expression: string, problem: string, always?: boolean) => void;
+/**
+ * Reports an unresolvable expression found at compile time (the caller decides whether it is an
+ * error or a warning). `always`: it can never resolve, in any mode. `literal`: lenient mode keeps
+ * the text as written (default), rather than letting it read `undefined`.
+ */
+export type ProblemReporter = (expression: string, problem: string, always?: boolean, literal?: boolean) => void;
 
 /** A compiled string: its accessor, and whether it reads the scope at all. */
 export interface CompiledString {
@@ -95,7 +99,7 @@ export function compileTemplate(
     if (inner.startsWith('$')) {
       const ref = compileReference(inner, site);
       if (ref.ok) {
-        if (ref.problem !== undefined) report(inner, ref.problem, ref.backwardsOnly);
+        if (ref.problem !== undefined) report(inner, ref.problem, ref.backwardsOnly, false);
         literals.push(lit);
         accessors.push(ref.accessor);
         lit = '';

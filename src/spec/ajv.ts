@@ -35,3 +35,56 @@ export function formatErrors(errors: ErrorObject[] | null | undefined, prefix = 
     return `${where} ${e.message ?? 'is invalid'}`;
   });
 }
+
+/**
+ * The problems of a JSON Schema itself, each naming where in the schema and showing the bad
+ * value (`outputSchema.properties.n.type must be equal to one of the allowed values (got "nubmer")`),
+ * or `null` when ajv can compile it. What ajv's own compile error does not say.
+ */
+export function schemaProblems(schema: unknown, where: string): string[] | null {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return [`${where} must be an object (got ${preview(schema)})`];
+  let valid: boolean;
+  try {
+    valid = ajv.validateSchema(schema) as boolean;
+  } catch (error) {
+    return [`${where} cannot be read as JSON Schema: ${error instanceof Error ? error.message : String(error)}`];
+  }
+  if (!valid) {
+    // One line per place: ajv lists every alternative it tried for the same value.
+    const seen = new Map<string, string>();
+    for (const e of ajv.errors ?? []) {
+      const at = e.instancePath;
+      if (seen.has(at)) continue;
+      seen.set(at, `${where}${at.replace(/\//g, '.')} ${e.message ?? 'is invalid'} (got ${preview(valueAt(schema, at))})`);
+    }
+    return [...seen.values()];
+  }
+  try {
+    ajv.compile(schema);
+    return null;
+  } catch (error) {
+    return [`${where} cannot be compiled: ${error instanceof Error ? error.message : String(error)}`];
+  }
+}
+
+/** The value at a JSON Pointer in `root` (own properties only). */
+function valueAt(root: unknown, pointer: string): unknown {
+  let value = root;
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+/** A short JSON preview of a value, for an error message. */
+export function preview(value: unknown, max = 60): string {
+  let text: string;
+  try {
+    text = value === undefined ? 'undefined' : (JSON.stringify(value) ?? String(value));
+  } catch {
+    text = Object.prototype.toString.call(value);
+  }
+  return text.length > max ? `${text.slice(0, max)}...` : text;
+}

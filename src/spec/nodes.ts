@@ -49,6 +49,9 @@ export function childrenOf(node: SpecNode): ChildNode[] {
     case 'scope':
     case 'annotate':
       return [{ node: node.do, at: 'do', role: 'do' }];
+    default:
+      // An unknown combinator (validation reports it) has no children to walk.
+      return [];
   }
 }
 

@@ -89,10 +89,11 @@ interface Ran {
  * same result and the same calls. `fastPath` says whether the fast builder must take the fast path.
  */
 async function both(spec: ComposableToolSpec, input: Record<string, unknown> = {}, contextOf: () => ToolExecutionContext = () => ({}), fastPath = true) {
-  const { fast, general } = builders();
+  const { fast, general, repair } = builders();
   const direct = vi.spyOn(Leaf.prototype, 'startDirect');
   const ran: Ran[] = [];
   for (const b of [fast, general]) {
+    repair();
     inFlight = maxInFlight = slowCalls = 0;
     direct.mockClear();
     const result = await b.build('c', 'c', { type: 'object' }, spec).execute(input, contextOf());
@@ -106,7 +107,8 @@ async function both(spec: ComposableToolSpec, input: Record<string, unknown> = {
 
 const items = Array.from({ length: 10 }, (_, i) => i);
 const forEach = (template: Record<string, unknown>, extra: Record<string, unknown> = {}): ComposableToolSpec => ({
-  steps: [{ tool: 'inc', inputMapping: { n: 1 } }, { combinator: 'for_each', items: '$input.items', concurrency: 3, template, ...extra } as never],
+  // `sabotage` (a pure step) breaks the refused names in the registry once the run has started.
+  steps: [{ tool: 'sabotage', inputMapping: { n: 1 } }, { combinator: 'for_each', items: '$input.items', concurrency: 3, template, ...extra } as never],
 });
 
 describe('the for_each fast path', () => {
@@ -116,7 +118,7 @@ describe('the for_each fast path', () => {
     expect(result.output).toEqual(items.map((n) => ({ sent: n })));
     expect(result.effects).toHaveLength(items.length);
     expect(result.details?.trace).toEqual([
-      { step: 'steps[0]', tool: 'inc', ok: true },
+      { step: 'steps[0]', tool: 'sabotage', ok: true },
       { step: 'steps[1]', ok: true, items: items.length },
     ]);
   });
@@ -196,7 +198,7 @@ describe('the for_each fast path', () => {
 });
 
 describe('the gather fast path', () => {
-  const gather = (calls: Record<string, unknown>): ComposableToolSpec => ({ steps: [{ tool: 'inc', inputMapping: { n: 1 } }, { combinator: 'gather', calls } as never] });
+  const gather = (calls: Record<string, unknown>): ComposableToolSpec => ({ steps: [{ tool: 'sabotage', inputMapping: { n: 1 } }, { combinator: 'gather', calls } as never] });
 
   it('gives the same success: outputs by name in call order, __proto__ an own field, effects and trace', async () => {
     const calls = JSON.parse('{"b": {"tool": "send", "inputMapping": {"n": "$input.b"}}, "__proto__": {"tool": "inc", "inputMapping": {"n": "$prev.n"}}, "a": {"tool": "slow", "inputMapping": {"item": "$input.a"}}}');

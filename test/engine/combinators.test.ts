@@ -264,10 +264,24 @@ describe('scope with rollback', () => {
     expect(log).toEqual(['edit 7', 'unedit 7']);
   });
 
-  it('refuses an unlisted side-effecting step inside the scope before it runs, and rolls back what ran', async () => {
+  it('refuses an unlisted side-effecting step inside the scope before anything runs', async () => {
     const { builder, log, tools } = setup();
     const result = await run(builder, {
       steps: [{ combinator: 'scope', do: { combinator: 'pipe', stages: [{ tool: 'edit', args: { id: 3 }, compensate: { tool: 'unedit', args: { id: 3 } } }, { tool: 'unlisted' }] } }],
+    });
+    expect(result.details).toMatchObject({ code: 'step_not_chainable', step: 'steps[0].do.stages[1]', completed: [] });
+    expect(tools.unlisted.calls).toHaveLength(0);
+    expect(log).toEqual([]);
+  });
+
+  it('rolls back what ran when a step is refused mid-run (its tool replaced by name after the run began)', async () => {
+    const { builder, log, tools, reg } = setup();
+    // The edit replaces the next step's tool with an unlisted side-effecting one, as a hot reload would.
+    reg.add(tool('swap_edit', (a) => (log.push(`edit ${String(a.id)}`), reg.add(tools.unlisted, 'later'), 'edited'), { hasSideEffects: true }));
+    reg.add(tools.read, 'later');
+    builder.bind({ sideEffectingTools: ['swap_edit', 'unedit'] });
+    const result = await run(builder, {
+      steps: [{ combinator: 'scope', do: { combinator: 'pipe', stages: [{ tool: 'swap_edit', args: { id: 3 }, compensate: { tool: 'unedit', args: { id: 3 } } }, { tool: 'later' }] } }],
     });
     expect(result.details).toMatchObject({ code: 'step_not_chainable', rollback: { complete: true } });
     expect(tools.unlisted.calls).toHaveLength(0);

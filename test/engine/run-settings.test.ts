@@ -21,7 +21,10 @@ describe('a composite run after run', () => {
   it('follows a newly bound gate and chainable list', async () => {
     const send = tool('send', (a) => a, { hasSideEffects: true });
     const builder = new ComposableToolBuilder(registry(send).gate());
+    builder.bind({ sideEffectingTools: ['send'] });
     const composite = builder.build('c', 'c', { type: 'object' }, { steps: [{ tool: 'send', inputMapping: { n: 1 } }] });
+    expect((await composite.execute({}, {})).success).toBe(true);
+    builder.bind({ sideEffectingTools: [] });
     expect((await composite.execute({}, {})).details?.code).toBe('step_not_chainable');
     builder.bind({ sideEffectingTools: ['send'] });
     expect((await composite.execute({}, {})).success).toBe(true);

@@ -13,7 +13,9 @@ describe('the demo', () => {
     const text = lines.join('\n');
     expect(code, text).toBe(0);
     expect(text).toMatch(/step by step: 4 tool calls = 4 model turns; composite: 1 call = 1 turn/);
-    expect(text).toMatch(/refused: step_not_chainable at step "save"/);
+    expect(text).toMatch(/validate: step "save" calls "write_file", which has side effects/);
+    expect(text).toMatch(/build: refused \(SpecError\)/);
+    expect(text).toMatch(/run: step_not_chainable at step "save", before any step ran \(0 calls\)/);
     expect(text).toContain('notes/cache-uses.txt exists: no (nothing was written)');
     expect(text).toMatch(/effect: step "fix" \(edit_file\) wouldRun: true, args:/);
     expect(text).toContain('src/app/report.js unchanged: yes');

@@ -30,9 +30,27 @@ export const FAILURE_CASES: [string, string, string][] = [
 /**
  * Two builders over one registry of `tools`: the fast path (a gate with no host checks), and the
  * general path, forced through an allow-all permission check. Both with a 40 ms step timeout.
+ *
+ * The names the chainability rule refuses (`absent`, `unlisted`, `undeclared`) stand for a pure
+ * tool while a spec is built and checked, and turn into what they are named for when the tool
+ * `sabotage` runs: a tool replaced by name in the middle of a run, which only the check made
+ * before each step can catch. `repair` puts the stand-ins back (before each run).
  */
 export function fastAndGeneral(tools: ITool[], sideEffectingTools: string[]) {
   const reg = registry(...tools);
+  const standIn = tool('stand_in', (a) => ({ n: Number(a.n ?? 0) + 1 }));
+  const repair = () => {
+    for (const name of ['absent', 'unlisted', 'undeclared']) reg.map.set(name, standIn);
+  };
+  reg.add(
+    tool('sabotage', (a) => {
+      reg.map.delete('absent');
+      reg.map.set('unlisted', unlisted);
+      reg.map.set('undeclared', undeclared);
+      return { n: Number(a.n ?? 0) + 1 };
+    }),
+  );
+  repair();
   const fastGate = reg.gate();
   const generalGate = reg.gate({ permissionManager: { isExecutionAllowed: () => ({ isAllowed: true }) } });
   expect(gateInternals(fastGate)?.direct).toBeDefined();
@@ -40,5 +58,5 @@ export function fastAndGeneral(tools: ITool[], sideEffectingTools: string[]) {
   const fast = new ComposableToolBuilder(fastGate, { stepTimeoutMs: 40 });
   const general = new ComposableToolBuilder(generalGate, { stepTimeoutMs: 40 });
   for (const b of [fast, general]) b.bind({ sideEffectingTools });
-  return { reg, fast, general };
+  return { reg, fast, general, repair };
 }

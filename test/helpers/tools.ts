@@ -35,7 +35,7 @@ export function registry(...tools: ITool[]) {
     map,
     add: (t: ITool, as = t.name) => map.set(as, t),
     resolve: (name: string) => map.get(name),
-    gate: (extra: Omit<StepGateOptions, 'resolve'> = {}) => createStepGate({ resolve: (n) => map.get(n), ...extra }),
+    gate: (extra: Omit<StepGateOptions, 'resolve'> = {}) => createStepGate({ resolve: (n) => map.get(n), names: () => map.keys(), ...extra }),
   };
 }
 

@@ -1,0 +1,73 @@
+/**
+ * The half of validation that knows the registry: every call a spec may make, checked against the
+ * tools the gate resolves now and the host's chainability list, so a typo or an unlisted write is
+ * found when the composite is built, not when a model first calls it. (The registry may change
+ * after build; every run checks again.)
+ */
+import { gateInternals } from '../gate/gate-call.js';
+import { messageOf } from '../gate/execute-call.js';
+import type { StepGate } from '../gate/step-gate.js';
+import { didYouMean } from '../gate/suggest.js';
+import type { PlanCall } from '../engine/compile-env.js';
+import type { ITool } from '../tool.js';
+
+/**
+ * One message per call that cannot run as the registry stands now: the step, the tool, and what
+ * to do. A call to `self` (the composite being built, registered only once it is built) is left
+ * to the run-time cycle guard.
+ *
+ * @param calls - every call the spec may make (leaves and compensations)
+ * @param gate - the gate the composite runs through
+ * @param sideEffectingTools - the host's chainable side-effecting tools
+ * @param self - the name of the composite being built, if any
+ */
+export function registryProblems(calls: readonly PlanCall[], gate: StepGate, sideEffectingTools: ReadonlySet<string>, self?: string): string[] {
+  const problems: string[] = [];
+  const internals = gateInternals(gate);
+  const lookup = internals ? internals.lookup : (name: string) => gate.resolve(name);
+  let names: string[] | undefined;
+  const known = (): string[] => {
+    if (names === undefined) {
+      try {
+        names = [...(gate.names?.() ?? [])];
+      } catch {
+        names = [];
+      }
+    }
+    return names;
+  };
+  for (const call of calls) {
+    const name = call.tool;
+    // A blank or missing tool name is the structure check's to report.
+    if (typeof name !== 'string' || name.trim() === '' || name === self) continue;
+    const step = JSON.stringify(call.label);
+    let tool: ITool | undefined;
+    try {
+      tool = lookup(name);
+    } catch (error) {
+      problems.push(`step ${step}: looking up tool "${name}" failed: ${messageOf(error)}`);
+      continue;
+    }
+    if (!tool) {
+      problems.push(`no tool "${name}" in step ${step}${didYouMean(name, known())}`);
+      continue;
+    }
+    let declared: unknown;
+    try {
+      declared = tool.hasSideEffects;
+    } catch (error) {
+      problems.push(`step ${step}: reading hasSideEffects of tool "${name}" failed: ${messageOf(error)}`);
+      continue;
+    }
+    if (declared === true && !sideEffectingTools.has(name)) {
+      problems.push(
+        `step ${step} calls "${name}", which has side effects and is not listed as one that may be chained: list it with builder.bind({ sideEffectingTools: [${JSON.stringify(name)}] }) before build, or leave the step out`,
+      );
+    } else if (declared !== true && declared !== false) {
+      problems.push(
+        `step ${step} calls "${name}", which does not declare whether it has side effects, so it is never chained: declare hasSideEffects on the tool (false: it changes nothing; true: it does, and list it in sideEffectingTools)`,
+      );
+    }
+  }
+  return problems;
+}
