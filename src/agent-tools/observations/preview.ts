@@ -41,7 +41,7 @@ export function previewLines(lines: readonly string[], limits: PreviewLimits): P
  * The grouped form's marker and first whole units that fit, or `undefined` when not one unit
  * fits beside the marker.
  */
-export function previewGroupedUnits(units: readonly GroupedUnit[], limits: PreviewLimits): Preview | undefined {
+export function previewGroupedUnits(units: Iterable<GroupedUnit>, limits: PreviewLimits): Preview | undefined {
   const taken: string[] = [GROUPED_MARKER];
   let bytes = utf8ByteLength(GROUPED_MARKER);
   let shown = 0;
@@ -64,7 +64,7 @@ export function previewGroupedUnits(units: readonly GroupedUnit[], limits: Previ
  */
 export function buildPreview(
   lines: readonly string[],
-  units: readonly GroupedUnit[] | undefined,
+  units: Iterable<GroupedUnit> | undefined,
   limits: PreviewLimits,
 ): Preview {
   const plain = previewLines(lines, limits);
