@@ -11,7 +11,7 @@ export type {
 } from './observation-store.js';
 export { indexBody, lineCount, type IndexedBody } from './indexed-body.js';
 export { bodySource, readPage, type ObservationPage, type ObservationPageRequest, type PageSource } from './observation-page.js';
-export { newObservationId, seededObservationIds, OBSERVATION_ID_PREFIX } from './observation-id.js';
+export { isObservationId, newObservationId, seededObservationIds, OBSERVATION_ID_PREFIX } from './observation-id.js';
 export { defaultObservationScope, type ObservationScope } from './observation-scope.js';
 export {
   createObservationStore,

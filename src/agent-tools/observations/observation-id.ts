@@ -12,6 +12,14 @@ const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
 /** How many characters follow the prefix: 20 of 5 bits each. */
 const ID_CHARACTERS = 20;
 
+/** What every id this library issues looks like. */
+const ID_SHAPE = /^obs_[a-z2-7]{20}$/u;
+
+/** Whether `id` has the shape of an id this library issues (random or seeded). */
+export function isObservationId(id: string): boolean {
+  return ID_SHAPE.test(id);
+}
+
 /** The id whose characters are the low 5 bits of the first 20 bytes (uniform for random bytes). */
 function idFromBytes(bytes: Uint8Array): string {
   let id = OBSERVATION_ID_PREFIX;
