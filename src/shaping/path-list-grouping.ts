@@ -48,12 +48,15 @@ function matchPrefix(line: string): string | undefined {
   return digit > colon + 1 && line[digit] === ':' ? line.slice(0, colon + 1) : undefined;
 }
 
-/** The directory part of a path, slash included (`src/app/` for `src/app/x.ts` and for `src/app/chat/`). */
-function directoryOf(path: string): string {
+/**
+ * The length of the directory part of the path that is the first `pathLength` characters of
+ * `line`, slash included (`src/app/` for `src/app/x.ts` and for `src/app/chat/`), or 0. Measured
+ * in place: most lines extend the run before them, and need no string of their own.
+ */
+function directoryLength(line: string, pathLength: number): number {
   // lastIndexOf clamps a negative start to 0 and would still find a slash there.
-  if (path.length < 2) return '';
-  const slash = path.lastIndexOf('/', path.length - 2);
-  return slash < 0 ? '' : path.slice(0, slash + 1);
+  if (pathLength < 2) return 0;
+  return line.lastIndexOf('/', pathLength - 2) + 1;
 }
 
 /** The longest directory (ending in `/`) that both directories start with. */
@@ -88,11 +91,20 @@ function runCost(run: Run): number {
   return run.end - run.start >= 2 ? Math.min(run.literalCost, runGroupedCost(run)) : run.literalCost;
 }
 
-/** The directory a line groups under (`path` is its match path, if any), or `''` when it cannot head a group. */
-function directoryKey(line: string, path: string): string {
-  if (line.includes('\n')) return '';
-  const directory = directoryOf(path);
+/** The directory a one-line `line` groups under (its path being its first `pathLength` characters), or `''`. */
+function directoryKey(line: string, pathLength: number): string {
+  const directory = line.slice(0, directoryLength(line, pathLength));
   return isUsablePrefix(directory) && directory.length < line.length ? directory : '';
+}
+
+/** Whether a one-line `line` (its path being its first `pathLength` characters) groups under `run`'s directory. */
+function extendsDirectoryRun(run: Run | undefined, line: string, pathLength: number): run is Run {
+  return (
+    run?.kind === 'dir' &&
+    directoryLength(line, pathLength) === run.prefix.length &&
+    run.prefix.length < line.length &&
+    line.startsWith(run.prefix)
+  );
 }
 
 /** The runs of `lines`: repeated match files first, then directories, each a range of positions. */
@@ -117,13 +129,16 @@ function collectRuns(lines: readonly string[]): Run[] {
       runs.push({ kind: 'file', prefix: file, start: index, end: index + 1, length: line.length, literalCost: cost });
       continue;
     }
-    const directory = directoryKey(line, file === undefined ? line : file.slice(0, -1));
-    if (directory && last?.kind === 'dir' && last.prefix === directory) {
+    // A line holding a newline is escaped whole: it never joins a group.
+    const oneLine = !line.includes('\n');
+    const pathLength = file === undefined ? line.length : file.length - 1;
+    if (oneLine && extendsDirectoryRun(last, line, pathLength)) {
       last.end++;
       last.length += line.length;
       last.literalCost += cost;
       continue;
     }
+    const directory = oneLine ? directoryKey(line, pathLength) : '';
     runs.push({ kind: directory ? 'dir' : 'none', prefix: directory, start: index, end: index + 1, length: line.length, literalCost: cost });
   }
   return runs;
