@@ -22,10 +22,10 @@ import {
   shapePathList,
   splitLines,
   withObservations,
-  type ITool,
   type ObservationStore,
 } from '../dist/index.js';
 import { createRedisObservationStore } from '../dist/stores/redis.js';
+import { mockTool } from '../test/agent-tools/observations/helpers.js';
 import { startRedisServer } from '../test/stores/redis-server.js';
 import { compare, printComparisons } from './measure.js';
 
@@ -55,15 +55,7 @@ function pathListText(bytes: number): string {
 }
 
 /** A tool that returns `args.text`, for the wrapper to shape. */
-const echo: ITool<Record<string, unknown>, string> = {
-  id: 'read',
-  name: 'read',
-  displayName: 'Read',
-  description: 'Read.',
-  inputSchema: { type: 'object' },
-  hasSideEffects: false,
-  execute: async (args) => ({ success: true, output: String(args.text) }),
-};
+const echo = mockTool((args) => ({ success: true, output: String(args.text) }));
 
 /** Store `text` through the wrapper, as a model's call would, and return its id. */
 async function storeThrough(store: ObservationStore, text: string): Promise<string> {

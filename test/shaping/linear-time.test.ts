@@ -11,7 +11,7 @@ import { withObservations } from '../../src/agent-tools/observations/with-observ
 import { looksLikePathList } from '../../src/shaping/looks-like-path-list.js';
 import { shapePathList } from '../../src/shaping/path-list.js';
 import { splitLines } from '../../src/shaping/text-lines.js';
-import type { ITool } from '../../src/tool.js';
+import { mockTool } from '../agent-tools/observations/helpers.js';
 
 /** The size of every input here, in characters. */
 const SIZE = 64 * 1024;
@@ -48,15 +48,8 @@ const ADVERSARIAL = {
   'long-colon-path': linesOf(5, (width) => `${'a/'.repeat((width - 4) / 2)}:1x `),
 };
 
-const tool: ITool<Record<string, unknown>, string> = {
-  id: 'read',
-  name: 'read',
-  displayName: 'Read',
-  description: 'Read.',
-  inputSchema: { type: 'object' },
-  hasSideEffects: false,
-  execute: async (args) => ({ success: true, output: String(args.text) }),
-};
+/** A tool whose output is its `text` argument. */
+const tool = mockTool((args) => ({ success: true, output: String(args.text) }));
 
 describe('shaping runs in linear time on any input', () => {
   it('detects a path list in about the time of ordinary text of the same size', () => {

@@ -9,8 +9,9 @@
  * balancer would.
  */
 import { Redis } from 'ioredis';
-import { createGetObservationTool, withObservations, type ITool } from '../../src/index.js';
+import { createGetObservationTool, withObservations } from '../../src/index.js';
 import { createRedisObservationStore } from '../../src/stores/redis.js';
+import { mockTool, numberedLines } from '../agent-tools/observations/helpers.js';
 
 const [role, port, session, ...rest] = process.argv.slice(2);
 const client = new Redis({ host: '127.0.0.1', port: Number(port), enableOfflineQueue: false });
@@ -18,18 +19,7 @@ client.on('error', () => {});
 const store = createRedisObservationStore({ client });
 const context = { sessionData: { sessionId: session } };
 
-const produce: ITool<Record<string, unknown>, string> = {
-  id: 'read_log',
-  name: 'read_log',
-  displayName: 'Read log',
-  description: 'Read the log.',
-  inputSchema: { type: 'object' },
-  hasSideEffects: false,
-  execute: async () => ({
-    success: true,
-    output: Array.from({ length: Number(rest[0]) }, (_, index) => `line ${index + 1}`).join('\n'),
-  }),
-};
+const produce = mockTool(() => ({ success: true, output: numberedLines(Number(rest[0])) }));
 
 const result =
   role === 'wrap'

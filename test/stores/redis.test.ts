@@ -9,31 +9,15 @@ import { indexBody } from '../../src/agent-tools/observations/indexed-body.js';
 import type { ObservationStore } from '../../src/agent-tools/observations/observation-store.js';
 import { withObservations } from '../../src/agent-tools/observations/with-observations.js';
 import { createRedisObservationStore } from '../../src/stores/redis.js';
-import type { ITool } from '../../src/tool.js';
-import { putText, readAll } from '../agent-tools/observations/helpers.js';
+import { mockTool, numberedLines, putText, readAll } from '../agent-tools/observations/helpers.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 
-/** Lines `line 1` to `line <count>`. */
-const numbered = (count: number): string => Array.from({ length: count }, (_, index) => `line ${index + 1}`).join('\n');
 
 /** A client of the test's server; errors are expected here (outages), so they are listened to. */
 function clientOf(server: RedisServer, options: RedisOptions = {}): Redis {
   const client = new Redis({ host: '127.0.0.1', port: server.port, retryStrategy: () => 100, ...options });
   client.on('error', () => {});
   return client;
-}
-
-/** A tool whose output is `text`. */
-function producing(text: string): ITool<Record<string, unknown>, string> {
-  return {
-    id: 'read_log',
-    name: 'read_log',
-    displayName: 'Read log',
-    description: 'Read the log.',
-    inputSchema: { type: 'object' },
-    hasSideEffects: false,
-    execute: async () => ({ success: true, output: text }),
-  };
 }
 
 /** Retry `check` until it holds, at most `ms`. */
@@ -76,7 +60,7 @@ describe('createRedisObservationStore: storing and paging', () => {
   });
 
   it('stores a body under a random id and pages it back through get_observation', async () => {
-    const text = numbered(900);
+    const text = numberedLines(900);
     const id = await putText(store, text, 'session:a', { tool: 'read_log' });
     expect(id).toMatch(/^obs_[a-z2-7]{20}$/);
     expect(await readAll(store, id, 'session:a')).toEqual({ ok: true, text, lines: 900, bytes: Buffer.byteLength(text), meta: { tool: 'read_log' } });
@@ -125,7 +109,7 @@ describe('createRedisObservationStore: storing and paging', () => {
   });
 
   it('reads a page without transferring the body: a page at the end of 4 MB sends a few KB', async () => {
-    const text = numbered(450_000); // about 4.4 MB
+    const text = numberedLines(450_000); // about 4.4 MB
     const id = await putText(store, text, '');
     const tool = createGetObservationTool(store);
     const before = await bytesSent(client);
@@ -176,8 +160,8 @@ describe('createRedisObservationStore: Redis down, slow, and back', () => {
   let server: RedisServer;
   let client: Redis;
   let store: ObservationStore;
-  const text = numbered(900);
-  const wrapped = () => withObservations(producing(text), store);
+  const text = numberedLines(900);
+  const wrapped = () => withObservations(mockTool(() => ({ success: true, output: text })), store);
   beforeAll(async () => {
     ({ server, client } = await setupServer());
     store = createRedisObservationStore({ client, timeoutMs: 300 });
