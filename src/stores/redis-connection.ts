@@ -82,9 +82,12 @@ export function connectionOver(client: Redis, timeoutMs: number): RedisConnectio
 
   /** Run `command` if the client is ready, within the timeout and the in-flight bound. */
   async function attempt<T>(command: (client: Redis) => Promise<T>): Promise<Attempt<T>> {
-    if (inFlight >= MAX_IN_FLIGHT || !(await isReady())) return { ok: false };
+    if (!(await isReady())) return { ok: false };
+    // Checked and counted together, after the wait, so calls that waited side by side count each other.
+    if (inFlight >= MAX_IN_FLIGHT) return { ok: false };
     inFlight++;
-    const pending = command(client).finally(() => inFlight--);
+    // Called inside an async function so that a command that throws at once is a rejection too.
+    const pending = (async () => command(client))().finally(() => inFlight--);
     let answer: Attempt<T> = { ok: false };
     await settleWithin(timeoutMs, (settle) => {
       // A late answer (or failure) is dropped: the caller has been told the store is unavailable.

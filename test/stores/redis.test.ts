@@ -8,6 +8,7 @@ import { createGetObservationTool } from '../../src/agent-tools/observations/get
 import { indexBody } from '../../src/agent-tools/observations/indexed-body.js';
 import type { ObservationStore } from '../../src/agent-tools/observations/observation-store.js';
 import { withObservations } from '../../src/agent-tools/observations/with-observations.js';
+import { MAX_IN_FLIGHT } from '../../src/stores/redis-connection.js';
 import { createRedisObservationStore } from '../../src/stores/redis.js';
 import { mockTool, numberedLines, putText, readAll } from '../agent-tools/observations/helpers.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
@@ -187,6 +188,21 @@ describe('createRedisObservationStore: Redis down, slow, and back', () => {
     expect(await createGetObservationTool(store).execute({ ids: [newId], offset: 899 }, {})).toEqual({ success: true, output: 'line 900' });
     // Persistence is off: what was stored before the outage is gone, and reads as never issued.
     expect(await createGetObservationTool(store).execute({ ids: [id] }, {})).toMatchObject({ details: { code: 'observation_unknown' } });
+  });
+
+  it('a stalled server cannot grow the queue: past 64 unanswered commands, new ones fail at once', async () => {
+    const patient = createRedisObservationStore({ client, timeoutMs: 5000 });
+    server.pause();
+    try {
+      let settled = 0;
+      const stalled = Array.from({ length: MAX_IN_FLIGHT }, () => patient.put(indexBody('x'), '').finally(() => settled++));
+      expect(await patient.put(indexBody('y'), '')).toEqual({ ok: false, reason: 'unavailable' });
+      expect(settled).toBe(0); // the one past the bound did not wait for them
+      server.resume();
+      expect((await Promise.all(stalled)).every((put) => put.ok)).toBe(true);
+    } finally {
+      server.resume();
+    }
   });
 
   it('slow (paused): nothing waits past the bound; once it runs again, so does the store', async () => {
