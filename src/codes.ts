@@ -47,6 +47,7 @@ export const ERROR_CODES = {
   observation_unknown: 'get_observation: no observation was ever stored under this id.',
   observation_expired: 'get_observation: the observation was evicted; run the tool again.',
   observation_offset: 'get_observation: the offset is past the end of the observation.',
+  observation_store_unavailable: 'get_observation: the observation store could not be reached in time; try again shortly.',
 } as const;
 
 /** A code toolweave itself returns. */

@@ -6,46 +6,71 @@
  * `path:` when the same file repeats; everything else (and a file matched once) groups under its
  * directory. Neighbouring directory runs then merge under their shared directory when that is
  * cheaper than writing them apart, so `src/app/chat/a.ts, src/app/chat/b.ts, src/app/x.ts`
- * becomes one group under `src/app/`. The merge is greedy, one pass, O(lines): the result only
- * has to be smaller than the flat list, not optimal.
+ * becomes one group under `src/app/`. The merge is greedy, one pass: the result only has to be
+ * smaller than the flat list, not optimal.
+ *
+ * Every step is a scan of a line or of a prefix at most a line long, and a run is a range of line
+ * positions (no per-line objects), so planning is linear in the size of the list and cheap.
  */
-import { canWriteInline, isUsablePrefix, writeLiteral, type GroupedPart } from './path-list-grammar.js';
+import { canWriteInline, isUsablePrefix, literalNeedsEscape, type GroupedPart } from './path-list-grammar.js';
 
-/** `path:12:` at the start of a line: the path part of a grep -n match (group 1 keeps the colon). */
-const MATCH_PREFIX = /^([^\s:\\][^:\n]*:)\d+:/;
-
-/** A run of consecutive lines sharing one prefix, with the sums its cost needs. */
+/** A run of consecutive lines `[start, end)` sharing one prefix, with the sums its cost needs. */
 interface Run {
   /** `file`: a grep match list's repeated path; `dir`: a directory; `none`: never grouped. */
   kind: 'file' | 'dir' | 'none';
   prefix: string;
-  lines: string[];
+  start: number;
+  end: number;
   /** The sum of the lines' lengths. */
   length: number;
   /** What the lines cost written one per line (escapes and newlines included). */
   literalCost: number;
 }
 
-/** The directory part of a path, slash included (`src/app/` for `src/app/x.ts` and for `src/app/chat/`). */
-function directoryOf(path: string): string {
+/** Whether `code` is an ASCII digit's char code. */
+function isDigitCode(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+/** A character that cannot start a match line's path. */
+const NOT_A_PATH_START = /[\s:\\]/u;
+
+/**
+ * The path part of a grep -n match, colon included (`src/a.ts:` for `src/a.ts:12: x`), or
+ * `undefined`: a first character that is not whitespace, `:` or `\`, then up to the first
+ * colon, digits and a colon. A line holding a newline is never a match (it is escaped whole).
+ */
+function matchPrefix(line: string): string | undefined {
+  const colon = line.indexOf(':');
+  if (colon < 1 || NOT_A_PATH_START.test(line[0]) || line.includes('\n')) return undefined;
+  let digit = colon + 1;
+  while (digit < line.length && isDigitCode(line.charCodeAt(digit))) digit++;
+  return digit > colon + 1 && line[digit] === ':' ? line.slice(0, colon + 1) : undefined;
+}
+
+/**
+ * The length of the directory part of the path that is the first `pathLength` characters of
+ * `line`, slash included (`src/app/` for `src/app/x.ts` and for `src/app/chat/`), or 0. Measured
+ * in place: most lines extend the run before them, and need no string of their own.
+ */
+function directoryLength(line: string, pathLength: number): number {
   // lastIndexOf clamps a negative start to 0 and would still find a slash there.
-  if (path.length < 2) return '';
-  const slash = path.lastIndexOf('/', path.length - 2);
-  return slash < 0 ? '' : path.slice(0, slash + 1);
+  if (pathLength < 2) return 0;
+  return line.lastIndexOf('/', pathLength - 2) + 1;
 }
 
 /** The longest directory (ending in `/`) that both directories start with. */
 function sharedDirectory(a: string, b: string): string {
   let index = 0;
-  while (index < a.length && index < b.length && a[index] === b[index]) index++;
+  while (index < a.length && index < b.length && a.charCodeAt(index) === b.charCodeAt(index)) index++;
   if (index === 0) return '';
   const slash = a.lastIndexOf('/', index - 1);
   return slash < 0 ? '' : a.slice(0, slash + 1);
 }
 
-/** What a line costs on its own in the grouped body, its newline included. */
+/** What a line costs on its own in the grouped body, its newline included (measured, not written). */
 function literalCost(line: string): number {
-  return writeLiteral(line).length + 1;
+  return (literalNeedsEscape(line) ? 1 + JSON.stringify(line).length : line.length) + 1;
 }
 
 /**
@@ -58,54 +83,63 @@ function groupedCost(prefix: string, count: number, length: number): number {
 
 /** What a run costs written as one group. */
 function runGroupedCost(run: Run): number {
-  return groupedCost(run.prefix, run.lines.length, run.length);
+  return groupedCost(run.prefix, run.end - run.start, run.length);
 }
 
 /** The cheaper way to write a run. */
 function runCost(run: Run): number {
-  return run.lines.length >= 2 ? Math.min(run.literalCost, runGroupedCost(run)) : run.literalCost;
+  return run.end - run.start >= 2 ? Math.min(run.literalCost, runGroupedCost(run)) : run.literalCost;
 }
 
-/** A run holding one line. */
-function singleRun(kind: Run['kind'], prefix: string, line: string): Run {
-  return { kind, prefix, lines: [line], length: line.length, literalCost: literalCost(line) };
-}
-
-/** Add a line to a run that shares its prefix. */
-function extend(run: Run, line: string): void {
-  run.lines.push(line);
-  run.length += line.length;
-  run.literalCost += literalCost(line);
-}
-
-/** The directory a line groups under, or `''` when it cannot head a group. */
-function directoryKey(line: string): string {
-  const match = MATCH_PREFIX.exec(line);
-  const path = match ? match[1].slice(0, -1) : line;
-  const directory = directoryOf(path);
+/** The directory a one-line `line` groups under (its path being its first `pathLength` characters), or `''`. */
+function directoryKey(line: string, pathLength: number): string {
+  const directory = line.slice(0, directoryLength(line, pathLength));
   return isUsablePrefix(directory) && directory.length < line.length ? directory : '';
 }
 
-/** First pass: runs of the same matched file, then runs of the same directory. */
+/** Whether a one-line `line` (its path being its first `pathLength` characters) groups under `run`'s directory. */
+function extendsDirectoryRun(run: Run | undefined, line: string, pathLength: number): run is Run {
+  return (
+    run?.kind === 'dir' &&
+    directoryLength(line, pathLength) === run.prefix.length &&
+    run.prefix.length < line.length &&
+    line.startsWith(run.prefix)
+  );
+}
+
+/** The runs of `lines`: repeated match files first, then directories, each a range of positions. */
 function collectRuns(lines: readonly string[]): Run[] {
-  const fileRuns: Run[] = [];
-  for (const line of lines) {
-    const match = line.includes('\n') ? null : MATCH_PREFIX.exec(line);
-    const last = fileRuns[fileRuns.length - 1];
-    if (match && last?.kind === 'file' && last.prefix === match[1]) extend(last, line);
-    else fileRuns.push(singleRun(match ? 'file' : 'none', match ? match[1] : '', line));
-  }
   const runs: Run[] = [];
-  for (const run of fileRuns) {
-    if (run.lines.length >= 2) {
-      runs.push(run);
+  let next = matchPrefix(lines[0] ?? '');
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index];
+    const file = next;
+    next = index + 1 < lines.length ? matchPrefix(lines[index + 1]) : undefined;
+    const last = runs[runs.length - 1];
+    const cost = literalCost(line);
+    // A match line opens a file run when the next line matches the same file, and extends one
+    // that its previous line opened.
+    if (file !== undefined && last?.kind === 'file' && last.prefix === file) {
+      last.end++;
+      last.length += line.length;
+      last.literalCost += cost;
       continue;
     }
-    const line = run.lines[0];
-    const directory = line.includes('\n') ? '' : directoryKey(line);
-    const last = runs[runs.length - 1];
-    if (directory && last?.kind === 'dir' && last.prefix === directory) extend(last, line);
-    else runs.push(singleRun(directory ? 'dir' : 'none', directory, line));
+    if (file !== undefined && next === file) {
+      runs.push({ kind: 'file', prefix: file, start: index, end: index + 1, length: line.length, literalCost: cost });
+      continue;
+    }
+    // A line holding a newline is escaped whole: it never joins a group.
+    const oneLine = !line.includes('\n');
+    const pathLength = file === undefined ? line.length : file.length - 1;
+    if (oneLine && extendsDirectoryRun(last, line, pathLength)) {
+      last.end++;
+      last.length += line.length;
+      last.literalCost += cost;
+      continue;
+    }
+    const directory = oneLine ? directoryKey(line, pathLength) : '';
+    runs.push({ kind: directory ? 'dir' : 'none', prefix: directory, start: index, end: index + 1, length: line.length, literalCost: cost });
   }
   return runs;
 }
@@ -117,13 +151,13 @@ function mergeRuns(runs: readonly Run[]): Run[] {
   for (const run of runs) {
     if (current?.kind === 'dir' && run.kind === 'dir') {
       const prefix = sharedDirectory(current.prefix, run.prefix);
-      const count = current.lines.length + run.lines.length;
+      const count = run.end - current.start;
       const length = current.length + run.length;
       const literal = current.literalCost + run.literalCost;
       const together = Math.min(literal, groupedCost(prefix, count, length));
       if (prefix !== '' && together < runCost(current) + runCost(run)) {
-        // Runs are this module's own objects, so growing one in place keeps the pass linear.
-        for (const line of run.lines) current.lines.push(line);
+        // Runs are this module's own objects and neighbours, so growing one in place is enough.
+        current.end = run.end;
         current.prefix = prefix;
         current.length = length;
         current.literalCost = literal;
@@ -138,17 +172,21 @@ function mergeRuns(runs: readonly Run[]): Run[] {
 }
 
 /** Plan one run as the cheapest of: literals, an inline group, a block group. */
-function planRun(run: Run): GroupedPart[] {
-  if (run.kind === 'none' || run.lines.length < 2 || runGroupedCost(run) >= run.literalCost) {
-    return run.lines.map((line) => ({ form: 'literal', line }));
+function planRun(run: Run, lines: readonly string[], parts: GroupedPart[]): void {
+  if (run.kind === 'none' || run.end - run.start < 2 || runGroupedCost(run) >= run.literalCost) {
+    for (let index = run.start; index < run.end; index++) parts.push({ form: 'literal', line: lines[index] });
+    return;
   }
-  const entries = run.lines.map((line) => line.slice(run.prefix.length));
+  const entries: string[] = [];
+  for (let index = run.start; index < run.end; index++) entries.push(lines[index].slice(run.prefix.length));
   // Inline and block cost the same; inline reads better for paths, block for match lines.
   const form = run.kind === 'dir' && canWriteInline(run.prefix, entries) ? 'inline' : 'block';
-  return [{ form, prefix: run.prefix, entries }];
+  parts.push({ form, prefix: run.prefix, entries });
 }
 
 /** Decide how to write `lines` grouped: which consecutive lines share a prefix, and in what form. */
 export function planGroupedParts(lines: readonly string[]): GroupedPart[] {
-  return mergeRuns(collectRuns(lines)).flatMap(planRun);
+  const parts: GroupedPart[] = [];
+  for (const run of mergeRuns(collectRuns(lines))) planRun(run, lines, parts);
+  return parts;
 }

@@ -7,6 +7,7 @@ import {
   readGroupedBody,
   writePart,
   writePartUnits,
+  type GroupedPart,
   type GroupedUnit,
 } from './path-list-grammar.js';
 import { planGroupedParts } from './path-list-grouping.js';
@@ -27,9 +28,22 @@ export interface ShapedPathList extends CompressedPathList {
   /**
    * When `grouped`: the grouped body (after the marker) as units a preview can stop between,
    * long inline groups wrapped at 160 characters. Any prefix of them, after the marker, is a
-   * valid grouped text of the lines they cover.
+   * valid grouped text of the lines they cover. Written as they are read, so a preview that
+   * stops early never pays for the rest.
    */
-  units?: GroupedUnit[];
+  units?: Iterable<GroupedUnit>;
+}
+
+/** The preview units of `parts`, written one part at a time as they are read. */
+function* unitsOf(parts: readonly GroupedPart[]): Generator<GroupedUnit> {
+  for (const part of parts) yield* writePartUnits(part, PREVIEW_LINE_LENGTH);
+}
+
+/** The length of `lines.join('\n')`, without joining. */
+function joinedLength(lines: readonly string[]): number {
+  let length = lines.length - 1;
+  for (const line of lines) length += line.length;
+  return length;
 }
 
 /**
@@ -49,12 +63,11 @@ function flatIsAmbiguous(lines: readonly string[]): boolean {
  * The shipped text is the one {@link compressPathList} returns.
  */
 export function shapePathList(lines: readonly string[]): ShapedPathList {
-  const flat = lines.join('\n');
-  if (lines.length === 0) return { text: flat, grouped: false };
+  if (lines.length === 0) return { text: '', grouped: false };
   const parts = planGroupedParts(lines);
   const text = [GROUPED_MARKER, ...parts.flatMap(writePart)].join('\n');
-  if (text.length >= flat.length && !flatIsAmbiguous(lines)) return { text: flat, grouped: false };
-  return { text, grouped: true, units: parts.flatMap((part) => writePartUnits(part, PREVIEW_LINE_LENGTH)) };
+  if (text.length >= joinedLength(lines) && !flatIsAmbiguous(lines)) return { text: lines.join('\n'), grouped: false };
+  return { text, grouped: true, units: { [Symbol.iterator]: () => unitsOf(parts) } };
 }
 
 /**

@@ -24,3 +24,17 @@ export function cutUtf8(text: string, maxBytes: number): string {
   }
   return text.slice(0, index);
 }
+
+/**
+ * The length of the longest prefix of UTF-8 `bytes` that ends between characters: a character
+ * whose last bytes are missing (the bytes were cut by position) is dropped whole.
+ */
+export function wholeCharacterLength(bytes: Uint8Array): number {
+  let lead = bytes.length - 1;
+  // At most three continuation bytes (10xxxxxx) precede the end of a cut character.
+  while (lead >= 0 && bytes.length - lead < 4 && (bytes[lead] & 0xc0) === 0x80) lead--;
+  if (lead < 0) return 0;
+  const first = bytes[lead];
+  const size = first < 0x80 ? 1 : first >= 0xf0 ? 4 : first >= 0xe0 ? 3 : 2;
+  return lead + size <= bytes.length ? bytes.length : lead;
+}

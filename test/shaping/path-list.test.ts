@@ -99,7 +99,7 @@ describe('compressPathList', () => {
     const shaped = shapePathList(lines);
     expect(shaped.text.split('\n')).toHaveLength(2);
     expect(expandPathList(shaped.text)).toEqual(lines);
-    const unitLines = shaped.units?.flatMap((unit) => unit.lines) ?? [];
+    const unitLines = [...(shaped.units ?? [])].flatMap((unit) => unit.lines);
     expect(unitLines.length).toBeGreaterThan(1);
     expect(Math.max(...unitLines.map((line) => line.length))).toBeLessThanOrEqual(160);
     expect(expandPathList([GROUPED_MARKER, ...unitLines].join('\n'))).toEqual(lines);
@@ -109,7 +109,7 @@ describe('compressPathList', () => {
     const lines = [...uiFiles, ...uiFiles.map((file) => `a/${file}`), 'src/a.ts:1: x', 'src/a.ts:2: y', 'README.md'];
     const shaped = shapePathList(lines);
     expect(shaped.grouped).toBe(true);
-    const units = shaped.units ?? [];
+    const units = [...(shaped.units ?? [])];
     let covered = 0;
     for (let count = 1; count <= units.length; count++) {
       covered += units[count - 1].covers;

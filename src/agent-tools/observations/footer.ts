@@ -39,7 +39,13 @@ export function storedFooter(id: string, facts: PreviewFooterFacts): string {
   return `[${id}: ${size}; ${shownPhrase(facts.shown, facts.partial)}${next}]`;
 }
 
-/** `[not stored, too large: 900 lines, 41 MB; showing 1-40]`: the store declined the body. */
-export function unstoredFooter(facts: PreviewFooterFacts): string {
-  return `[not stored, too large: ${countLines(facts.lines)}, ${formatBytes(facts.bytes)}; ${shownPhrase(facts.shown, facts.partial)}]`;
+/** Why a body was not stored, as the footer says it. */
+const UNSTORED_REASONS = { too_large: 'too large', unavailable: 'store unavailable' } as const;
+
+/**
+ * `[not stored, too large: 900 lines, 41 MB; showing 1-40]` when the store declined the body,
+ * `[not stored, store unavailable: ...]` when it could not be reached: nothing to page back.
+ */
+export function unstoredFooter(facts: PreviewFooterFacts, reason: keyof typeof UNSTORED_REASONS): string {
+  return `[not stored, ${UNSTORED_REASONS[reason]}: ${countLines(facts.lines)}, ${formatBytes(facts.bytes)}; ${shownPhrase(facts.shown, facts.partial)}]`;
 }

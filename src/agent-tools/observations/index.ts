@@ -3,16 +3,20 @@
  * get_observation.
  */
 export type {
-  ObservationLookup,
   ObservationMeta,
   ObservationMissCode,
+  ObservationPut,
+  ObservationRead,
   ObservationStore,
 } from './observation-store.js';
+export { indexBody, lineCount, type IndexedBody } from './indexed-body.js';
+export { bodySource, readPage, type ObservationPage, type ObservationPageRequest, type PageSource } from './observation-page.js';
+export { isObservationId, newObservationId, seededObservationIds, OBSERVATION_ID_PREFIX } from './observation-id.js';
+export { defaultObservationScope, type ObservationScope } from './observation-scope.js';
 export {
   createObservationStore,
   DEFAULT_OBSERVATION_STORE_BYTES,
   DEFAULT_OBSERVATION_STORE_ENTRIES,
-  type MemoryObservationStore,
   type ObservationStoreOptions,
 } from './memory-store.js';
 export { withObservations, type WithObservationsOptions } from './with-observations.js';
@@ -22,3 +26,4 @@ export {
   GET_OBSERVATION_MAX_LINES,
   type GetObservationToolOptions,
 } from './get-observation-tool.js';
+export { MAX_IDS_PER_CALL } from './get-observation-input.js';

@@ -1,34 +1,31 @@
 /**
- * The in-memory observation store: bounded by total UTF-8 size and entry count, least recently
- * used evicted first.
+ * The in-memory observation store: zero setup, bounded by total UTF-8 size and entry count,
+ * least recently used evicted first.
  *
- * Ids carry a per-store tag and a counter (`obs_kqz12`), which tells "evicted" from "never
- * issued" without remembering evicted ids: an id with this store's tag and a counter it has
- * already handed out, but not live, was evicted. The random tag keeps an id from another store
- * (or from before a restart) from reading as one of ours and returning someone else's text.
+ * Ids are random, so "evicted" cannot be told from "never issued" by the id's shape: the store
+ * remembers a bounded number of evicted ids with their scope instead. An evicted id answers
+ * `observation_expired` in its own scope and `observation_unknown` in any other.
  */
-import { utf8ByteLength } from '../../shaping/utf8.js';
-import type { ObservationLookup, ObservationMeta, ObservationStore } from './observation-store.js';
+import type { IndexedBody } from './indexed-body.js';
+import { newObservationId, seededObservationIds } from './observation-id.js';
+import { bodySource, readPage } from './observation-page.js';
+import type { ObservationMeta, ObservationRead, ObservationStore } from './observation-store.js';
 
 /** Options of {@link createObservationStore}. */
 export interface ObservationStoreOptions {
-  /** The most UTF-8 bytes kept across all bodies (default 32 MB). A larger body alone is declined. */
+  /**
+   * The most UTF-8 bytes of bodies kept across all entries (default 32 MB). A larger body alone
+   * is declined. Each body's line index adds 4 bytes per line beside it.
+   */
   maxBytes?: number;
-  /** The most bodies kept (default 10,000). */
+  /** The most bodies kept (default 10,000); as many evicted ids are remembered. */
   maxEntries?: number;
   /**
-   * The store's tag in its ids (`obs_<tag>12`): lowercase letters, default three random ones.
-   * Fix it for reproducible transcripts (tests, benchmarks).
+   * Reproducible ids for tests and benchmarks: ids derived from this tag (1 to 8 lowercase
+   * letters) and a counter, as long as random ones. Anyone who knows the tag can compute them,
+   * so leave it unset in production, where ids are random.
    */
   tag?: string;
-}
-
-/** The in-memory store: an {@link ObservationStore} whose methods answer synchronously. */
-export interface MemoryObservationStore extends ObservationStore {
-  /** Store a body; `undefined` when it is larger than `maxBytes` on its own (nothing is evicted then). */
-  put(body: string, meta?: ObservationMeta): string | undefined;
-  /** Look up a body by id, marking it most recently used. */
-  get(id: string): ObservationLookup;
 }
 
 /** The default total budget: 32 MB. */
@@ -38,16 +35,9 @@ export const DEFAULT_OBSERVATION_STORE_ENTRIES = 10_000;
 
 /** One stored body. */
 interface Entry {
-  body: string;
+  body: IndexedBody;
+  scope: string;
   meta: ObservationMeta;
-  bytes: number;
-}
-
-/** Three random lowercase letters: short, and unlikely to match another store's. */
-function randomTag(): string {
-  let tag = '';
-  for (let index = 0; index < 3; index++) tag += String.fromCharCode(97 + Math.floor(Math.random() * 26));
-  return tag;
 }
 
 /** A positive integer option, or its default. */
@@ -60,55 +50,62 @@ function positiveOption(name: string, value: number | undefined, fallback: numbe
 /**
  * Create an in-memory {@link ObservationStore}. Bodies are kept until the total size passes
  * `maxBytes` or the count passes `maxEntries`; then the least recently stored or read go first,
- * and their ids answer `observation_expired`. A body larger than `maxBytes` on its own is not
- * stored (`put` returns `undefined`), and the wrapper ships a truncated preview without an id.
+ * and their ids answer `observation_expired` (in their own scope). A body larger than `maxBytes`
+ * on its own is not stored (`too_large`), and the wrapper ships a preview without an id.
+ * One store serves one process; to share observations between processes use a shared store
+ * (`toolweave/redis`).
  *
- * @throws RangeError when an option is not a positive number (a programming error, not a result).
+ * @throws RangeError when an option is out of range (a programming error, not a result).
  */
-export function createObservationStore(options: ObservationStoreOptions = {}): MemoryObservationStore {
+export function createObservationStore(options: ObservationStoreOptions = {}): ObservationStore {
   const maxBytes = positiveOption('maxBytes', options.maxBytes, DEFAULT_OBSERVATION_STORE_BYTES);
   const maxEntries = positiveOption('maxEntries', options.maxEntries, DEFAULT_OBSERVATION_STORE_ENTRIES);
   if (options.tag !== undefined && !/^[a-z]{1,8}$/u.test(options.tag)) {
     throw new RangeError('createObservationStore: tag must be 1 to 8 lowercase letters.');
   }
-  const prefix = `obs_${options.tag ?? randomTag()}`;
-  // A Map iterates in insertion order; re-inserting on use keeps the least recently used first.
+  const nextId = options.tag === undefined ? newObservationId : seededObservationIds(options.tag);
+  // Maps iterate in insertion order: re-inserting on use keeps the least recently used first,
+  // and the oldest evicted id is the first one forgotten.
   const entries = new Map<string, Entry>();
+  const evicted = new Map<string, string>();
   let totalBytes = 0;
-  let nextCounter = 1;
+
+  /** Remember an evicted id's scope, forgetting the oldest past `maxEntries`. */
+  function remember(id: string, scope: string): void {
+    evicted.set(id, scope);
+    if (evicted.size > maxEntries) evicted.delete(evicted.keys().next().value as string);
+  }
 
   /** Evict least recently used entries until both bounds hold. */
   function evict(): void {
     for (const [id, entry] of entries) {
       if (totalBytes <= maxBytes && entries.size <= maxEntries) return;
       entries.delete(id);
-      totalBytes -= entry.bytes;
+      totalBytes -= entry.body.utf8.length;
+      remember(id, entry.scope);
     }
   }
 
-  /** Whether this store handed out `id` at some point. */
-  function wasIssued(id: string): boolean {
-    if (!id.startsWith(prefix)) return false;
-    const counter = id.slice(prefix.length);
-    return /^[1-9]\d*$/.test(counter) && Number(counter) < nextCounter;
-  }
-
   return {
-    put(body, meta = {}) {
-      const bytes = utf8ByteLength(body);
-      if (bytes > maxBytes) return undefined;
-      const id = `${prefix}${nextCounter++}`;
-      entries.set(id, { body, meta: { ...meta }, bytes });
-      totalBytes += bytes;
+    async put(body, scope, meta = {}) {
+      if (body.utf8.length > maxBytes) return { ok: false, reason: 'too_large' };
+      const id = nextId();
+      // A copy: the caller's buffers are theirs to reuse, and a stored body never changes.
+      const kept: IndexedBody = { utf8: Buffer.from(body.utf8), bounds: body.bounds.slice() };
+      entries.set(id, { body: kept, scope, meta: { ...meta } });
+      totalBytes += body.utf8.length;
       evict();
-      return id;
+      return { ok: true, id };
     },
-    get(id) {
+    async read(id, scope, request): Promise<ObservationRead> {
       const entry = entries.get(id);
-      if (!entry) return { ok: false, code: wasIssued(id) ? 'observation_expired' : 'observation_unknown' };
+      if (!entry || entry.scope !== scope) {
+        return { ok: false, code: evicted.get(id) === scope ? 'observation_expired' : 'observation_unknown' };
+      }
       entries.delete(id);
       entries.set(id, entry);
-      return { ok: true, body: entry.body, meta: { ...entry.meta } };
+      const page = await readPage(bodySource(entry.body), request);
+      return { ok: true, lines: entry.body.bounds.length - 1, bytes: entry.body.utf8.length, meta: { ...entry.meta }, page };
     },
   };
 }

@@ -1,8 +1,14 @@
 /**
  * Where large tool results are kept so the conversation only carries a preview and an id.
- * An interface, so a host can put its own store (disk, a database, a shared cache) behind it;
- * every method may answer synchronously or with a promise, and callers always await.
+ * An interface, so a host can put its own store (a database, a shared cache) behind it. Every
+ * method answers with a promise: a remote store cannot answer at once, and callers always await.
+ *
+ * A store keeps bodies immutable, indexed by line (see {@link IndexedBody}), and scoped: a body
+ * is read only under the scope it was stored with, and under any other scope its id reads
+ * exactly like one never issued.
  */
+import type { IndexedBody } from './indexed-body.js';
+import type { ObservationPage, ObservationPageRequest } from './observation-page.js';
 
 /** What is recorded alongside a stored body. */
 export interface ObservationMeta {
@@ -10,34 +16,59 @@ export interface ObservationMeta {
   tool?: string;
 }
 
-/** Why a lookup found nothing: never stored, or stored and since evicted. */
-export type ObservationMissCode = 'observation_unknown' | 'observation_expired';
-
-/** The answer to {@link ObservationStore.get}: the stored body, or why there is none. */
-export type ObservationLookup =
+/** The answer to {@link ObservationStore.put}: the new id, or why the body was not stored. */
+export type ObservationPut =
   | {
-      /** The id was found. */
+      /** The body was stored. */
       ok: true;
-      /** The body exactly as stored: a later read returns the same text even if its source changed. */
-      body: string;
-      /** What was recorded with it. */
-      meta: ObservationMeta;
+      /** Its new id (`obs_...`). */
+      id: string;
     }
   | {
-      /** The id was not found. */
+      /** The body was not stored. */
       ok: false;
-      /** `observation_unknown`: never issued by this store; `observation_expired`: evicted. */
+      /** `too_large`: the store declines bodies this size; `unavailable`: the store could not be reached in time. */
+      reason: 'too_large' | 'unavailable';
+    };
+
+/**
+ * Why a read found nothing: never issued under this scope (`observation_unknown`), issued here
+ * and since evicted or expired (`observation_expired`), or the store could not be reached in
+ * time (`observation_store_unavailable`).
+ */
+export type ObservationMissCode = 'observation_unknown' | 'observation_expired' | 'observation_store_unavailable';
+
+/** The answer to {@link ObservationStore.read}: a page and the body's size, or why there is none. */
+export type ObservationRead =
+  | {
+      /** The id was found in this scope. */
+      ok: true;
+      /** How many lines the whole body has. */
+      lines: number;
+      /** The whole body's UTF-8 size. */
+      bytes: number;
+      /** What was recorded with it. */
+      meta: ObservationMeta;
+      /** The page asked for (empty when the offset is at or past the end). */
+      page: ObservationPage;
+    }
+  | {
+      /** The id was not read. */
+      ok: false;
+      /** Why. */
       code: ObservationMissCode;
     };
 
-/** A store of immutable observation bodies, addressed by `obs_` ids. */
+/** A store of immutable, scoped observation bodies, addressed by `obs_` ids. */
 export interface ObservationStore {
   /**
-   * Store a body and return its new id (`obs_...`), or `undefined` when the store declines it
-   * (the in-memory store declines a body larger than its whole budget). Storing the same text
-   * twice yields two ids.
+   * Store a body under `scope` and return its new id. Storing the same text twice yields two
+   * ids. Should answer within a short bound: the model's result waits on it.
    */
-  put(body: string, meta?: ObservationMeta): string | undefined | Promise<string | undefined>;
-  /** Look up a body by id. A lookup counts as a use for eviction. */
-  get(id: string): ObservationLookup | Promise<ObservationLookup>;
+  put(body: IndexedBody, scope: string, meta?: ObservationMeta): Promise<ObservationPut>;
+  /**
+   * Read one page of a body stored under `scope` (see {@link readPage}). A read counts as a use
+   * for eviction. An id stored under another scope answers `observation_unknown`.
+   */
+  read(id: string, scope: string, request: ObservationPageRequest): Promise<ObservationRead>;
 }

@@ -5,7 +5,8 @@
  */
 import { GROUPED_MARKER, type GroupedUnit } from '../../shaping/path-list-grammar.js';
 import { utf8ByteLength } from '../../shaping/utf8.js';
-import { readWindow } from './observation-window.js';
+import type { IndexedBody } from './indexed-body.js';
+import { bodySource, readPage } from './observation-page.js';
 
 /** The bounds of a preview. */
 export interface PreviewLimits {
@@ -30,9 +31,9 @@ export interface Preview {
  * character boundary) is better than nothing: a one-line minified output would otherwise show
  * only a footer.
  */
-export function previewLines(lines: readonly string[], limits: PreviewLimits): Preview {
+export async function previewLines(body: IndexedBody, limits: PreviewLimits): Promise<Preview> {
   // A preview is the first page of the body, read as get_observation reads any page.
-  const page = readWindow(lines, { offset: 0, maxLines: limits.maxLines, budgetBytes: limits.maxBytes, mayCut: true });
+  const page = await readPage(bodySource(body), { offset: 0, maxLines: limits.maxLines, budgetBytes: limits.maxBytes, mayCut: true });
   if (page.cut) return { text: page.text, shown: 0, partial: page.text !== '' };
   return { text: page.text, shown: page.shown, partial: false };
 }
@@ -41,7 +42,7 @@ export function previewLines(lines: readonly string[], limits: PreviewLimits): P
  * The grouped form's marker and first whole units that fit, or `undefined` when not one unit
  * fits beside the marker.
  */
-export function previewGroupedUnits(units: readonly GroupedUnit[], limits: PreviewLimits): Preview | undefined {
+export function previewGroupedUnits(units: Iterable<GroupedUnit>, limits: PreviewLimits): Preview | undefined {
   const taken: string[] = [GROUPED_MARKER];
   let bytes = utf8ByteLength(GROUPED_MARKER);
   let shown = 0;
@@ -62,12 +63,12 @@ export function previewGroupedUnits(units: readonly GroupedUnit[], limits: Previ
  * The preview that shows more original lines: the plain one, or the grouped one when `units`
  * is given and it shows strictly more (the plain one reads more directly at equal cover).
  */
-export function buildPreview(
-  lines: readonly string[],
-  units: readonly GroupedUnit[] | undefined,
+export async function buildPreview(
+  body: IndexedBody,
+  units: Iterable<GroupedUnit> | undefined,
   limits: PreviewLimits,
-): Preview {
-  const plain = previewLines(lines, limits);
+): Promise<Preview> {
+  const plain = await previewLines(body, limits);
   const grouped = units ? previewGroupedUnits(units, limits) : undefined;
   return grouped && grouped.shown > plain.shown ? grouped : plain;
 }

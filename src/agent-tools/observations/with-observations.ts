@@ -9,12 +9,14 @@
  */
 import { readerOf } from '../../shaping/result-reader.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../tool.js';
-import { looksLikePathList } from '../../shaping/looks-like-path-list.js';
+import { linesLookLikePathList } from '../../shaping/looks-like-path-list.js';
 import { shapePathList, type ShapedPathList } from '../../shaping/path-list.js';
 import { splitLines } from '../../shaping/text-lines.js';
 import { utf8ByteLength } from '../../shaping/utf8.js';
 import { storedFooter, unstoredFooter, type PreviewFooterFacts } from './footer.js';
-import type { ObservationStore } from './observation-store.js';
+import { indexBody, lineCount, type IndexedBody } from './indexed-body.js';
+import { defaultObservationScope, resolveScope, type ObservationScope } from './observation-scope.js';
+import type { ObservationPut, ObservationStore } from './observation-store.js';
 import { buildPreview } from './preview.js';
 
 /** Options of {@link withObservations}. */
@@ -27,13 +29,25 @@ export interface WithObservationsOptions {
   previewLines?: number;
   /** Group outputs that look like path or match lists, when grouping is smaller (default true). */
   compressPaths?: boolean;
+  /**
+   * The scope a result is stored in, from the call's context (default
+   * {@link defaultObservationScope}: the context's session, else its user). Only get_observation
+   * calls in the same scope read it back.
+   */
+  scope?: ObservationScope;
 }
 
 /** The options with their defaults filled in. */
 type Settings = Required<WithObservationsOptions>;
 
 /** The defaults of {@link WithObservationsOptions}. */
-const DEFAULTS: Settings = { thresholdBytes: 2048, previewBytes: 2048, previewLines: 40, compressPaths: true };
+const DEFAULTS: Settings = {
+  thresholdBytes: 2048,
+  previewBytes: 2048,
+  previewLines: 40,
+  compressPaths: true,
+  scope: defaultObservationScope,
+};
 
 /** The output as text: a string as is, anything else as indented JSON; `undefined` when it has no JSON form. */
 function outputText(output: unknown): string | undefined {
@@ -46,50 +60,59 @@ function outputText(output: unknown): string | undefined {
   }
 }
 
-/** Store a body, treating a store that throws like one that declines: the tool's result must not be lost to it. */
-async function tryPut(store: ObservationStore, body: string, tool: string): Promise<string | undefined> {
+/**
+ * Store a body in the call's scope. A store that throws or rejects, or a scope function that
+ * fails, counts as unavailable: the tool's result must not be lost to it.
+ */
+async function tryPut(store: ObservationStore, body: IndexedBody, context: ToolExecutionContext, tool: string, settings: Settings): Promise<ObservationPut> {
+  const scope = resolveScope(settings.scope, context);
+  if (scope === undefined) return { ok: false, reason: 'unavailable' };
   try {
-    return await store.put(body, { tool });
+    return await store.put(body, scope, { tool });
   } catch {
-    return undefined;
+    return { ok: false, reason: 'unavailable' };
   }
+}
+
+/** The output's lines and their grouped form, when it looks like a path list and grouping is smaller. */
+function groupPaths(text: string, settings: Settings): ShapedPathList | undefined {
+  if (!settings.compressPaths) return undefined;
+  const lines = splitLines(text);
+  if (!linesLookLikePathList(lines)) return undefined;
+  const shaped = shapePathList(lines);
+  return shaped.grouped ? shaped : undefined;
 }
 
 /** Shape one successful result: group, then store and preview when still over the threshold. */
 async function shapeResult<O>(
   result: ToolExecutionResult<O>,
   toolName: string,
+  context: ToolExecutionContext,
   store: ObservationStore,
   settings: Settings,
 ): Promise<ToolExecutionResult<O | string>> {
   const text = outputText(result.output);
   if (text === undefined) return result;
-  let lines: string[] | undefined;
-  let shaped: ShapedPathList | undefined;
-  if (settings.compressPaths && looksLikePathList(text)) {
-    lines = splitLines(text);
-    shaped = shapePathList(lines);
-    if (!shaped.grouped) shaped = undefined;
-  }
+  const shaped = groupPaths(text, settings);
   const shipped = shaped ? shaped.text : text;
   if (utf8ByteLength(shipped) <= settings.thresholdBytes) {
     return shaped ? { ...result, output: shipped } : result;
   }
 
   // Stored is the original text, not the grouped one, so pages are the real lines.
-  lines ??= splitLines(text);
-  const bytes = utf8ByteLength(text);
-  const id = await tryPut(store, text, toolName);
-  const preview = buildPreview(lines, shaped?.units, {
+  const body = indexBody(text);
+  const put = await tryPut(store, body, context, toolName, settings);
+  const lines = lineCount(body);
+  const bytes = body.utf8.length;
+  const preview = await buildPreview(body, shaped?.units, {
     maxBytes: settings.previewBytes,
     maxLines: settings.previewLines,
   });
-  const facts: PreviewFooterFacts = { lines: lines.length, bytes, shown: preview.shown, partial: preview.partial };
-  const footer = id === undefined ? unstoredFooter(facts) : storedFooter(id, facts);
-  const observation =
-    id === undefined
-      ? { truncated: { lines: lines.length, bytes } }
-      : { observation: { id, lines: lines.length, bytes } };
+  const facts: PreviewFooterFacts = { lines, bytes, shown: preview.shown, partial: preview.partial };
+  const footer = put.ok ? storedFooter(put.id, facts) : unstoredFooter(facts, put.reason);
+  const observation = put.ok
+    ? { observation: { id: put.id, lines, bytes } }
+    : { truncated: { lines, bytes, reason: put.reason === 'too_large' ? 'too_large' : 'store_unavailable' } };
   return {
     ...result,
     output: preview.text === '' ? footer : `${preview.text}\n${footer}`,
@@ -114,7 +137,7 @@ function wrapTool<I, O>(tool: ITool<I, O>, store: ObservationStore, settings: Se
       // Code (a script, a composite's next step) gets the result as the tool gave it; it decides
       // what reaches the model, and a preview would silently cut what it reads.
       if (readerOf(context) === 'code') return result;
-      return shapeResult(result, tool.name, store, settings);
+      return shapeResult(result, tool.name, context, store, settings);
     },
   };
   // Optional fields are copied only when present: an absent hasSideEffects means "undeclared".
@@ -130,8 +153,10 @@ function wrapTool<I, O>(tool: ITool<I, O>, store: ObservationStore, settings: Se
  * `store` in full, and the result's output becomes a bounded preview (at most `previewBytes`
  * bytes and `previewLines` lines, cut between lines) plus one footer line naming the `obs_` id
  * and the `get_observation` call for the rest; `details.observation` holds `{ id, lines, bytes }`.
- * If the store declines the body, the preview ships with a "not stored" footer and
- * `details.truncated` instead.
+ * The body is stored in the call's scope (see {@link WithObservationsOptions.scope}). If the
+ * store declines the body, or cannot be reached in time, the preview ships with a "not stored,
+ * too large" or "not stored, store unavailable" footer and `details.truncated`
+ * (`{ lines, bytes, reason }`) instead: the result still arrives, capped.
  *
  * Outputs at or under the threshold come back as the very same result, except a path or match
  * list whose grouped form is smaller, which comes back grouped. Failures come back unchanged.
@@ -163,6 +188,7 @@ export function withObservations<I, O>(
     previewBytes: options.previewBytes ?? DEFAULTS.previewBytes,
     previewLines: options.previewLines ?? DEFAULTS.previewLines,
     compressPaths: options.compressPaths ?? DEFAULTS.compressPaths,
+    scope: options.scope ?? DEFAULTS.scope,
   };
   if (isToolList(toolOrTools)) return toolOrTools.map((tool) => wrapTool(tool, store, settings));
   return wrapTool(toolOrTools, store, settings);

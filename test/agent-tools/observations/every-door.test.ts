@@ -16,9 +16,10 @@ function setup() {
   const store = createObservationStore();
   const log = withObservations(mockTool(() => ({ success: true, output: LOG }), { name: 'build_log', id: 'build_log' }), store);
   const tiny = withObservations(mockTool(() => ({ success: true, output: '42' }), { name: 'version', id: 'version' }), store);
-  const tools = new Map([log, tiny].map((t) => [t.name, t]));
+  const getObservation = createGetObservationTool(store);
+  const tools = new Map([log, tiny, getObservation].map((t) => [t.name, t]));
   const gate = createStepGate({ resolve: (name) => tools.get(name) });
-  return { store, gate, getObservation: createGetObservationTool(store) };
+  return { store, gate, getObservation };
 }
 
 describe('wrapped tools shape their results through every door', () => {
@@ -75,3 +76,19 @@ describe('wrapped tools shape their results through every door', () => {
   });
 });
 
+
+describe('the scope travels through the doors', () => {
+  it("a session's pipeline stores in its scope; its script pages it back; another session's script cannot", async () => {
+    const { gate } = setup();
+    const session = (sessionId: string) => ({ sessionData: { sessionId } });
+    const pipeline = createRunPipelineTool(gate);
+    const batch = await pipeline.execute({ steps: [{ tool: 'build_log' }] }, session('s1'));
+    const id = /obs_[a-z2-7]{20}/.exec(String(batch.output))![0];
+    const script = createScriptTool(gate);
+    const code = `const r = await callTool("get_observation", { ids: [${JSON.stringify(id)}], offset: 899 }); return r.error ? r.error.innerCode : r.text;`;
+    expect((await script.execute({ intention: 'page', code }, session('s1'))).output).toContain('line 900');
+    const other = String((await script.execute({ intention: 'page', code }, session('s2'))).output);
+    expect(other).not.toContain('line 900');
+    expect(other).toContain('observation_unknown');
+  });
+});

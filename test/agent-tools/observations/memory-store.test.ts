@@ -1,75 +1,101 @@
 import { describe, expect, it } from 'vitest';
+import { indexBody } from '../../../src/agent-tools/observations/indexed-body.js';
 import { createObservationStore } from '../../../src/agent-tools/observations/memory-store.js';
+import { putText, readAll } from './helpers.js';
 
-/** A store's id with its counter moved by `delta`: same tag, a different counter. */
-function shiftId(id: string, delta: number): string {
-  const match = /^(obs_[a-z]+)(\d+)$/.exec(id);
-  if (!match) throw new Error(`unexpected id ${id}`);
-  return `${match[1]}${Number(match[2]) + delta}`;
-}
+const ID = /^obs_[a-z2-7]{20}$/;
 
 describe('createObservationStore', () => {
-  it('stores a body under a fresh obs_ id and returns it with its meta', () => {
+  it('stores a body under a fresh random obs_ id and reads it back with its meta', async () => {
     const store = createObservationStore();
-    const id = store.put('hello\nworld', { tool: 'grep' });
-    expect(id).toMatch(/^obs_[a-z]{3}\d+$/);
-    expect(store.get(id as string)).toEqual({ ok: true, body: 'hello\nworld', meta: { tool: 'grep' } });
-    expect(store.put('hello\nworld')).not.toBe(id);
+    const id = await putText(store, 'hello\nworld', '', { tool: 'grep' });
+    expect(id).toMatch(ID);
+    expect(await readAll(store, id)).toEqual({ ok: true, text: 'hello\nworld', lines: 2, bytes: 11, meta: { tool: 'grep' } });
+    expect(await putText(store, 'hello\nworld')).not.toBe(id);
   });
 
-  it('answers observation_unknown for an id it never issued', () => {
+  it('issues ids that share nothing guessable: no common prefix beyond obs_, no counter', async () => {
     const store = createObservationStore();
-    const id = store.put('x') as string;
-    expect(store.get(shiftId(id, 1))).toEqual({ ok: false, code: 'observation_unknown' });
-    expect(store.get('obs_12')).toEqual({ ok: false, code: 'observation_unknown' });
-    expect(store.get('nonsense')).toEqual({ ok: false, code: 'observation_unknown' });
-    const other = createObservationStore().put('y') as string;
-    if (other.slice(0, 7) !== id.slice(0, 7)) expect(store.get(other).ok).toBe(false);
+    const ids = await Promise.all(Array.from({ length: 200 }, () => putText(store, 'x')));
+    expect(new Set(ids).size).toBe(200);
+    const seen = new Set(ids.map((id) => id.slice(0, 8)));
+    expect(seen.size).toBeGreaterThan(190); // 20 bits of prefix: a counter would share it
   });
 
-  it('evicts the least recently used first, by total bytes; a read counts as use', () => {
+  it('answers observation_unknown for an id it never issued', async () => {
+    const store = createObservationStore();
+    const id = await putText(store, 'x');
+    const other = `${id.slice(0, -1)}${id.endsWith('a') ? 'b' : 'a'}`;
+    expect(await readAll(store, other)).toEqual({ ok: false, code: 'observation_unknown' });
+    expect(await readAll(store, 'nonsense')).toEqual({ ok: false, code: 'observation_unknown' });
+    const elsewhere = await putText(createObservationStore(), 'y');
+    expect(await readAll(store, elsewhere)).toEqual({ ok: false, code: 'observation_unknown' });
+  });
+
+  it('reads a body only in the scope that stored it; elsewhere it reads as never issued', async () => {
+    const store = createObservationStore();
+    const secret = await putText(store, 'alice secret', 'session:alice');
+    expect(await readAll(store, secret, 'session:alice')).toMatchObject({ ok: true, text: 'alice secret' });
+    expect(await readAll(store, secret, 'session:bob')).toEqual({ ok: false, code: 'observation_unknown' });
+    expect(await readAll(store, secret, '')).toEqual({ ok: false, code: 'observation_unknown' });
+  });
+
+  it('evicts the least recently used first, by total bytes; a read counts as use', async () => {
     const store = createObservationStore({ maxBytes: 30 });
-    const a = store.put('a'.repeat(10)) as string;
-    const b = store.put('b'.repeat(10)) as string;
-    const c = store.put('c'.repeat(10)) as string;
-    expect(store.get(a).ok).toBe(true); // a is now the most recently used
-    const d = store.put('d'.repeat(10)) as string; // over budget: b goes, not a
-    expect(store.get(b)).toEqual({ ok: false, code: 'observation_expired' });
-    expect(store.get(a).ok).toBe(true);
-    expect(store.get(c).ok).toBe(true);
-    expect(store.get(d).ok).toBe(true);
+    const a = await putText(store, 'a'.repeat(10));
+    const b = await putText(store, 'b'.repeat(10));
+    const c = await putText(store, 'c'.repeat(10));
+    expect((await readAll(store, a)).ok).toBe(true); // a is now the most recently used
+    const d = await putText(store, 'd'.repeat(10)); // over budget: b goes, not a
+    expect(await readAll(store, b)).toEqual({ ok: false, code: 'observation_expired' });
+    for (const id of [a, c, d]) expect((await readAll(store, id)).ok).toBe(true);
   });
 
-  it('counts UTF-8 bytes, not UTF-16 units', () => {
-    const store = createObservationStore({ maxBytes: 12 });
-    const first = store.put('日日') as string; // 6 bytes
-    store.put('日日日'); // 9 bytes: 15 > 12, so the first goes
-    expect(store.get(first)).toEqual({ ok: false, code: 'observation_expired' });
+  it('tells expired from unknown only in the evicted id\'s own scope', async () => {
+    const store = createObservationStore({ maxEntries: 1 });
+    const old = await putText(store, 'old', 'user:ann');
+    await putText(store, 'new', 'user:ann');
+    expect(await readAll(store, old, 'user:ann')).toEqual({ ok: false, code: 'observation_expired' });
+    expect(await readAll(store, old, 'user:bob')).toEqual({ ok: false, code: 'observation_unknown' });
   });
 
-  it('bounds the number of entries', () => {
+  it('remembers a bounded number of evicted ids', async () => {
     const store = createObservationStore({ maxEntries: 2 });
-    const ids = ['1', '2', '3'].map((body) => store.put(body) as string);
-    expect(store.get(ids[0])).toEqual({ ok: false, code: 'observation_expired' });
-    expect(store.get(ids[1]).ok).toBe(true);
-    expect(store.get(ids[2]).ok).toBe(true);
+    const ids: string[] = [];
+    for (let index = 0; index < 6; index++) ids.push(await putText(store, String(index)));
+    // Live: the last 2. Remembered as evicted: the 2 before them. Forgotten: the first 2.
+    expect((await readAll(store, ids[0])).ok).toBe(false);
+    expect(await readAll(store, ids[0])).toEqual({ ok: false, code: 'observation_unknown' });
+    expect(await readAll(store, ids[2])).toEqual({ ok: false, code: 'observation_expired' });
+    expect(await readAll(store, ids[3])).toEqual({ ok: false, code: 'observation_expired' });
+    expect((await readAll(store, ids[5])).ok).toBe(true);
   });
 
-  it('declines a body larger than its whole budget and keeps what it has', () => {
+  it('counts UTF-8 bytes, not UTF-16 units', async () => {
+    const store = createObservationStore({ maxBytes: 12 });
+    const first = await putText(store, '日日'); // 6 bytes
+    await putText(store, '日日日'); // 9 bytes: 15 > 12, so the first goes
+    expect(await readAll(store, first)).toEqual({ ok: false, code: 'observation_expired' });
+  });
+
+  it('declines a body larger than its whole budget and keeps what it has', async () => {
     const store = createObservationStore({ maxBytes: 10 });
-    const kept = store.put('small') as string;
-    expect(store.put('x'.repeat(11))).toBeUndefined();
-    expect(store.get(kept).ok).toBe(true);
+    const kept = await putText(store, 'small');
+    expect(await store.put(indexBody('x'.repeat(11)), '')).toEqual({ ok: false, reason: 'too_large' });
+    expect((await readAll(store, kept)).ok).toBe(true);
   });
 
-  it('keeps bodies and meta immutable', () => {
+  it('keeps bodies and meta immutable, whatever the caller does with what it passed or got', async () => {
     const store = createObservationStore();
     const meta = { tool: 'read' };
-    const id = store.put('v1', meta) as string;
+    const body = indexBody('v1');
+    const put = await store.put(body, '', meta);
+    if (!put.ok) throw new Error('not stored');
     meta.tool = 'changed';
-    const first = store.get(id);
+    body.utf8.write('XX');
+    const first = await readAll(store, put.id);
     if (first.ok) first.meta.tool = 'mutated';
-    expect(store.get(id)).toEqual({ ok: true, body: 'v1', meta: { tool: 'read' } });
+    expect(await readAll(store, put.id)).toMatchObject({ ok: true, text: 'v1', meta: { tool: 'read' } });
   });
 
   it('refuses options that are not positive numbers', () => {
@@ -79,12 +105,15 @@ describe('createObservationStore', () => {
 });
 
 describe('a fixed tag', () => {
-  it('makes ids reproducible, and a bad tag is refused', () => {
+  it('makes ids reproducible and as long as random ones; a bad tag is refused', async () => {
     const make = createObservationStore;
     const a = make({ tag: 'bench' });
     const b = make({ tag: 'bench' });
-    expect(a.put('x'.repeat(10))).toBe(b.put('y'.repeat(10)));
-    expect(a.put('z')).toMatch(/^obs_bench/);
+    const first = await putText(a, 'x'.repeat(10));
+    expect(await putText(b, 'y'.repeat(10))).toBe(first);
+    expect(first).toMatch(ID);
+    expect(await putText(a, 'z')).not.toBe(first);
+    expect(await putText(make({ tag: 'other' }), 'x')).not.toBe(first);
     expect(() => make({ tag: 'Bad!' })).toThrow(RangeError);
   });
 });

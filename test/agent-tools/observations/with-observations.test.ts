@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createGetObservationTool } from '../../../src/agent-tools/observations/get-observation-tool.js';
 import { createObservationStore } from '../../../src/agent-tools/observations/memory-store.js';
-import type { ObservationLookup, ObservationStore } from '../../../src/agent-tools/observations/observation-store.js';
+import type { ObservationStore } from '../../../src/agent-tools/observations/observation-store.js';
 import { withObservations } from '../../../src/agent-tools/observations/with-observations.js';
 import { GROUPED_MARKER } from '../../../src/shaping/path-list-grammar.js';
 import { expandPathList } from '../../../src/shaping/path-list.js';
 import type { ITool, ToolExecutionResult } from '../../../src/tool.js';
-import { mockTool, numberedLines } from './helpers.js';
+import { mockTool, numberedLines, readAll } from './helpers.js';
 
 const byteLength = (text: string): number => Buffer.byteLength(text, 'utf8');
 
@@ -134,7 +134,7 @@ describe('withObservations: stored results', () => {
     }).execute({}, {});
     const { id, lines, bytes } = observationOf(result);
     expect({ lines, bytes }).toEqual({ lines: 900, bytes: byteLength(text) });
-    expect(store.get(id)).toMatchObject({ ok: true, body: text, meta: { tool: 'mock' } });
+    expect(await readAll(store, id)).toMatchObject({ ok: true, text, meta: { tool: 'mock' } });
     const { preview, footer } = previewAndFooter(result);
     expect(preview).toEqual(text.split('\n').slice(0, 40));
     expect(footer).toBe(`[${id}: 900 lines, 8 KB; showing 1-40; get_observation {"ids":["${id}"],"offset":40}]`);
@@ -166,7 +166,7 @@ describe('withObservations: stored results', () => {
     const { preview, footer } = previewAndFooter(result);
     expect(preview).toHaveLength(1);
     expect(preview[0]).toBe('😀'.repeat(512));
-    expect(footer).toMatch(/^\[obs_[a-z]+\d+: 1 line, 12 KB; showing part of line 1; get_observation .*"offset":0\}\]$/);
+    expect(footer).toMatch(/^\[obs_[a-z2-7]{20}: 1 line, 12 KB; showing part of line 1; get_observation .*"offset":0\}\]$/);
   });
 
   it('honours previewBytes, previewLines and thresholdBytes options', async () => {
@@ -184,9 +184,9 @@ describe('withObservations: stored results', () => {
     const output = { items: Array.from({ length: 200 }, (_, index) => ({ index, name: `item ${index}` })) };
     const store = createObservationStore();
     const result = await withObservations(mockTool(() => ({ success: true, output })), store).execute({}, {});
-    const lookup = store.get(observationOf(result).id);
-    expect(lookup.ok && JSON.parse(lookup.body)).toEqual(output);
-    expect(lookup.ok && lookup.body).toBe(JSON.stringify(output, null, 2));
+    const lookup = await readAll(store, observationOf(result).id);
+    expect(lookup.ok && JSON.parse(lookup.text)).toEqual(output);
+    expect(lookup.ok && lookup.text).toBe(JSON.stringify(output, null, 2));
   });
 
   it('keeps the result\'s other fields and details', async () => {
@@ -210,7 +210,7 @@ describe('withObservations: stored results', () => {
     expect(second).not.toBe(first);
     const page = await createGetObservationTool(store).execute({ ids: [first], offset: 240, lines: 20 }, {});
     expect(page.output).toBe(original.split('\n').slice(240, 260).join('\n') + `\n[${first}: lines 241-260 of 300; next offset 260]`);
-    expect(store.get(second)).toMatchObject({ body: source });
+    expect(await readAll(store, second)).toMatchObject({ text: source });
   });
 
   it('falls back to a preview with a note, and no id, when the store declines the body', async () => {
@@ -220,30 +220,41 @@ describe('withObservations: stored results', () => {
     expect(preview).toHaveLength(40);
     expect(footer).toBe('[not stored, too large: 900 lines, 8 KB; showing 1-40]');
     expect(result.details?.observation).toBeUndefined();
-    expect(result.details?.truncated).toEqual({ lines: 900, bytes: byteLength(numberedLines(900)) });
+    expect(result.details?.truncated).toEqual({ lines: 900, bytes: byteLength(numberedLines(900)), reason: 'too_large' });
   });
 
-  it('treats a store that throws like one that declines', async () => {
-    const broken: ObservationStore = {
+  it('ships the preview with a "store unavailable" note when the store throws, rejects or the scope fails', async () => {
+    const throwing: ObservationStore = {
       put() {
         throw new Error('disk full');
       },
-      get: () => ({ ok: false, code: 'observation_unknown' }),
+      read: async () => ({ ok: false, code: 'observation_unknown' }),
     };
-    const result = await withObservations(mockTool(() => ({ success: true, output: numberedLines(900) })), broken).execute({}, {});
-    expect(previewAndFooter(result).footer).toMatch(/^\[not stored/);
+    const rejecting: ObservationStore = { ...throwing, put: async () => Promise.reject(new Error('down')) };
+    const unavailable: ObservationStore = { ...throwing, put: async () => ({ ok: false, reason: 'unavailable' }) };
+    const text = numberedLines(900);
+    const cases: [ObservationStore, object?][] = [[throwing], [rejecting], [unavailable], [createObservationStore(), { scope: () => { throw new Error('no scope'); } }]];
+    for (const [store, options] of cases) {
+      const result = await withObservations(mockTool(() => ({ success: true, output: text })), store, options).execute({}, {});
+      const { preview, footer } = previewAndFooter(result);
+      expect(preview).toEqual(text.split('\n').slice(0, 40));
+      expect(footer).toBe('[not stored, store unavailable: 900 lines, 8 KB; showing 1-40]');
+      expect(result.details?.truncated).toEqual({ lines: 900, bytes: byteLength(text), reason: 'store_unavailable' });
+    }
   });
 
-  it('awaits an asynchronous host store', async () => {
-    const inner = createObservationStore();
-    const asyncStore: ObservationStore = {
-      put: async (body, meta) => inner.put(body, meta),
-      get: async (id): Promise<ObservationLookup> => inner.get(id),
-    };
-    const result = await withObservations(mockTool(() => ({ success: true, output: numberedLines(900) })), asyncStore).execute({}, {});
-    const { id } = observationOf(result);
-    const page = await createGetObservationTool(asyncStore).execute({ ids: [id], offset: 899 }, {});
-    expect(page).toEqual({ success: true, output: 'line 900' });
+  it("stores in the call's scope: the session's get_observation reads it, another session's does not", async () => {
+    const store = createObservationStore();
+    const tool = withObservations(mockTool(() => ({ success: true, output: numberedLines(900) })), store);
+    const getObservation = createGetObservationTool(store);
+    const alice = { sessionData: { sessionId: 'alice' } };
+    const { id } = observationOf(await tool.execute({}, alice));
+    expect(await getObservation.execute({ ids: [id], offset: 899 }, alice)).toEqual({ success: true, output: 'line 900' });
+    expect(await getObservation.execute({ ids: [id], offset: 899 }, { sessionData: { sessionId: 'bob' } })).toMatchObject({
+      success: false,
+      details: { code: 'observation_unknown' },
+    });
+    expect(await getObservation.execute({ ids: [id], offset: 899 }, {})).toMatchObject({ details: { code: 'observation_unknown' } });
   });
 });
 
@@ -293,7 +304,7 @@ describe('withObservations: path lists', () => {
     const store = createObservationStore();
     const result = await withObservations(mockTool(() => ({ success: true, output: text })), store).execute({}, {});
     const { id } = observationOf(result);
-    expect(store.get(id)).toMatchObject({ body: text });
+    expect(await readAll(store, id)).toMatchObject({ text });
     const { preview, footer } = previewAndFooter(result);
     expect(preview[0]).toBe(GROUPED_MARKER);
     expect(preview.length).toBeLessThanOrEqual(40);
