@@ -161,6 +161,8 @@ export class ComposableToolBuilder {
     if (!checked.ok) return [];
     const labels = new Set<string>();
     for (const leaf of checked.plan.leaves) {
+      // An undo never runs in a dry run: it is listed, and needs no output.
+      if (leaf.undo) continue;
       const tool = this.resolve(leaf.tool);
       if (tool && (tool.hasSideEffects === true || tool.composition === true)) labels.add(leaf.label);
     }

@@ -195,7 +195,7 @@ function settleOther(tool: ITool, step: string, result: unknown): ToolExecutionR
   const inner = innerFailure(details);
   return {
     success: false,
-    error: inner ? `Step "${step}" (${tool.name}) failed at its step "${inner.step}"${inner.tool ? ` (${inner.tool})` : ''}: ${message}` : message,
+    error: inner ? `Step "${step}" (${tool.name}) > ${innerPath(inner, message)}` : message,
     // A failure that is itself a wrapped step failure (a nested composition) keeps the root cause's code.
     details: {
       ...details,
@@ -207,6 +207,16 @@ function settleOther(tool: ITool, step: string, result: unknown): ToolExecutionR
     },
     ...(effects ? { effects } : {}),
   };
+}
+
+/**
+ * The inner failure's message as a path to the step that failed (`step "b" (t) > step "c" (u): why`):
+ * a message that already starts with its step's path (a deeper nesting) is continued, not repeated.
+ */
+function innerPath(inner: InnerFailure, message: string): string {
+  const head = `Step "${inner.step}"`;
+  if (message.startsWith(head)) return `s${message.slice(1)}`;
+  return `step "${inner.step}"${inner.tool ? ` (${inner.tool})` : ''}: ${message}`;
 }
 
 /** Where a failing composition failed inside: its own step, tool and code, and where that failed in turn. */
