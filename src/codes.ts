@@ -13,6 +13,7 @@ export const ERROR_CODES = {
   compose_needs_gate: 'The builder has only a bare execute callback; bind a StepGate to compose.',
   // The chainability rule
   step_missing: 'The step names a tool the gate cannot resolve.',
+  args_invalid: "The call's arguments do not match the called tool's inputSchema; details name the tool, the step and the fields.",
   step_not_chainable: 'The tool has side effects and the host has not listed it as chainable.',
   side_effects_undeclared: 'The tool does not declare whether it has side effects, so it is never chained.',
   // The gate

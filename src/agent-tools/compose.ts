@@ -48,6 +48,8 @@ export function createComposeTool(gate: StepGate, options: ComposeToolOptions = 
     description: DESCRIPTION,
     inputSchema: composeInputSchema(),
     hasSideEffects: sideEffectingTools.size > 0,
+    // A door: its calls hold the budget's places, not the door itself; a dry run does not run it.
+    composition: true,
     async execute(tree, context) {
       try {
         const errors: string[] = [];
@@ -59,7 +61,7 @@ export function createComposeTool(gate: StepGate, options: ComposeToolOptions = 
         if (plan.errors.length) return failure('spec_invalid', `Invalid tree: ${plan.errors.join('; ')}`, { errors: plan.errors });
         const ctx = context ?? {};
         // The tree's nodes read each other's results: code, not the model, reads them.
-        return await plan.run({}, ctx, { gate, sideEffectingTools, snapshots: options.snapshots, signal: ctx.signal, reader: 'code' });
+        return await plan.run({}, ctx, { gate, sideEffectingTools, snapshots: options.snapshots, signal: ctx.signal, reader: 'code', validateArgs: true });
       } catch (error) {
         return failure('step_threw', `compose failed unexpectedly: ${messageOf(error)}`);
       }

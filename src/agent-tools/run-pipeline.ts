@@ -88,6 +88,8 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
     inputSchema: schema,
     // It runs only what the host's rule allows; it has side effects exactly when the host lists some.
     hasSideEffects: sideEffectingTools.size > 0,
+    // A door: its calls hold the budget's places, not the door itself; a dry run does not run it.
+    composition: true,
     async execute(args, context) {
       try {
         return await runPipeline(args, context ?? {});
@@ -133,7 +135,7 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
     // A step whose arguments cannot be compiled (a cycle, from a host caller) is refused before anything runs.
     if (env.errors.length) return failure('input_invalid', `Invalid run_pipeline input: ${env.errors.join('; ')}`, { errors: env.errors });
 
-    const entered = enterRun(context, { gate, sideEffectingTools, signal: context.signal }, env.stepTimeoutMs);
+    const entered = enterRun(context, { gate, sideEffectingTools, signal: context.signal, validateArgs: true }, env.stepTimeoutMs);
     if (!entered.ok) return entered.refusal;
     const state = entered.state;
     // Every step is one call: a pipeline the budget cannot cover is refused before its first step.

@@ -1,5 +1,6 @@
 /** A leaf: one tool call through the gate, with dry runs, the effects ledger and compensation. */
 import { failure } from '../codes.js';
+import { argsRefusal } from '../gate/args-check.js';
 import { callByName, runThroughGate } from '../gate/call.js';
 import { chainRefusal, isChainable } from '../gate/chainable.js';
 import { GateCall, type StartCall } from '../gate/gate-call.js';
@@ -64,8 +65,10 @@ export class Leaf implements LeafRecorder {
     const start = state.startCall;
     if (tool.composition || state.dry || !start) return this.driveOther(tool, state, scope, lane);
     // The common case: a tool that is not a composition, a real run, the gate's record form.
-    const args = this.argsOf(scope);
-    if (!isRecord(args)) return failed(state, this.label, toolName, this.argsRefusal(args));
+    // Checked to be an object by argsProblem before it is used as one.
+    const args = this.argsOf(scope) as Record<string, unknown>;
+    const badArgs = this.argsProblem(state, tool, args);
+    if (badArgs) return failed(state, this.label, toolName, badArgs);
     // The lane is the gate's record for this call: aimed here, it carries the result back to the lane.
     lane.aim(tool, this.label, this.timeoutMs);
     lane.leaf = this;
@@ -82,8 +85,10 @@ export class Leaf implements LeafRecorder {
       const cycle = this.cycleRefusal(tool, state);
       if (cycle) return failed(state, label, toolName, cycle);
     }
-    const args = this.argsOf(scope);
-    if (!isRecord(args)) return failed(state, label, toolName, this.argsRefusal(args));
+    // Checked to be an object by argsProblem before it is used as one.
+    const args = this.argsOf(scope) as Record<string, unknown>;
+    const badArgs = this.argsProblem(state, tool, args);
+    if (badArgs) return failed(state, label, toolName, badArgs);
     const dry = state.dry;
     if (dry && (tool.hasSideEffects === true || tool.composition)) {
       if (!Object.hasOwn(dry.stepOutputs, label)) {
@@ -134,8 +139,10 @@ export class Leaf implements LeafRecorder {
       const cycle = this.cycleRefusal(tool, state);
       if (cycle) return cycle;
     }
-    const args = this.argsOf(scope);
-    if (!isRecord(args)) return this.argsRefusal(args);
+    // Checked to be an object by argsProblem before it is used as one.
+    const args = this.argsOf(scope) as Record<string, unknown>;
+    const badArgs = this.argsProblem(state, tool, args);
+    if (badArgs) return badArgs;
     // The instance checked is the one the gate runs.
     call.aim(tool, this.label, this.timeoutMs);
     return direct(call, args, state.context, state.signal);
@@ -149,9 +156,14 @@ export class Leaf implements LeafRecorder {
     });
   }
 
-  /** The refusal of arguments that did not resolve to an object. */
-  argsRefusal(args: unknown): ToolExecutionResult {
-    return failure('input_invalid', `Step "${this.label}": its arguments resolved to ${describe(args)}, not an object.`);
+  /**
+   * The refusal of the arguments `tool` would run with: `input_invalid` when they did not resolve
+   * to an object, `args_invalid` when the run checks arguments and they do not match the tool's
+   * `inputSchema`; `undefined` when they may be used.
+   */
+  argsProblem(state: RunState, tool: ITool, args: unknown): ToolExecutionResult | undefined {
+    if (!isRecord(args)) return failure('input_invalid', `Step "${this.label}": its arguments resolved to ${describe(args)}, not an object.`);
+    return state.validateArgs ? argsRefusal(tool, this.toolName, this.label, args) : undefined;
   }
 
   /** Record the call's result: the ledger, the trace, the undo log. */

@@ -398,6 +398,7 @@ function runState(context: ToolExecutionContext, settings: RunSettings, signal: 
     snapshots: settings.snapshots,
     compositionPath: nested.sessionData!.compositionPath as string[],
     budget: frameOf(nested)!.budget,
+    validateArgs: settings.validateArgs,
     effects: [],
     trace: [],
     recording: true,

@@ -81,6 +81,8 @@ export interface RunState {
   annotations: readonly { intent: string; hypothesis?: string }[];
   /** The budget of the call from outside this run belongs to (shared with every nested door). */
   budget: CallBudget;
+  /** Check each call's arguments against its tool's `inputSchema` before it runs. */
+  validateArgs: boolean;
 }
 
 /** What a node's run comes to: its output, or the failure that ended it. */

@@ -68,7 +68,7 @@ export function schemaProblems(schema: unknown, where: string): string[] | null 
 }
 
 /** The value at a JSON Pointer in `root` (own properties only). */
-function valueAt(root: unknown, pointer: string): unknown {
+export function valueAt(root: unknown, pointer: string): unknown {
   let value = root;
   for (const raw of pointer.split('/').slice(1)) {
     const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');

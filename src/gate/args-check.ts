@@ -1,0 +1,80 @@
+/**
+ * Each call's arguments checked against the called tool's own `inputSchema`, before it runs. A
+ * host that wraps framework or MCP tools loses the validation those had at their own boundary
+ * unless the gate's doors do it: `greet({ name: 123 })` must not become "Hello, 123!".
+ *
+ * A schema is compiled once per tool instance (cached by the instance, so a tool replaced by
+ * name gets its own check). A schema ajv cannot compile is not checked: that is the tool's own
+ * problem, and refusing every call to it would hide the tool rather than explain it.
+ */
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
+import { failure } from '../codes.js';
+import { preview, valueAt } from '../spec/ajv.js';
+import type { ITool, ToolExecutionResult } from '../tool.js';
+
+// ajv-formats is CommonJS; under NodeNext its default export sits one level down.
+const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as FormatsPlugin;
+
+// Tools' schemas are not ours: no meta-check, no registering of their `$id`s (two tools may share
+// one), and no console output for keywords or formats ajv does not know.
+const OPTIONS: Options = { allErrors: true, strict: false, validateSchema: false, addUsedSchema: false, logger: false };
+const draft7 = addFormats(new Ajv(OPTIONS));
+const draft2020 = addFormats(new Ajv2020(OPTIONS));
+
+const checks = new WeakMap<ITool, ValidateFunction | null>();
+
+/** The compiled check of `tool`'s input schema, once per instance; `null` when it cannot be compiled. */
+function checkOf(tool: ITool): ValidateFunction | null {
+  let check = checks.get(tool);
+  if (check !== undefined) return check;
+  try {
+    const schema = tool.inputSchema;
+    const draft = typeof schema?.$schema === 'string' && /2020-12|2019-09/.test(schema.$schema) ? draft2020 : draft7;
+    check = draft.compile(schema);
+  } catch {
+    check = null;
+  }
+  checks.set(tool, check);
+  return check;
+}
+
+/**
+ * The `args_invalid` refusal when `args` do not match `tool`'s `inputSchema`, naming the tool,
+ * the step and each field; `undefined` when they match (or the schema cannot be checked).
+ *
+ * @param tool - the tool about to run (the instance whose schema is checked)
+ * @param name - the name the call used
+ * @param step - the step that calls it
+ * @param args - the arguments it would run with
+ */
+export function argsRefusal(tool: ITool, name: string, step: string, args: Record<string, unknown>): ToolExecutionResult | undefined {
+  const check = checkOf(tool);
+  if (check === null || check(args)) return undefined;
+  const problems = (check.errors ?? []).map((e) => describe(e, args));
+  const fields = [...new Set((check.errors ?? []).map(fieldOf))];
+  return failure('args_invalid', `Step "${step}": the arguments of tool "${name}" do not match its inputSchema: ${problems.join('; ')}. Fix the arguments and call again.`, {
+    tool: name,
+    step,
+    field: fields[0],
+    fields,
+    errors: problems,
+  });
+}
+
+/** The argument a problem is about: `name`, `user.id`, or `(arguments)` for the object itself. */
+function fieldOf(e: ErrorObject): string {
+  const path = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (e.keyword === 'required') path.push(String(e.params.missingProperty));
+  else if (e.keyword === 'additionalProperties') path.push(String(e.params.additionalProperty));
+  return path.length ? path.join('.') : '(arguments)';
+}
+
+/** One problem as a sentence: the field, what is wrong, and what it got. */
+function describe(e: ErrorObject, args: Record<string, unknown>): string {
+  const field = fieldOf(e);
+  if (e.keyword === 'required') return `${field} is required`;
+  if (e.keyword === 'additionalProperties') return `${field} is not an argument it takes`;
+  return `${field} ${e.message ?? 'is invalid'} (got ${preview(valueAt(args, e.instancePath))})`;
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { createComposeTool } from '../../src/agent-tools/compose.js';
+import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
+import { ComposableToolBuilder } from '../../src/builder.js';
+import { argsRefusal } from '../../src/gate/args-check.js';
+import type { ITool } from '../../src/tool.js';
+import { registry, tool } from '../helpers/tools.js';
+
+const nameSchema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
+
+function setup() {
+  const greet = tool('greet', (a) => `Hello, ${String(a.name)}!`, { hasSideEffects: false, inputSchema: nameSchema });
+  const reg = registry(greet);
+  return { reg, greet, gate: reg.gate() };
+}
+
+describe('arguments are checked against the called tool\'s inputSchema', () => {
+  it('at run_pipeline: a wrong type and a missing field are args_invalid, naming the tool, the step and the field', async () => {
+    const { gate, greet } = setup();
+    const pipeline = createRunPipelineTool(gate);
+    const wrongType = await pipeline.execute({ steps: [{ id: 'hi', tool: 'greet', args: { name: 123 } }] }, {});
+    expect(wrongType.success).toBe(false);
+    expect(wrongType.details).toMatchObject({ code: 'args_invalid', tool: 'greet', step: 'hi', field: 'name' });
+    expect(String(wrongType.output)).toContain('hi: error args_invalid: Step "hi": the arguments of tool "greet" do not match its inputSchema: name must be string (got 123)');
+    const missing = await pipeline.execute({ steps: [{ tool: 'greet', args: {} }] }, {});
+    expect(missing.details).toMatchObject({ code: 'args_invalid', field: 'name' });
+    expect(missing.error).toContain('name is required');
+    expect(greet.calls).toEqual([]);
+  });
+
+  it('at compose', async () => {
+    const { gate, greet } = setup();
+    const result = await createComposeTool(gate).execute({ combinator: 'gather', calls: { a: { tool: 'greet', args: { name: 'Ann' } }, b: { tool: 'greet', args: { name: false } } } }, {});
+    expect(result.details).toMatchObject({ code: 'args_invalid', call: 'b', field: 'name' });
+    expect(greet.calls).toEqual([{ name: 'Ann' }]);
+  });
+
+  it('in a composite only when the host asks (validateArgs)', async () => {
+    const { gate, greet } = setup();
+    const spec = { steps: [{ tool: 'greet', inputMapping: { name: '$input.id' } }] };
+    const lax = new ComposableToolBuilder(gate).build('c', 'c', { type: 'object' }, spec);
+    expect(await lax.execute({ id: 7 }, {})).toMatchObject({ success: true, output: 'Hello, 7!' });
+    const checked = new ComposableToolBuilder(gate, { validateArgs: true }).build('c', 'c', { type: 'object' }, spec);
+    expect((await checked.execute({ id: 7 }, {})).details).toMatchObject({ code: 'args_invalid', step: 'steps[0]' });
+    expect(greet.calls).toHaveLength(1);
+  });
+
+  it('compiles once per tool instance: a tool replaced by name gets its own check', async () => {
+    const { reg, gate } = setup();
+    const pipeline = createRunPipelineTool(gate);
+    const call = () => pipeline.execute({ steps: [{ tool: 'greet', args: { name: 5 } }] }, {});
+    expect((await call()).details?.code).toBe('args_invalid');
+    reg.add(tool('greet', (a) => `Hi ${String(a.name)}`, { hasSideEffects: false, inputSchema: { type: 'object', properties: { name: { type: 'number' } } } }));
+    expect(await call()).toMatchObject({ success: true });
+  });
+
+  it('reads draft 2020-12 schemas, tolerates two tools sharing an $id, and skips a schema ajv cannot compile', () => {
+    const withId = (name: string, type: string): ITool => tool(name, () => 'x', { hasSideEffects: false, inputSchema: { $id: 'https://example.com/args', type: 'object', properties: { v: { type } } } });
+    expect(argsRefusal(withId('a', 'string'), 'a', 's', { v: 1 })?.details?.code).toBe('args_invalid');
+    expect(argsRefusal(withId('b', 'number'), 'b', 's', { v: 1 })).toBeUndefined();
+    const modern = tool('m', () => 'x', { hasSideEffects: false, inputSchema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', prefixItems: [], properties: { v: { type: 'integer' } } } });
+    expect(argsRefusal(modern, 'm', 's', { v: 1.5 })?.details).toMatchObject({ field: 'v' });
+    const broken = tool('b', () => 'x', { hasSideEffects: false, inputSchema: { type: 'object', properties: { v: { $ref: '#/nowhere' } } } });
+    expect(argsRefusal(broken, 'b', 's', { v: 1 })).toBeUndefined();
+  });
+
+  it('names nested fields and unknown arguments', () => {
+    const t = tool('t', () => 'x', { hasSideEffects: false, inputSchema: { type: 'object', properties: { user: { type: 'object', properties: { id: { type: 'integer' } } } }, additionalProperties: false } });
+    const refusal = argsRefusal(t, 't', 'step_1', { user: { id: 'x' }, extra: 1 });
+    expect(refusal?.details?.fields).toEqual(expect.arrayContaining(['user.id', 'extra']));
+    expect(refusal?.error).toContain('user.id must be integer (got "x")');
+    expect(refusal?.error).toContain('extra is not an argument it takes');
+  });
+});
