@@ -10,12 +10,13 @@ import { compileNode } from '../engine/compile-node.js';
 import { createCompileEnv, enterRun } from '../engine/plan.js';
 import { plannedRefusal } from '../engine/planned-calls.js';
 import { runSequence, type NodeOutcome, type NodePlan } from '../engine/run-state.js';
-import type { Accessor, RefScope } from '../refs/scope.js';
+import type { RefScope } from '../refs/scope.js';
 import { compileSchema } from '../spec/ajv.js';
 import { kindDefinition } from '../spec/schema.js';
 import type { StepNode } from '../spec/types.js';
 import type { ITool, JSONSchemaObject, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { RUN_PIPELINE_TOOL_NAME } from './batching-names.js';
+import { stepReferences, unresolvedNote, type UnresolvedReference } from './pipeline-refs.js';
 import { precheckCalls } from './precheck.js';
 
 /** The default bound on a pipeline's steps. */
@@ -114,23 +115,21 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
     if (refusal) return refusal;
 
     const env = createCompileEnv([], { references: false, stepTimeoutMs: options.stepTimeoutMs });
-    const holes = new Map<string, Accessor>();
+    const unresolved: UnresolvedReference[] = [];
     const plans: NodePlan[] = steps.map((step, i) => {
       const node: StepNode = { tool: step.tool, args: step.args ?? {} };
-      const plan = compileNode(node, env, {
+      // Only earlier steps become holes: a reference to a later or unknown step stays as written, and is reported.
+      const references = stepReferences(node.args, i, ids);
+      unresolved.push(...references.unresolved);
+      return compileNode(node, env, {
         path: ids[i],
         stepsBefore: i,
         namesBefore: new Set(),
         hasPrev: i > 0,
         inForEach: false,
         inPipeStage: false,
-        extraHoles: new Map(holes),
+        extraHoles: references.holes,
       });
-      // Only earlier steps become holes: a reference to a later or unknown step stays verbatim.
-      const read: Accessor = (scope) => scope.steps[i];
-      holes.set(`\${step_${i + 1}.output}`, read);
-      holes.set(`\${${ids[i]}.output}`, read);
-      return plan;
     });
     // A step whose arguments cannot be compiled (a cycle, from a host caller) is refused before anything runs.
     if (env.errors.length) return failure('input_invalid', `Invalid run_pipeline input: ${env.errors.join('; ')}`, { errors: env.errors });
@@ -160,17 +159,18 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
       const outcome = outcomes[i];
       if (!outcome) return { id, ok: false, error: 'not run: an earlier step failed' };
       if (outcome.ok) return { id, ok: true, output: outcome.output };
-      return { id, ok: false, error: outcome.failure.error ?? 'failed', code: codeFor(outcome.failure) };
+      return { id, ok: false, error: withoutStep(outcome.failure.error ?? 'failed', id), code: codeFor(outcome.failure) };
     });
-    const text = renderReports(reports);
+    const text = unresolved.length ? `${renderReports(reports)}\n${unresolvedNote(unresolved)}` : renderReports(reports);
+    const notes = unresolved.length ? { unresolved } : {};
     const failed = reports.filter((r, i) => !r.ok && outcomes[i]);
-    if (!failed.length) return { success: true, output: text, details: { steps: reports }, effects: state.effects };
+    if (!failed.length) return { success: true, output: text, details: { steps: reports, ...notes }, effects: state.effects };
     const first = outcomes.find((o) => o && !o.ok) as Extract<NodeOutcome, { ok: false }>;
     return {
       success: false,
       output: text,
       error: `${failed.length} of ${ids.length} steps failed; first: ${failed[0].id}: ${(failed[0] as { error: string }).error}`,
-      details: { ...first.failure.details, steps: reports },
+      details: { ...first.failure.details, steps: reports, ...notes },
       effects: state.effects,
     };
   }
@@ -194,6 +194,14 @@ export function renderReports(reports: readonly PipelineStepReport[]): string {
     }
   }
   return parts.join('\n');
+}
+
+/** A step's message without the `Step "<id>" (tool): ` in front: the report puts it under its id already. */
+function withoutStep(error: string, id: string): string {
+  const head = `Step ${JSON.stringify(id)}`;
+  if (!error.startsWith(head)) return error;
+  const colon = error.indexOf(': ', head.length);
+  return colon < 0 ? error : error.slice(colon + 2);
 }
 
 /**

@@ -240,9 +240,17 @@ export function failed(state: RunState, label: string, tool: string | undefined,
     ok: false,
     failure: {
       ...result,
+      error: namingStep(result.error, label, tool),
       details: { ...result.details, step: label, ...(tool ? { tool } : {}), ...(note ? { intent: note.intent, hypothesis: note.hypothesis } : {}) },
     },
   };
+}
+
+/** A failure's message with the step it happened at (and its tool) in front, unless it names one already. */
+function namingStep(error: string | undefined, label: string, tool: string | undefined): string {
+  const step = `Step "${label}"${tool ? ` (${tool})` : ''}`;
+  if (typeof error !== 'string' || error === '') return `${step} failed.`;
+  return error.startsWith('Step "') ? error : `${step}: ${error}`;
 }
 
 /** List a side-effecting call that was started and then failed, with how it ended (see {@link startedOutcome}). */

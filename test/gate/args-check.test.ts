@@ -21,7 +21,7 @@ describe('arguments are checked against the called tool\'s inputSchema', () => {
     const wrongType = await pipeline.execute({ steps: [{ id: 'hi', tool: 'greet', args: { name: 123 } }] }, {});
     expect(wrongType.success).toBe(false);
     expect(wrongType.details).toMatchObject({ code: 'args_invalid', tool: 'greet', step: 'hi', field: 'name' });
-    expect(String(wrongType.output)).toContain('hi: error args_invalid: Step "hi": the arguments of tool "greet" do not match its inputSchema: name must be string (got 123)');
+    expect(String(wrongType.output)).toContain('hi: error args_invalid: the arguments of tool "greet" do not match its inputSchema: name must be string (got 123)');
     const missing = await pipeline.execute({ steps: [{ tool: 'greet', args: {} }] }, {});
     expect(missing.details).toMatchObject({ code: 'args_invalid', field: 'name' });
     expect(missing.error).toContain('name is required');

@@ -1,5 +1,6 @@
 /** for_each: a template run once per item, at most `concurrency` at a time, results in item order. */
 import { failure } from '../../codes.js';
+import { preview } from '../../spec/ajv.js';
 import { release } from '../../gate/watchdog.js';
 import type { Accessor, RefScope } from '../../refs/scope.js';
 import type { StartCall } from '../../gate/gate-call.js';
@@ -32,7 +33,7 @@ export function forEach(label: string, items: ItemsSource, template: NodePlan, c
       list = outcome.output;
     }
     if (!Array.isArray(list)) {
-      return failed(state, label, undefined, failure('items_not_array', `for_each "${label}": the items are not an array.`));
+      return failed(state, label, undefined, failure('items_not_array', `for_each "${label}": the items are not an array: ${describeItems(list)}.`, { got: typeName(list) }));
     }
     if (list.length > maxItems) {
       return failed(state, label, undefined, failure('too_many_items', `for_each "${label}": ${list.length} items, more than the bound of ${maxItems}.`, {
@@ -56,6 +57,28 @@ export function forEach(label: string, items: ItemsSource, template: NodePlan, c
     }
     return outcome;
   };
+}
+
+/** What a for_each got instead of a list: its type and a short preview, and whether it is a list written as JSON text. */
+function describeItems(value: unknown): string {
+  const got = `they are ${typeName(value)} (${preview(value, 80)})`;
+  if (typeof value === 'string' && /^\s*\[/.test(value)) {
+    try {
+      if (Array.isArray(JSON.parse(value))) return `${got}, a string holding a JSON array: the step that made them returned text (as run_js does); parse it, or return the list itself`;
+    } catch {
+      // Not JSON after all: the plain description stands.
+    }
+  }
+  return got;
+}
+
+/** `null`, `an array`, `a string`, `an object`, ... */
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
+  if (Array.isArray(value)) return 'an array';
+  const type = typeof value;
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
 
 /** How a for_each run ended, and how many items it started. */
