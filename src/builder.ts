@@ -5,6 +5,7 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { failure } from './codes.js';
 import { checkChainable, toToolSet, type ChainCheck, type SideEffectingTools } from './gate/chainable.js';
+import type { DoorInfo } from './gate/run-frame.js';
 import { isStepGate, messageOf, type StepGate } from './gate/step-gate.js';
 import { DEFAULT_STEP_TIMEOUT_MS, runSettings, settingsFit, type RunSettings } from './engine/plan.js';
 import type { SnapshotProvider } from './engine/snapshot.js';
@@ -220,6 +221,7 @@ export class ComposableToolBuilder {
     const checkInput = schemaCheck(name, 'inputSchema', inputSchema);
     const checkOutput = spec.outputSchema ? schemaCheck(name, 'outputSchema', spec.outputSchema) : undefined;
     const id = `toolweave:${name}`;
+    const door: DoorInfo = Object.freeze({ kind: 'composite', name });
     const builder = this;
     let computing = false;
     // What every run of this tool passes the plan, made on the first run and again only when the
@@ -258,6 +260,7 @@ export class ComposableToolBuilder {
               sideEffectingTools: builder.sideEffecting,
               snapshots: builder.snapshots,
               compositionId: id,
+              door,
               // A composite's steps read each other's results: code, not the model, reads them.
               reader: 'code',
               precheck: true,

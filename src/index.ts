@@ -28,10 +28,12 @@ export {
   type ApprovalProvider,
   type ApprovalAction,
   type ApprovalDecision,
+  type ApprovalCaller,
   type GateCheck,
   type GateCheckRequest,
 } from './gate/step-gate.js';
 export { DEFAULT_BUDGET_LIMITS, type BudgetLimits, type BudgetLimitName } from './gate/budget.js';
+export type { DoorKind, DoorInfo } from './gate/run-frame.js';
 export { callByName, callResolved, type CallByNameOptions, type CallByNameResult } from './gate/call.js';
 export { ComposableToolBuilder, SpecError, type ComposableToolBuilderOptions, type RunPipelineOptions, type ExecuteCallback, type InputOf } from './builder.js';
 export type { SnapshotProvider } from './engine/snapshot.js';

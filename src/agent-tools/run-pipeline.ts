@@ -8,6 +8,7 @@ import { toToolSet, type SideEffectingTools } from '../gate/chainable.js';
 import { messageOf, type StepGate } from '../gate/step-gate.js';
 import { compileNode } from '../engine/compile-node.js';
 import { createCompileEnv, enterRun } from '../engine/plan.js';
+import type { DoorInfo } from '../gate/run-frame.js';
 import { plannedRefusal } from '../engine/planned-calls.js';
 import { runSequence, type NodeOutcome, type NodePlan } from '../engine/run-state.js';
 import type { RefScope } from '../refs/scope.js';
@@ -18,6 +19,8 @@ import type { ITool, JSONSchemaObject, ToolExecutionContext, ToolExecutionResult
 import { RUN_PIPELINE_TOOL_NAME } from './batching-names.js';
 import { stepReferences, unresolvedNote, type UnresolvedReference } from './pipeline-refs.js';
 import { precheckCalls } from './precheck.js';
+
+const PIPELINE_DOOR: DoorInfo = Object.freeze({ kind: 'run_pipeline' });
 
 /** The default bound on a pipeline's steps. */
 export const DEFAULT_MAX_PIPELINE_STEPS = 20;
@@ -134,7 +137,7 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
     // A step whose arguments cannot be compiled (a cycle, from a host caller) is refused before anything runs.
     if (env.errors.length) return failure('input_invalid', `Invalid run_pipeline input: ${env.errors.join('; ')}`, { errors: env.errors });
 
-    const entered = enterRun(context, { gate, sideEffectingTools, signal: context.signal, validateArgs: true }, env.stepTimeoutMs);
+    const entered = enterRun(context, { gate, sideEffectingTools, signal: context.signal, validateArgs: true, door: PIPELINE_DOOR }, env.stepTimeoutMs);
     if (!entered.ok) return entered.refusal;
     const state = entered.state;
     // Every step is one call: a pipeline the budget cannot cover is refused before its first step.

@@ -8,7 +8,7 @@ import { DEFAULT_BUDGET_LIMITS, type BudgetLimits } from '../gate/budget.js';
 import { chainRefusal, isChainable, toToolSet, type SideEffectingTools } from '../gate/chainable.js';
 import { compositionRefusal, nestedContext, type DoorEntry } from '../gate/depth.js';
 import { gateInternals, type StartCall } from '../gate/gate-call.js';
-import { frameOf } from '../gate/run-frame.js';
+import { frameOf, type DoorInfo } from '../gate/run-frame.js';
 import { messageOf, type StepGate } from '../gate/step-gate.js';
 import type { RefScope } from '../refs/scope.js';
 import type { ResultReader } from '../shaping/result-reader.js';
@@ -53,6 +53,8 @@ export interface PlanRunOptions {
   precheck?: boolean;
   /** Check each call's arguments against its tool's `inputSchema` (`args_invalid`). */
   validateArgs?: boolean;
+  /** Which door runs the plan, for approvals and traces (default: a composite). */
+  door?: DoorInfo;
 }
 
 /** A compiled spec. */
@@ -341,6 +343,8 @@ export interface RunSettings extends DoorEntry {
   readonly validateArgs: boolean;
 }
 
+const COMPOSITE_DOOR: DoorInfo = Object.freeze({ kind: 'composite' });
+
 /** Make the settings of {@link RunSettings} from a run's options (their `signal` is not kept). */
 export function runSettings(options: PlanRunOptions): RunSettings {
   const gate = options.gate;
@@ -356,6 +360,7 @@ export function runSettings(options: PlanRunOptions): RunSettings {
     compositionId: options.compositionId,
     reader: options.reader,
     limits: internals?.limits ?? DEFAULT_BUDGET_LIMITS,
+    door: options.door ?? COMPOSITE_DOOR,
     precheck: options.precheck ?? false,
     validateArgs: options.validateArgs ?? false,
   };

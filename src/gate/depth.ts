@@ -2,7 +2,7 @@ import { failure } from '../codes.js';
 import type { ResultReader } from '../shaping/result-reader.js';
 import type { ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { DEFAULT_BUDGET_LIMITS, type BudgetLimits } from './budget.js';
-import { frameFor } from './run-frame.js';
+import { frameFor, type DoorInfo } from './run-frame.js';
 
 /** How deep compositions may nest: a run whose caller is already this deep is refused. */
 export const MAX_COMPOSITION_DEPTH = 8;
@@ -28,6 +28,8 @@ export interface DoorEntry {
   readonly limits?: Readonly<BudgetLimits>;
   /** Tools refused below this door, with every `interactive: true` tool (a script's door sets it). */
   readonly noInteractive?: ReadonlySet<string>;
+  /** Which door this is, for approvals and traces. */
+  readonly door?: DoorInfo;
 }
 
 /**
@@ -94,7 +96,7 @@ export function nestedContext(context: ToolExecutionContext, entry: DoorEntry, s
   else if (path.length === 0) nextPath = [compositionId];
   else nextPath = [...path, compositionId];
   const sessionData = context.sessionData;
-  const frame = frameFor(context, entry.limits ?? DEFAULT_BUDGET_LIMITS, entry.noInteractive);
+  const frame = frameFor(context, entry.limits ?? DEFAULT_BUDGET_LIMITS, entry.noInteractive, entry.door);
   // Literal keys (DEPTH_KEY, PATH_KEY, FRAME_KEY): computed keys would take the literal's slow path.
   const next: ToolExecutionContext = {
     ...context,

@@ -13,6 +13,19 @@ import { CallBudget, type BudgetLimits } from './budget.js';
 /** Where the frame travels: `context.sessionData.toolweave`. */
 export const FRAME_KEY = 'toolweave';
 
+/** The doors a call can come through. */
+export type DoorKind = 'composite' | 'run_pipeline' | 'compose' | 'run_js';
+
+/** Which door made the calls under a frame, for approvals and traces. */
+export interface DoorInfo {
+  /** The door. */
+  kind: DoorKind;
+  /** A composite's name (the host chose it). */
+  name?: string;
+  /** A script's stated intention (the model chose it). */
+  intention?: string;
+}
+
 /** The frame of a call from outside; see the module comment. */
 export class RunFrame {
   // Declared and set in the constructor, not class fields: see GateCall.
@@ -23,14 +36,18 @@ export class RunFrame {
    * `interactive: true`; `undefined` where interactive tools may run.
    */
   declare readonly noInteractive: ReadonlySet<string> | undefined;
+  /** The door whose calls this frame is for (the innermost one). */
+  declare readonly door: DoorInfo | undefined;
 
   /**
    * @param budget - the budget every nested door draws on
    * @param noInteractive - see {@link RunFrame.noInteractive}
+   * @param door - see {@link RunFrame.door}
    */
-  constructor(budget: CallBudget, noInteractive: ReadonlySet<string> | undefined) {
+  constructor(budget: CallBudget, noInteractive: ReadonlySet<string> | undefined, door: DoorInfo | undefined) {
     this.budget = budget;
     this.noInteractive = noInteractive;
+    this.door = door;
   }
 
   /** Whether `tool` may not run here: interactive tools are forbidden and it is one. */
@@ -47,18 +64,19 @@ export function frameOf(context: ToolExecutionContext | undefined): RunFrame | u
 }
 
 /**
- * The frame for the calls of a door entered with `context`: the caller's own (the budget is
- * shared), or a new one with a fresh budget at a call from outside; with `noInteractive`, one
- * that also forbids those tools (and every `interactive: true` tool) below.
+ * The frame for the calls of a door entered with `context`: the caller's budget (shared), or a
+ * fresh one at a call from outside; the tools forbidden below (the caller's, with `noInteractive`
+ * added); and the door itself.
  */
 export function frameFor(
   context: ToolExecutionContext,
   limits: Readonly<BudgetLimits>,
   noInteractive: ReadonlySet<string> | undefined,
+  door: DoorInfo | undefined,
 ): RunFrame {
   const parent = frameOf(context);
-  if (!parent) return new RunFrame(new CallBudget(limits), noInteractive);
-  if (noInteractive === undefined) return parent;
-  const names = parent.noInteractive ? new Set([...parent.noInteractive, ...noInteractive]) : noInteractive;
-  return new RunFrame(parent.budget, names);
+  if (!parent) return new RunFrame(new CallBudget(limits), noInteractive, door);
+  let names = parent.noInteractive;
+  if (noInteractive !== undefined) names = names ? new Set([...names, ...noInteractive]) : noInteractive;
+  return new RunFrame(parent.budget, names, door ?? parent.door);
 }

@@ -3,6 +3,7 @@ import type { ITool, ToolExecutionContext, ToolExecutionResult, ToolResolver } f
 import { budgetLimits, type BudgetLimits } from './budget.js';
 import { callChecked, messageOf } from './execute-call.js';
 import { GateCall, registerGate, type StartCall } from './gate-call.js';
+import { frameOf, type DoorKind } from './run-frame.js';
 
 export { messageOf };
 
@@ -36,6 +37,26 @@ export interface ApprovalAction {
   step: string;
   /** The arguments it would run with. */
   args: Record<string, unknown>;
+  /** Who makes the call: the door, the composition path, and which values a model chose. Absent for a direct call. */
+  caller?: ApprovalCaller;
+}
+
+/**
+ * Who makes a call an approval is asked for. A model chooses some of what an approval screen
+ * shows (a run_pipeline step id, a script's intention, the arguments); `modelChosen` names them,
+ * so a screen can show them as claims, not as facts.
+ */
+export interface ApprovalCaller {
+  /** The door the call comes through. */
+  door: DoorKind;
+  /** The composite's name, when the door is a composite (chosen by the host). */
+  composite?: string;
+  /** The ids of the compositions on the call path, outermost first. */
+  path: readonly string[];
+  /** The script's stated intention (run_js; chosen by the model). */
+  intention?: string;
+  /** Which of the values shown a model chose: the step's name, the intention, the arguments. */
+  modelChosen: readonly ('step' | 'intention' | 'args')[];
 }
 
 /** What an approval answers. */
@@ -224,10 +245,12 @@ export function createStepGate(options: StepGateOptions): StepGate {
       const refusal = await asked(() => check({ tool, args, context, step }), tool, step, 'check');
       if (refusal) return refusal;
     }
-    if (approvals && tool.hasSideEffects === true) {
+    // One prompt per effect: a composition is not asked about; each side-effecting call inside it is.
+    if (approvals && tool.hasSideEffects === true && tool.composition !== true) {
       let decision: unknown;
       try {
-        decision = await approvals.requestApproval({ toolId: tool.id, toolName: tool.name, step, args });
+        const caller = callerOf(context);
+        decision = await approvals.requestApproval({ toolId: tool.id, toolName: tool.name, step, args, ...(caller ? { caller } : {}) });
       } catch (error) {
         return failure('approval_rejected', `The approval for tool "${tool.name}" failed: ${messageOf(error)}`, { tool: tool.name, step, reason: 'approval failed' });
       }
@@ -236,6 +259,28 @@ export function createStepGate(options: StepGateOptions): StepGate {
     return undefined;
   }
   return gate;
+}
+
+/** What a model chose at each door, of what an approval shows. */
+const MODEL_CHOSEN: Record<DoorKind, ApprovalCaller['modelChosen']> = {
+  composite: ['args'],
+  run_pipeline: ['step', 'args'],
+  compose: ['step', 'args'],
+  run_js: ['intention', 'args'],
+};
+
+/** The caller of a call made with `context`, from the door's frame; `undefined` for a direct call. */
+function callerOf(context: ToolExecutionContext): ApprovalCaller | undefined {
+  const door = frameOf(context)?.door;
+  if (!door) return undefined;
+  const path = context.sessionData?.compositionPath;
+  return {
+    door: door.kind,
+    ...(door.name !== undefined ? { composite: door.name } : {}),
+    path: Array.isArray(path) ? path.filter((p): p is string => typeof p === 'string') : [],
+    ...(door.intention !== undefined ? { intention: door.intention } : {}),
+    modelChosen: MODEL_CHOSEN[door.kind],
+  };
 }
 
 /** Ask a permission check or a host check: a refusal unless it answers `{ isAllowed: true }` exactly. */

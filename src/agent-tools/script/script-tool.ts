@@ -123,7 +123,9 @@ async function execute(
   // Entered once per run: every call the script makes is one level deeper, as in a pipeline.
   // The script reads each result itself and returns only what the model should see.
   // Interactive tools are refused through every door nested under the script, not only here.
-  const entered = enterComposition(context, { reader: 'code', noInteractive: limits.interactiveTools, limits: gateInternals(gate)?.limits }, signal);
+  const intention = typeof args?.intention === 'string' ? args.intention : undefined;
+  const door = { kind: 'run_js' as const, ...(intention !== undefined ? { intention } : {}) };
+  const entered = enterComposition(context, { reader: 'code', noInteractive: limits.interactiveTools, limits: gateInternals(gate)?.limits, door }, signal);
   if (!entered.ok) return entered.refusal;
   const nested = entered.context;
   // A sandbox alive counts against the budget of the call from outside, across nested doors.
