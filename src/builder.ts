@@ -199,7 +199,7 @@ export class ComposableToolBuilder {
     const checked = this.compile(spec);
     const errors = checked.ok ? [] : [...checked.errors];
     const plan = checked.plan;
-    if (plan && this.gate) errors.push(...registryProblems(plan.leaves, this.gate, this.sideEffecting, name));
+    if (plan && this.gate) errors.push(...registryProblems(plan.leaves, this.gate, this.sideEffecting, name, this.validateArgs));
     return { errors, warnings: checked.warnings, checked };
   }
 

@@ -74,4 +74,6 @@ export interface PlanCall {
   tool: string;
   /** It is a compensation, run only when a scope rolls back. */
   undo?: true;
+  /** Its arguments, when the mapping reads nothing at run time (so they can be checked at build). */
+  staticArgs?: unknown;
 }

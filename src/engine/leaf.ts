@@ -10,15 +10,20 @@ import { isRecord } from '../spec/nodes.js';
 import type { StepNode } from '../spec/types.js';
 import type { EffectOutcome, ITool, ToolExecutionResult } from '../tool.js';
 import type { Accessor, RefScope } from '../refs/scope.js';
-import { compileAt, type CompileEnv, type NodeSite } from './compile-env.js';
+import { compileAt, type CompileEnv, type NodeSite, type PlanCall } from './compile-env.js';
 import { fromDrive, threwOutcome, type Lane, type LeafRecorder, type NodeOutcome, type NodePlan, type RunState, type TraceEntry, type UndoAction } from './run-state.js';
+
+/** What a mapping that reads nothing is resolved against, once, to know its arguments at build time. */
+const NO_SCOPE: RefScope = { input: undefined, prev: undefined, steps: [], named: new Map() };
 
 /** Compile a leaf into a plan. */
 export function compileLeaf(node: StepNode, env: CompileEnv, site: NodeSite, label: string): NodePlan {
   const toolName = node.tool;
   env.tools.add(toolName);
-  env.leaves.push({ label, tool: toolName });
+  const call: PlanCall = { label, tool: toolName };
+  env.leaves.push(call);
   const mapping = compileAt(env, node.inputMapping ?? node.args ?? {}, site, label);
+  if (!mapping.dynamic) call.staticArgs = mapping.accessor(NO_SCOPE);
   const undo = node.compensate ? compileCompensation(node.compensate.tool, node.compensate.args, env, site, label) : undefined;
   const leaf = new Leaf(label, toolName, node.name, mapping.accessor, node.timeoutMs ?? env.stepTimeoutMs, undo);
   const plan = fromDrive((state, scope, lane) => leaf.drive(state, scope, lane));

@@ -10,6 +10,8 @@ import type { StepGate } from '../gate/step-gate.js';
 import { didYouMean } from '../gate/suggest.js';
 import type { PlanCall } from '../engine/compile-env.js';
 import type { ITool } from '../tool.js';
+import { argsRefusal } from '../gate/args-check.js';
+import { isRecord } from './nodes.js';
 
 /**
  * One message per call that cannot run as the registry stands now: the step, the tool, and what
@@ -20,8 +22,15 @@ import type { ITool } from '../tool.js';
  * @param gate - the gate the composite runs through
  * @param sideEffectingTools - the host's chainable side-effecting tools
  * @param self - the name of the composite being built, if any
+ * @param validateArgs - also check arguments fixed in the spec against each tool's `inputSchema`
  */
-export function registryProblems(calls: readonly PlanCall[], gate: StepGate, sideEffectingTools: ReadonlySet<string>, self?: string): string[] {
+export function registryProblems(
+  calls: readonly PlanCall[],
+  gate: StepGate,
+  sideEffectingTools: ReadonlySet<string>,
+  self?: string,
+  validateArgs = false,
+): string[] {
   const problems: string[] = [];
   const internals = gateInternals(gate);
   const lookup = internals ? internals.lookup : (name: string) => gate.resolve(name);
@@ -67,6 +76,10 @@ export function registryProblems(calls: readonly PlanCall[], gate: StepGate, sid
       problems.push(
         `step ${step} calls "${name}", which does not declare whether it has side effects, so it is never chained: declare hasSideEffects on the tool (false: it changes nothing; true: it does, and list it in sideEffectingTools)`,
       );
+    } else if (validateArgs && isRecord(call.staticArgs)) {
+      // Arguments fixed in the spec can be checked now; those read at run time are checked then.
+      const refusal = argsRefusal(tool, name, call.label, call.staticArgs);
+      if (refusal?.error) problems.push(refusal.error);
     }
   }
   return problems;
