@@ -3,6 +3,8 @@
  * {@link ITool} like any other, so a host registers it without knowing it is a composition.
  */
 
+import type { ToolEvent } from './gate/events.js';
+
 /** A JSON Schema object, as published in a tool's `inputSchema` and `outputSchema`. */
 export type JSONSchemaObject = Record<string, unknown>;
 
@@ -15,6 +17,11 @@ export interface ToolExecutionContext {
   sessionData?: Record<string, unknown>;
   /** Aborts the run: no step starts after it fires. */
   signal?: AbortSignal;
+  /**
+   * Told each call through the gate under this context as it starts and ends, through every
+   * nested door (progress displays, logs). A listener that throws is ignored.
+   */
+  onEvent?: (event: ToolEvent) => void;
   /** Any other field the host needs; passed through unchanged. */
   [key: string]: unknown;
 }

@@ -9,6 +9,7 @@ import { failure } from '../codes.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult, ToolResultDetails } from '../tool.js';
 import { budgetRefusal, type CallBudget } from './budget.js';
 import { freeSlot, type GateCall } from './gate-call.js';
+import { emitEnded, emitStarted, listenerOf } from './events.js';
 import { frameOf } from './run-frame.js';
 import { unwatch, watch } from './watchdog.js';
 
@@ -23,13 +24,16 @@ export function callChecked(
   signal: AbortSignal | undefined,
 ): ToolExecutionResult | undefined {
   const tool = call.tool;
+  const listener = context.onEvent;
+  if (listener === undefined) call.listener = undefined;
+  else watchEvents(call, context);
   const abort = signal ?? context.signal;
-  if (abort?.aborted) return aborted(call);
+  if (abort?.aborted) return ended(call, aborted(call));
   const frame = frameOf(context);
   if (frame !== undefined) {
-    if (frame.noInteractive !== undefined && frame.refusesInteractive(tool.name, tool.interactive)) return interactive(call);
+    if (frame.noInteractive !== undefined && frame.refusesInteractive(tool.name, tool.interactive)) return ended(call, interactive(call));
     const budget = frame.budget;
-    if (budget.calls >= budget.limits.calls) return budgetRefusal('calls', budget, `Tool "${tool.name}" was not started`);
+    if (budget.calls >= budget.limits.calls) return ended(call, budgetRefusal('calls', budget, `Tool "${tool.name}" was not started`));
     budget.calls++;
     // A composition holds no place while its own calls run (they would wait on it forever).
     if (tool.composition !== true) {
@@ -39,6 +43,29 @@ export function callChecked(
     }
   }
   return launch(call, args, context);
+}
+
+/** Keep the call's listener (and its context) to tell it of the call's start and end. */
+function watchEvents(call: GateCall, context: ToolExecutionContext): void {
+  call.listener = listenerOf(context);
+  call.listenerContext = call.listener ? context : undefined;
+  call.startedAt = 0;
+}
+
+/** A result known at once, after the call's listener (if any) is told. */
+function ended(call: GateCall, result: ToolExecutionResult): ToolExecutionResult {
+  const listener = call.listener;
+  if (listener !== undefined) {
+    call.listener = undefined;
+    emitEnded(listener, call, call.listenerContext!, result);
+    call.listenerContext = undefined;
+  }
+  return result;
+}
+
+/** Deliver a call's result, after its listener (if any) is told. Every delivery the gate makes passes here. */
+export function finishCall(call: GateCall, result: ToolExecutionResult): void {
+  call.deliver(ended(call, result));
 }
 
 /** Queue the call until a place in flight is free; it waits at most its own timeout. */
@@ -73,18 +100,19 @@ export function startWaiting(call: GateCall): void {
   } else {
     now = launch(call, args, context);
   }
-  if (now) call.deliver(now);
+  if (now) finishCall(call, now);
 }
 
 /** Run the tool: its result when known at once, else `undefined` and `call.deliver` gets it once. */
 function launch(call: GateCall, args: Record<string, unknown>, context: ToolExecutionContext): ToolExecutionResult | undefined {
   const tool = call.tool;
+  if (call.listener !== undefined) emitStarted(call, context);
   let pending: unknown;
   try {
     pending = tool.execute(args, context);
   } catch (error) {
     freeSlot(call);
-    return threw(tool, call.step, error);
+    return ended(call, threw(tool, call.step, error));
   }
   try {
     // A native promise settles once; anything else that looks like one is adopted by one, so a
@@ -93,11 +121,11 @@ function launch(call: GateCall, args: Record<string, unknown>, context: ToolExec
     else if (isThenable(pending)) follow(call, adopt(pending));
     else {
       freeSlot(call);
-      return settle(tool, call.step, pending);
+      return ended(call, settle(tool, call.step, pending));
     }
   } catch {
     freeSlot(call);
-    return badResult(tool, call.step);
+    return ended(call, badResult(tool, call.step));
   }
   const timeoutMs = call.timeoutMs;
   // The record is its own watchdog entry: whichever of the tool and the deadline comes first wins.
@@ -144,7 +172,7 @@ function resultHandler(call: GateCall): (result: unknown) => void {
     if (call.onResult !== handler) return;
     if (!call.timed || unwatch(call, call.reused)) {
       freeSlot(call);
-      call.deliver(settle(call.tool, call.step, result));
+      finishCall(call, settle(call.tool, call.step, result));
     }
   };
   return handler;
@@ -156,7 +184,7 @@ function errorHandler(call: GateCall): (error: unknown) => void {
     if (call.onError !== handler) return;
     if (!call.timed || unwatch(call, call.reused)) {
       freeSlot(call);
-      call.deliver(error === BAD_THEN ? badResult(call.tool, call.step) : threw(call.tool, call.step, error));
+      finishCall(call, error === BAD_THEN ? badResult(call.tool, call.step) : threw(call.tool, call.step, error));
     }
   };
   return handler;

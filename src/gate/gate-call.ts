@@ -9,7 +9,8 @@
 import { failure } from '../codes.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { budgetRefusal, type BudgetLimits, type CallBudget, type WaitingCall } from './budget.js';
-import { retireCallbacks, startWaiting } from './execute-call.js';
+import { finishCall, retireCallbacks, startWaiting } from './execute-call.js';
+import type { ToolEvent } from './events.js';
 import type { Watch } from './watchdog.js';
 
 /**
@@ -52,6 +53,12 @@ export abstract class GateCall implements Watch, WaitingCall {
   declare waitArgs: Record<string, unknown> | undefined;
   /** See {@link GateCall.waitArgs}. */
   declare waitContext: ToolExecutionContext | undefined;
+  /** The listener of the call in flight (`context.onEvent`), told when it starts and ends. */
+  declare listener: ((event: ToolEvent) => void) | undefined;
+  /** The context of the call in flight, kept only while a listener is to be told of its end. */
+  declare listenerContext: ToolExecutionContext | undefined;
+  /** When the tool started (`performance.now()`), while a listener is told; 0 otherwise. */
+  declare startedAt: number;
 
   /** A record not yet aimed at a call. */
   constructor() {
@@ -69,6 +76,9 @@ export abstract class GateCall implements Watch, WaitingCall {
     this.waiting = false;
     this.waitArgs = undefined;
     this.waitContext = undefined;
+    this.listener = undefined;
+    this.listenerContext = undefined;
+    this.startedAt = 0;
   }
 
   /** Aim the record at a call. */
@@ -99,12 +109,13 @@ export abstract class GateCall implements Watch, WaitingCall {
       this.slot = undefined;
       this.waitArgs = undefined;
       this.waitContext = undefined;
-      this.deliver(budgetRefusal('inFlight', budget, `Tool "${tool.name}" waited ${this.timeoutMs} ms for a free place and did not start`));
+      finishCall(this, budgetRefusal('inFlight', budget, `Tool "${tool.name}" waited ${this.timeoutMs} ms for a free place and did not start`));
       return;
     }
     retireCallbacks(this);
     freeSlot(this);
-    this.deliver(
+    finishCall(
+      this,
       failure('step_timeout', `Tool "${tool.name}" did not finish within ${this.timeoutMs} ms.`, {
         tool: tool.name,
         step: this.step,

@@ -3,6 +3,7 @@ import type { ITool, ToolExecutionContext, ToolExecutionResult, ToolResolver } f
 import { budgetLimits, type BudgetLimits } from './budget.js';
 import { callChecked, messageOf } from './execute-call.js';
 import { GateCall, registerGate, type StartCall } from './gate-call.js';
+import { emitEnded, listenerOf } from './events.js';
 import { frameOf, type DoorKind } from './run-frame.js';
 
 export { messageOf };
@@ -189,12 +190,12 @@ export function createStepGate(options: StepGateOptions): StepGate {
     if (!hasHostChecks) return callChecked(call, args, context, signal);
     hostChecks(call.tool, args, context, call.step).then(
       (refusal) => {
-        if (refusal) return call.deliver(refusal);
+        if (refusal) return refused(call, context, refusal);
         const now = callChecked(call, args, context, signal);
         if (now) call.deliver(now);
       },
       // Only a host object's getter can get here (the checks themselves are caught): fail closed.
-      (error: unknown) => call.deliver(failure('permission_denied', `The host's checks failed: ${messageOf(error)}`, { tool: call.tool.name, step: call.step })),
+      (error: unknown) => refused(call, context, failure('permission_denied', `The host's checks failed: ${messageOf(error)}`, { tool: call.tool.name, step: call.step })),
     );
     return undefined;
   };
@@ -281,6 +282,13 @@ function callerOf(context: ToolExecutionContext): ApprovalCaller | undefined {
     ...(door.intention !== undefined ? { intention: door.intention } : {}),
     modelChosen: MODEL_CHOSEN[door.kind],
   };
+}
+
+/** A call the host's checks refused: its listener (if any) is told, then it is delivered. */
+function refused(call: GateCall, context: ToolExecutionContext, refusal: ToolExecutionResult): void {
+  const listener = listenerOf(context);
+  if (listener) emitEnded(listener, call, context, refusal);
+  call.deliver(refusal);
 }
 
 /** Ask a permission check or a host check: a refusal unless it answers `{ isAllowed: true }` exactly. */

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { createComposeTool } from '../../src/agent-tools/compose.js';
+import { createScriptTool } from '../../src/agent-tools/script/index.js';
+import { ComposableToolBuilder } from '../../src/builder.js';
+import type { ToolEvent } from '../../src/gate/events.js';
+import { delay, registry, tool } from '../helpers/tools.js';
+
+describe('context.onEvent hears every call under the context, through every door', () => {
+  it('a composite: each step starts and ends, with its verdict and time', async () => {
+    const read = tool('read', async () => (await delay(5), 'text'));
+    const fail = tool('fail', () => ({ success: false, error: 'no', details: { code: 'E_NO' } }));
+    const reg = registry(read, fail);
+    const builder = new ComposableToolBuilder(reg.gate());
+    const events: ToolEvent[] = [];
+    const composite = builder.build('c', 'c', { type: 'object' }, { steps: [{ name: 'first', tool: 'read', inputMapping: {} }, { name: 'second', tool: 'fail', inputMapping: {} }] });
+    await composite.execute({}, { onEvent: (e) => events.push(e) });
+    expect(events.map((e) => [e.type, e.tool, e.step, e.type === 'call_ended' ? e.ok : null, e.type === 'call_ended' ? e.code ?? null : null])).toEqual([
+      ['call_started', 'read', 'first', null, null],
+      ['call_ended', 'read', 'first', true, null],
+      ['call_started', 'fail', 'second', null, null],
+      ['call_ended', 'fail', 'second', false, 'step_failed'],
+    ]);
+    expect(events[1]).toMatchObject({ door: 'composite', path: ['toolweave:c'] });
+    expect((events[1] as { ms: number }).ms).toBeGreaterThanOrEqual(4);
+  });
+
+  it('a script calling compose: the script call and the nested ones, and refusals too', async () => {
+    const read = tool('read', () => 'text');
+    const reg = registry(read);
+    const gate = reg.gate({ permissionManager: { isExecutionAllowed: (t, a) => ({ isAllowed: a.path !== 'secret' }) } });
+    reg.add(createComposeTool(gate));
+    const script = createScriptTool(gate);
+    const events: ToolEvent[] = [];
+    const result = await script.execute(
+      { intention: 'x', code: "await callTool('read', { path: 'a' }); await callTool('compose', { combinator: 'gather', calls: { b: { tool: 'read', args: { path: 'b' } }, s: { tool: 'read', args: { path: 'secret' } } } }); return 'done';" },
+      { onEvent: (e) => events.push(e) },
+    );
+    expect(result.success).toBe(true);
+    const ended = events.filter((e) => e.type === 'call_ended') as Extract<ToolEvent, { type: 'call_ended' }>[];
+    const seen = ended.map((e) => [e.tool, e.door, e.ok, e.code ?? null]);
+    expect(seen[0]).toEqual(['read', 'run_js', true, null]);
+    // The gather's two calls end in either order.
+    expect(seen.slice(1, 3)).toEqual(expect.arrayContaining([['read', 'compose', true, null], ['read', 'compose', false, 'permission_denied']]));
+    expect(seen[3]).toEqual(['compose', 'run_js', false, 'step_failed']);
+  });
+
+  it('a listener that throws changes nothing', async () => {
+    const read = tool('read', () => 'text');
+    const builder = new ComposableToolBuilder(registry(read).gate());
+    const composite = builder.build('c', 'c', { type: 'object' }, { steps: [{ tool: 'read', inputMapping: {} }] });
+    const result = await composite.execute({}, {
+      onEvent: () => {
+        throw new Error('listener broke');
+      },
+    });
+    expect(result).toMatchObject({ success: true, output: 'text' });
+  });
+});
