@@ -68,6 +68,11 @@ describe('README quick start', () => {
     expect(printed[1]).toBe('user: ok\n{"name":"user-7"}\nstep_2: ok\nHello, Ann!');
     expect(guide).toContain('run_pipeline');
     expect(guide).toContain('run_js');
+    // Every example in the guide names one of these two tools, for what it takes.
+    expect(guide).toContain('(e.g. lookup then greet)');
+    expect(guide).toContain('for_each to make one call per item of a list (e.g. one lookup per id)');
+    expect(guide).not.toMatch(/per file|read_file|try_and_check|scope/u);
+    expect(guide).toContain('Tools that change things must be called directly.');
   });
 
   it('is the snippet the README shows', () => {
