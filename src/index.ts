@@ -2,7 +2,7 @@
  * toolweave: compose tool calls for LLM agents. Every tool call, whichever door it comes
  * through, passes one {@link StepGate}.
  *
- * @packageDocumentation
+ * @module toolweave
  */
 export type {
   ITool,
