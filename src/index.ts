@@ -34,6 +34,7 @@ export {
 export { DEFAULT_BUDGET_LIMITS, type BudgetLimits, type BudgetLimitName } from './gate/budget.js';
 export { callByName, callResolved, type CallByNameOptions, type CallByNameResult } from './gate/call.js';
 export { ComposableToolBuilder, SpecError, type ComposableToolBuilderOptions, type RunPipelineOptions, type ExecuteCallback, type InputOf } from './builder.js';
+export type { ValidateOptions } from './builder.js';
 export type { SnapshotProvider } from './engine/snapshot.js';
 export type { ComposableToolSpec, SpecNode, StepNode, GatherNode, ForEachNode, PipeNode, TryAndCheckNode, ScopeNode, AnnotateNode, NodeCommon, CompensationSpec, CombinatorName } from './spec/types.js';
 export { COMPOSABLE_TOOL_SPEC_SCHEMA, MAX_TREE_DEPTH } from './spec/schema.js';
