@@ -84,17 +84,16 @@ async function runDemo(root: string, log: Log): Promise<string[]> {
   const host = createHost(root, []); // this host lists no side-effecting tool as chainable
   const investigate = host.builder.build(
     'investigate_cache',
-    'List a folder, count the calls of a function in it, read the cache module, and count the callers.',
+    'List a folder, find the uses of a function in it, read the cache module, and run the tests.',
     { type: 'object', properties: { dir: { type: 'string' }, symbol: { type: 'string' } }, required: ['dir', 'symbol'] } as const,
     {
       steps: [
         { name: 'files', tool: 'list_dir', inputMapping: { path: '$input.dir' } },
-        { name: 'uses', tool: 'grep_files', inputMapping: { pattern: '${$input.symbol}\\(', path: '$input.dir', glob: '*.js', count: true } },
+        { name: 'uses', tool: 'grep_files', inputMapping: { pattern: '${$input.symbol}\\(', path: '$input.dir', glob: '*.js' } },
         { name: 'source', tool: 'read_file', inputMapping: { path: '${$input.dir}/cache.js' } },
-        // Every use but the definition itself is a caller.
-        { name: 'callers', tool: 'calculator', inputMapping: { expression: '${$steps.uses} - 1' } },
+        { name: 'tests', tool: 'run_tests', inputMapping: {} },
       ],
-      output: { files: '$steps.files', definition: '$steps.source', callers: '$steps.callers' },
+      output: { files: '$steps.files', uses: '$steps.uses', definition: '$steps.source', tests: '$steps.tests' },
     },
   );
   const input = { dir: 'src/app', symbol: 'cacheKey' };
@@ -102,14 +101,18 @@ async function runDemo(root: string, log: Log): Promise<string[]> {
   const investigated = await investigate.execute(input, {});
   const trace = traceOf(investigated);
   printTrace(log, trace, host.calls);
-  const output = investigated.output as { files?: string; definition?: string; callers?: number } | undefined;
+  const output = investigated.output as { files?: string; uses?: string; definition?: string; tests?: { passed?: boolean; failures?: string[] } } | undefined;
   log(`   output.files:      ${short(output?.files?.split('\n').join(', '))}`);
+  // Every use but the definition itself is a caller.
+  const callers = (output?.uses?.split('\n') ?? []).filter((line) => line !== '' && !line.includes('function cacheKey('));
+  log(`   output.uses:       the definition and ${callers.length} callers, among them ${short(callers.find((l) => l.includes('cacheKey(region')))}`);
   const definition = output?.definition?.trimEnd().split('\n') ?? [];
   log(`   output.definition: ${definition.length} lines of cache.js, among them: ${definition.find((l) => l.startsWith('export function cacheKey'))}`);
-  log(`   output.callers:    ${output?.callers}`);
+  log(`   output.tests:      passed ${output?.tests?.passed}; ${output?.tests?.failures?.[0] ?? ''}`);
   expect(investigated.success, `investigate_cache failed: ${investigated.error}`);
-  expect(trace.map((e) => e.tool).join() === 'list_dir,grep_files,read_file,calculator', 'the trace does not show the four steps in order');
-  expect(output?.callers === 3, `expected 3 callers of cacheKey, got ${output?.callers}`);
+  expect(trace.map((e) => e.tool).join() === 'list_dir,grep_files,read_file,run_tests', 'the trace does not show the four steps in order');
+  expect(callers.length === 3, `expected 3 callers of cacheKey, got ${callers.length}`);
+  expect(output?.tests?.passed === false, 'the tests should fail before the fix in d)');
   expect(investigate.hasSideEffects === false, 'investigate_cache should be pure (all its steps are)');
 
   // ---------------------------------------------------------------------------------------

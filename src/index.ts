@@ -2,7 +2,7 @@
  * toolweave: compose tool calls for LLM agents. Every tool call, whichever door it comes
  * through, passes one {@link StepGate}.
  *
- * @packageDocumentation
+ * @module toolweave
  */
 export type {
   ITool,
@@ -36,6 +36,7 @@ export { DEFAULT_BUDGET_LIMITS, type BudgetLimits, type BudgetLimitName } from '
 export type { DoorKind, DoorInfo } from './gate/run-frame.js';
 export { callByName, callResolved, type CallByNameOptions, type CallByNameResult } from './gate/call.js';
 export { ComposableToolBuilder, SpecError, type ComposableToolBuilderOptions, type RunPipelineOptions, type ExecuteCallback, type InputOf } from './builder.js';
+export type { ValidateOptions } from './builder.js';
 export type { SnapshotProvider } from './engine/snapshot.js';
 export type { ComposableToolSpec, SpecNode, StepNode, GatherNode, ForEachNode, PipeNode, TryAndCheckNode, ScopeNode, AnnotateNode, NodeCommon, CompensationSpec, CombinatorName } from './spec/types.js';
 export { COMPOSABLE_TOOL_SPEC_SCHEMA, MAX_TREE_DEPTH } from './spec/schema.js';

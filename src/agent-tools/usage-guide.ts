@@ -1,20 +1,28 @@
 /**
  * A short guide for the model, rendered from the tools actually registered, for the host's
  * system prompt. Agents ignore batching tools unless told when to batch; this tells them.
+ * Every line fits the tools given: an example names a tool whose input schema takes what the
+ * example says, and a capability no given tool can use is left out.
  */
 import type { SideEffectingTools } from '../gate/chainable.js';
+import { isRecord } from '../spec/nodes.js';
 import type { ITool } from '../tool.js';
 import { COMPOSE_TOOL_NAME, RUN_PIPELINE_TOOL_NAME, SCRIPT_TOOL_NAME } from './batching-names.js';
 
 /** The name of the observation paging tool, as `createGetObservationTool` names it. */
 const GET_OBSERVATION = 'get_observation';
 
-/** What {@link renderUsageGuide} needs of a tool: its name and its side-effect declaration. */
-export type GuideTool = Pick<ITool, 'name'> & Partial<Pick<ITool, 'hasSideEffects' | 'interactive'>>;
+/**
+ * What {@link renderUsageGuide} needs of a tool: its name, its side-effect declaration and,
+ * to pick fitting examples, its input schema.
+ */
+export type GuideTool = Pick<ITool, 'name'> & Partial<Pick<ITool, 'hasSideEffects' | 'interactive' | 'inputSchema'>>;
 
 /**
- * Render the guide. Only the batching tools present are described; the examples name the
- * host's own read-only tools, and the side-effecting tools the host lets a batch call are listed.
+ * Render the guide. Only the batching tools present are described. Examples name the host's own
+ * pure tools: a `for_each` example names a tool that takes one argument, per value of that
+ * argument. Changing something inside a batch (`try_and_check`, `scope`) is described only when
+ * the host lets a batch call a side-effecting tool, and those tools are listed.
  *
  * @param tools - every tool the model is offered
  * @param options - `sideEffectingTools`: the host's chainable side-effecting tools, to name them
@@ -24,15 +32,14 @@ export function renderUsageGuide(tools: readonly GuideTool[], options: { sideEff
   const batching = [RUN_PIPELINE_TOOL_NAME, COMPOSE_TOOL_NAME, SCRIPT_TOOL_NAME].filter((n) => names.has(n));
   if (!batching.length && !names.has(GET_OBSERVATION)) return '';
   const special = new Set([...batching, GET_OBSERVATION]);
-  const pure = tools.filter((t) => t.hasSideEffects === false && !t.interactive && !special.has(t.name)).map((t) => t.name);
-  const example = (i: number) => pure[i % Math.max(pure.length, 1)] ?? 'read_file';
+  const pure = tools.filter((t) => t.hasSideEffects === false && !t.interactive && !special.has(t.name));
+  const allowed = [...(options.sideEffectingTools ?? [])].filter((n) => names.has(n) && !special.has(n));
   const lines: string[] = ['Tool batching: every tool call is a turn that re-sends the whole conversation, so batch calls you can predict.'];
   if (names.has(RUN_PIPELINE_TOOL_NAME)) {
-    lines.push(`- ${RUN_PIPELINE_TOOL_NAME}: when you already know the next 2+ calls (e.g. ${example(0)} then ${example(1)}), send them as one call; use \${step_N.output} to pass an output on.`);
+    const example = pure.length >= 2 ? ` (e.g. ${pure[0].name} then ${pure[1].name})` : '';
+    lines.push(`- ${RUN_PIPELINE_TOOL_NAME}: when you already know the next 2+ calls${example}, send them as one call; use \${step_N.output} to pass an output on.`);
   }
-  if (names.has(COMPOSE_TOOL_NAME)) {
-    lines.push(`- ${COMPOSE_TOOL_NAME}: gather independent reads at once; for_each over a list (one ${example(1)} per file); pipe when each call feeds the next; try_and_check to edit then verify; scope with rollback for edits that must not be left half-done.`);
-  }
+  if (names.has(COMPOSE_TOOL_NAME)) lines.push(`- ${COMPOSE_TOOL_NAME}: ${composeUses(pure, allowed).join('; ')}.`);
   if (names.has(SCRIPT_TOOL_NAME)) {
     lines.push(`- ${SCRIPT_TOOL_NAME}: for a chain, batch or projection that needs logic (filter, count, compare); return only the answer, not the evidence.`);
   }
@@ -40,7 +47,36 @@ export function renderUsageGuide(tools: readonly GuideTool[], options: { sideEff
     lines.push(`- Large results come back as a preview with an obs_ id; page the rest with ${GET_OBSERVATION} only if you need it.`);
   }
   lines.push('Do not batch a single call, a call whose arguments depend on judging an earlier result, or a tool that asks the user.');
-  const allowed = [...(options.sideEffectingTools ?? [])].filter((n) => names.has(n));
   lines.push(allowed.length ? `Tools that change things and may be batched: ${allowed.join(', ')}. Others that change things must be called directly.` : 'Tools that change things must be called directly.');
   return lines.join('\n');
+}
+
+/** What the compose tool is for, given the pure tools and the side-effecting tools a batch may call. */
+function composeUses(pure: readonly GuideTool[], allowed: readonly string[]): string[] {
+  const perItem = pure.map((t) => ({ tool: t.name, argument: soleArgument(t) })).find((e) => e.argument !== undefined);
+  const uses = [
+    'gather independent calls at once',
+    `for_each to make one call per item of a list${perItem ? ` (e.g. one ${perItem.tool} per ${perItem.argument})` : ''}`,
+    'pipe when each call feeds the next',
+  ];
+  // A check needs a pure tool to verify with; an undo needs a change a batch may make.
+  if (allowed.length && pure.length) uses.push(`try_and_check to make a change (${allowed[0]}) then verify it`);
+  if (allowed.length) uses.push('scope with rollback for changes that must not be left half-done');
+  return uses;
+}
+
+/**
+ * The one argument a tool takes, when its input schema says so: the only required property (or
+ * the only property), holding a single value (a string, number or integer, or of no stated type).
+ */
+function soleArgument(tool: GuideTool): string | undefined {
+  const schema = tool.inputSchema;
+  const properties = isRecord(schema?.properties) ? schema.properties : {};
+  const required = Array.isArray(schema?.required) ? schema.required.filter((n): n is string => typeof n === 'string') : [];
+  const candidates = required.length ? required : Object.keys(properties);
+  if (candidates.length !== 1) return undefined;
+  const name = candidates[0];
+  const property = Object.hasOwn(properties, name) ? properties[name] : undefined;
+  const type = isRecord(property) ? property.type : undefined;
+  return type === undefined || type === 'string' || type === 'number' || type === 'integer' ? name : undefined;
 }

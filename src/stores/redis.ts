@@ -7,7 +7,7 @@
  * The client is the host's `ioredis` instance; this module only uses it (it never imports
  * ioredis at run time, and `toolweave` itself never imports this module).
  *
- * @packageDocumentation
+ * @module toolweave/redis
  */
 import type { Redis } from 'ioredis';
 import {

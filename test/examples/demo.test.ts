@@ -12,6 +12,9 @@ describe('the demo', () => {
     const code = await main((line) => lines.push(line));
     const text = lines.join('\n');
     expect(code, text).toBe(0);
+    expect(text).toMatch(/4\. tests +run_tests +\{\} +ok/);
+    expect(text).toMatch(/output\.uses: +the definition and 3 callers, among them src\/app\/report\.js:7: +const key = cacheKey\(region, user\);/);
+    expect(text).toMatch(/output\.tests: +passed false; test\/cache\.test\.json/);
     expect(text).toMatch(/step by step: 4 tool calls = 4 model turns; composite: 1 call = 1 turn/);
     expect(text).toMatch(/validate: step "save" calls "write_file", which has side effects/);
     expect(text).toMatch(/build: refused \(SpecError\)/);

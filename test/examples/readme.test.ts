@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
@@ -68,6 +68,26 @@ describe('README quick start', () => {
     expect(printed[1]).toBe('user: ok\n{"name":"user-7"}\nstep_2: ok\nHello, Ann!');
     expect(guide).toContain('run_pipeline');
     expect(guide).toContain('run_js');
+    // Every example in the guide names one of these two tools, for what it takes.
+    expect(guide).toContain('(e.g. lookup then greet)');
+    expect(guide).toContain('for_each to make one call per item of a list (e.g. one lookup per id)');
+    expect(guide).not.toMatch(/per file|read_file|try_and_check|scope/u);
+    expect(guide).toContain('Tools that change things must be called directly.');
+  });
+
+  it('links examples/ and names only example files that exist', () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const readme = readFileSync(`${root}README.md`, 'utf8');
+    expect(readme).toContain('[`examples/`](examples/README.md)');
+    const examples = readFileSync(`${root}examples/README.md`, 'utf8');
+    // Paths in the README are from the repository root; in examples/README.md, from examples/ (or the root).
+    const named = [
+      ...[...readme.matchAll(/`(examples\/[\w/.-]+)`/gu)].map((m) => m[1]),
+      ...[...examples.matchAll(/`([\w.-]+(?:\/[\w.-]+)*\/?)`/gu)].map((m) => m[1]).filter((p) => /\.ts$|\/$/u.test(p)),
+    ];
+    expect(named.length).toBeGreaterThan(10);
+    const missing = named.filter((p) => !existsSync(`${root}examples/${p}`) && !existsSync(`${root}${p}`));
+    expect(missing).toEqual([]);
   });
 
   it('is the snippet the README shows', () => {
