@@ -34,6 +34,7 @@ export {
 } from './gate/step-gate.js';
 export { DEFAULT_BUDGET_LIMITS, type BudgetLimits, type BudgetLimitName } from './gate/budget.js';
 export type { DoorKind, DoorInfo } from './gate/run-frame.js';
+export type { ToolEvent, ToolCallStarted, ToolCallEnded } from './gate/events.js';
 export { callByName, callResolved, type CallByNameOptions, type CallByNameResult } from './gate/call.js';
 export { ComposableToolBuilder, SpecError, type ComposableToolBuilderOptions, type RunPipelineOptions, type ExecuteCallback, type InputOf } from './builder.js';
 export type { ValidateOptions } from './builder.js';
