@@ -10,7 +10,7 @@ import { compilePlan } from '../engine/plan.js';
 import type { DoorInfo } from '../gate/run-frame.js';
 import type { SnapshotProvider } from '../engine/snapshot.js';
 import { childrenOf } from '../spec/nodes.js';
-import { nodeDefinitions } from '../spec/schema.js';
+import { modelNodeSchema } from '../spec/schema.js';
 import type { SpecNode } from '../spec/types.js';
 import { checkNodeTree } from '../spec/validate-structure.js';
 import type { ITool, JSONSchemaObject } from '../tool.js';
@@ -29,9 +29,12 @@ export interface ComposeToolOptions {
   stepTimeoutMs?: number;
 }
 
-/** The compose tool's input schema: the model form of the spec's node definitions, with a recursive node. */
+/**
+ * The compose tool's input schema: the model form of the spec's node definitions, the root one of
+ * the node kinds and each nested node a reference back to it (see `modelNodeSchema`).
+ */
 export function composeInputSchema(): JSONSchemaObject {
-  return { type: 'object', $ref: '#/$defs/node', $defs: nodeDefinitions('model') };
+  return modelNodeSchema();
 }
 
 const DESCRIPTION =

@@ -95,17 +95,26 @@ function kindDef(kind: CombinatorName | 'step', form: SchemaForm, child: JSONSch
   }
 }
 
-/** The `$defs` of either form: one definition per node kind and a recursive `node`. */
-export function nodeDefinitions(form: SchemaForm): Record<string, JSONSchemaObject> {
+/** The `$defs` of the spec form: one definition per node kind and a recursive `node`. */
+export function nodeDefinitions(): Record<string, JSONSchemaObject> {
   const kinds = ['step' as const, ...COMBINATORS];
-  // A model pays for every token of its tool definitions on every turn: the model form inlines
-  // each kind into the one recursive node instead of naming it twice.
-  if (form === 'model') return { node: { anyOf: kinds.map((k) => kindDef(k, form, NODE)) } };
   const defs: Record<string, JSONSchemaObject> = {};
-  for (const kind of kinds) defs[kind] = kindDef(kind, form, NODE);
+  for (const kind of kinds) defs[kind] = kindDef(kind, 'spec', NODE);
   defs.node = { anyOf: kinds.map((k) => ({ $ref: `#/$defs/${k}` })) };
   return defs;
 }
+
+/**
+ * The model form of a node as one self-contained schema: the root is an object that is one of
+ * the node kinds, and each nested node refers back to the root (`"$ref": "#"`). No `$defs`, and no
+ * `$ref` beside the root's `type`: the shape every framework's schema converter and the MCP SDK
+ * accept as a tool's `inputSchema`, and the smallest to send a model on every turn.
+ */
+export function modelNodeSchema(): JSONSchemaObject {
+  const kinds = ['step' as const, ...COMBINATORS];
+  return { type: 'object', anyOf: kinds.map((k) => kindDef(k, 'model', ROOT)) };
+}
+const ROOT: JSONSchemaObject = { $ref: '#' };
 
 /** One node kind's definition in the given form (what the run_pipeline tool's steps reuse). */
 export function kindDefinition(kind: CombinatorName | 'step', form: SchemaForm): JSONSchemaObject {
@@ -133,5 +142,5 @@ export const COMPOSABLE_TOOL_SPEC_SCHEMA: JSONSchemaObject = {
     outputSchema: { type: 'object' },
   },
   additionalProperties: false,
-  $defs: nodeDefinitions('spec'),
+  $defs: nodeDefinitions(),
 };
