@@ -19,6 +19,7 @@ import type { ITool, JSONSchemaObject, ToolExecutionContext, ToolExecutionResult
 import { RUN_PIPELINE_TOOL_NAME } from './batching-names.js';
 import { stepReferences, unresolvedNote, type UnresolvedReference } from './pipeline-refs.js';
 import { precheckCalls } from './precheck.js';
+import { outputText } from '../shaping/present-result.js';
 
 const PIPELINE_DOOR: DoorInfo = Object.freeze({ kind: 'run_pipeline' });
 
@@ -205,19 +206,6 @@ function withoutStep(error: string, id: string): string {
   if (!error.startsWith(head)) return error;
   const colon = error.indexOf(': ', head.length);
   return colon < 0 ? error : error.slice(colon + 2);
-}
-
-/**
- * A step's output as the model reads it: text as written, anything else as JSON. An output JSON
- * cannot write (a BigInt, a cycle) is named as such, so the other steps and the ledger survive.
- */
-function outputText(output: unknown): string {
-  if (typeof output === 'string') return output;
-  try {
-    return JSON.stringify(output) ?? '';
-  } catch (error) {
-    return `[output not shown: it cannot be written as JSON (${messageOf(error)})]`;
-  }
 }
 
 /** The code to show the model: the tool's own when it failed itself, else the refusal's. */
