@@ -63,29 +63,20 @@ export class Leaf implements LeafRecorder {
 
   /** Run the leaf in `lane`: its outcome when known at once, else `undefined` and the lane's owner takes it. */
   drive(state: RunState, scope: RefScope, lane: Lane): NodeOutcome | undefined {
-    const toolName = this.toolName;
-    // The chainability rule, re-checked at every run against the registry as it stands now.
-    const tool = state.gate.resolve(toolName);
-    if (!isChainable(toolName, tool, state.sideEffectingTools)) return failed(state, this.label, toolName, chainRefusal(toolName, tool, () => state.gate.names?.()));
-    const start = state.startCall;
-    if (tool.composition || state.dry || !start) return this.driveOther(tool, state, scope, lane);
-    // The common case: a tool that is not a composition, a real run, the gate's record form.
-    // Checked to be an object by argsProblem before it is used as one.
-    const args = this.argsOf(scope) as Record<string, unknown>;
-    const badArgs = this.argsProblem(state, tool, args);
-    if (badArgs) return failed(state, this.label, toolName, badArgs);
-    // The lane is the gate's record for this call: aimed here, it carries the result back to the lane.
-    lane.aim(tool, this.label, this.timeoutMs);
+    // A dry run, and a gate a host made, are the rare cases: everything else starts as every fast path does.
+    if (state.dry !== undefined || state.startCall === undefined) return this.driveOther(state, scope, lane);
     lane.leaf = this;
     lane.state = state;
     lane.scope = scope;
-    const now = start(lane, args, state.context, state.signal);
-    return now ? this.finish(tool, state, scope, now) : undefined;
+    const now = this.start(lane, state, scope);
+    return now ? this.finish(lane.tool, state, scope, now) : undefined;
   }
 
-  /** Every other case, in the same order of checks: the cycle guard, the arguments, a dry run, then the gate. */
-  private driveOther(tool: ITool, state: RunState, scope: RefScope, lane: Lane): NodeOutcome | undefined {
+  /** A dry run, or a gate a host made: the same checks, in the same order, then a stub output or the gate's `run`. */
+  private driveOther(state: RunState, scope: RefScope, lane: Lane): NodeOutcome | undefined {
     const { label, toolName } = this;
+    const tool = this.resolve(state);
+    if (!isChainable(toolName, tool, state.sideEffectingTools)) return failed(state, label, toolName, chainRefusal(toolName, tool, () => state.gate.names?.()));
     if (tool.composition) {
       const cycle = this.cycleRefusal(tool, state);
       if (cycle) return failed(state, label, toolName, cycle);
@@ -123,22 +114,21 @@ export class Leaf implements LeafRecorder {
   }
 
   /**
-   * Start this leaf's call on a fast path (a {@link LeafChain}, a for_each or a gather of plain
-   * leaves): the checks of {@link Leaf.drive}, in the same order (the chainability rule against
-   * the registry as it stands now, the cycle guard, the arguments), then the gate's direct call
-   * with `call` as its record. The one implementation of those checks for every fast path.
+   * Start this leaf's call with `call` as the gate's record: the chainability rule against the
+   * registry as it stands now, the cycle guard, the arguments, then the gate's record form (its
+   * host checks, then its own). The one implementation of these checks for every driver (a
+   * sequence, a chain, a for_each, a gather); only a dry run and a host-made gate go another way.
    *
    * @param call - the record the gate fills and delivers to; not in flight
-   * @param direct - the gate's record form with no host checks ({@link directCallOf})
-   * @param state - the run's state
+   * @param state - the run's state (not a dry run; its gate made by `createStepGate`)
    * @param scope - what the arguments read
    * @returns a result known at once, not yet recorded (a refusal, or the gate's answer), which
    *   the caller records as it records a delivered result; or `undefined` while the call is in
    *   flight, and `call.deliver` then gets the result once
    */
-  startDirect(call: GateCall, direct: StartCall, state: RunState, scope: RefScope): ToolExecutionResult | undefined {
+  start(call: GateCall, state: RunState, scope: RefScope): ToolExecutionResult | undefined {
     const toolName = this.toolName;
-    const tool = state.gate.resolve(toolName);
+    const tool = this.resolve(state);
     if (!isChainable(toolName, tool, state.sideEffectingTools)) return chainRefusal(toolName, tool, () => state.gate.names?.());
     if (tool.composition) {
       const cycle = this.cycleRefusal(tool, state);
@@ -150,7 +140,18 @@ export class Leaf implements LeafRecorder {
     if (badArgs) return badArgs;
     // The instance checked is the one the gate runs.
     call.aim(tool, this.label, this.timeoutMs);
-    return direct(call, args, state.context, state.signal);
+    call.frame = state.frame;
+    return state.startCall!(call, args, state.context, state.signal);
+  }
+
+  /**
+   * The tool this leaf calls, as the registry stands now: resolved by name, or, when the host's
+   * registry version says nothing changed since the run's check, the instance that check resolved.
+   */
+  private resolve(state: RunState): ITool | undefined {
+    const known = state.resolved;
+    if (known !== undefined && state.version!() === known.version) return known.tools.get(this.toolName);
+    return state.gate.resolve(this.toolName);
   }
 
   /** The cycle guard for a composition tool: the refusal when it is already running on this path. */
@@ -303,8 +304,8 @@ function describe(value: unknown): string {
 
 /**
  * The fast path for the most common plan: a top-level sequence of plain leaves (no `when`,
- * `retry`, `onError`, compensation or combinator; names are fine), run through a gate with no
- * host checks ({@link directCallOf} in the gate), not a dry run. The same rules as a {@link Leaf}
+ * `retry`, `onError`, compensation or combinator; names are fine), run through a gate
+ * `createStepGate` made, not a dry run. The same rules as a {@link Leaf}
  * driven by a sequence, through the same helpers, without the layers between: one object is the
  * run's sequence, its lane and the gate's record, and a step's result goes straight from the gate
  * to the next step with no outcome object or plan closure in between.
@@ -315,8 +316,6 @@ export abstract class LeafChain extends GateCall {
   // Declared and set in the constructor, not class fields: see GateCall (one per run).
   /** The steps, in order. */
   private declare readonly leaves: readonly Leaf[];
-  /** The gate's direct record form: the abort check, then the tool. */
-  private declare readonly direct: StartCall;
   /** The run's state: the ledger, the trace, the context. */
   protected declare readonly runState: RunState;
   /** What the steps' references read: the input and the outputs so far. */
@@ -327,14 +326,12 @@ export abstract class LeafChain extends GateCall {
 
   /**
    * @param leaves - the steps, in order
-   * @param direct - the gate's record form with no host checks in front of it
    * @param runState - the run's state
    * @param refs - the scope every step reads
    */
-  constructor(leaves: readonly Leaf[], direct: StartCall, runState: RunState, refs: RefScope) {
+  constructor(leaves: readonly Leaf[], runState: RunState, refs: RefScope) {
     super();
     this.leaves = leaves;
-    this.direct = direct;
     this.runState = runState;
     this.refs = refs;
     this.at = 0;
@@ -374,7 +371,7 @@ export abstract class LeafChain extends GateCall {
         }
         if (this.at >= leaves.length) return this.finish(undefined);
         // A result known at once (a refusal too) is recorded at the top of the loop.
-        result = leaves[this.at].startDirect(this, this.direct, state, refs);
+        result = leaves[this.at].start(this, state, refs);
         if (!result) return;
       }
     } catch (error) {
@@ -397,7 +394,7 @@ export interface DirectOwner {
 }
 
 /**
- * The gate's record for a leaf call started with {@link Leaf.startDirect} by a fast path other
+ * The gate's record for a leaf call started with {@link Leaf.start} by a fast path other
  * than a chain: a for_each worker (reused item after item) or one gather call. One class for
  * both, so the gate's hot path sees as few shapes as possible.
  */

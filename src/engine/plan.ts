@@ -19,7 +19,7 @@ import { compileAt, type CompileEnv, type NodeSite, type PlanCall } from './comp
 import { compileNode } from './compile-node.js';
 import { LeafChain, failed, type Leaf } from './leaf.js';
 import { plannedOf, plannedRefusal, sumPlanned } from './planned-calls.js';
-import { Sequence, completedSteps, type NodeOutcome, type NodePlan, type RunState } from './run-state.js';
+import { Sequence, completedSteps, type NodeOutcome, type NodePlan, type ResolvedTools, type RunState } from './run-state.js';
 import type { SnapshotProvider } from './snapshot.js';
 
 /** The default per-step timeout: long enough for real tools, short enough that a hung one ends. */
@@ -130,7 +130,7 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
     if (over) return Promise.resolve(over);
     if (settings.precheck) {
       // Every call the plan may make is checked before the first runs, so a refusal comes before any effect.
-      const refused = precheckCalls(state, calls, settings.compositionId);
+      const refused = precheckCalls(state, settings, calls);
       if (refused) return Promise.resolve(runResult(state, { input, prev: undefined, steps: [], named: NO_NAMES }, refused, undefined, annotations));
     }
     // The executor is one shared function, not a closure made per run (see `capture`).
@@ -140,10 +140,9 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
     // Never rejects: callers hand this promise on as their own result, with no try around an await.
     try {
       const named = hasNames ? new Map() : NO_NAMES;
-      // Only through a gate with no host checks, and never in a dry run: those take the general path.
-      const direct = chain && !settings.dry ? settings.directCall : undefined;
       const ending: RunEnding = { shapeOutput, annotations, resolve };
-      if (direct) new ChainRun(chain!, direct, state, input, named, ending).start();
+      // A dry run, and a gate a host made, take the general path.
+      if (chain !== undefined && settings.dry === undefined && settings.startCall !== undefined) new ChainRun(chain, state, input, named, ending).start();
       else new PlanRun(steps, state, input, named, ending).start();
     } catch (error) {
       resolve(failure('step_threw', `The run failed unexpectedly: ${messageOf(error)}`));
@@ -233,8 +232,8 @@ class ChainRun extends LeafChain {
   // Declared and set in the constructor, not class fields: see GateCall (one per run).
   private declare readonly ending: RunEnding;
 
-  constructor(leaves: readonly Leaf[], direct: StartCall, state: RunState, input: unknown, named: Map<string, unknown>, ending: RunEnding) {
-    super(leaves, direct, state, { input, prev: undefined, steps: [], named });
+  constructor(leaves: readonly Leaf[], state: RunState, input: unknown, named: Map<string, unknown>, ending: RunEnding) {
+    super(leaves, state, { input, prev: undefined, steps: [], named });
     this.ending = ending;
   }
 
@@ -252,15 +251,30 @@ function firstCallPerTool(calls: readonly PlanCall[]): PlanCall[] {
 /**
  * The refusal of the first call (in spec order) the chainability rule refuses as the registry
  * stands now, or `undefined`. A call to the composition being run is left to the cycle guard.
+ * When the host's registry version is the one the last check saw, that check stands and its
+ * tools are reused by the run's steps; otherwise every tool is resolved and checked again.
  */
-function precheckCalls(state: RunState, calls: readonly PlanCall[], compositionId: string | undefined): NodeOutcome | undefined {
+function precheckCalls(state: RunState, settings: RunSettings, calls: readonly PlanCall[]): NodeOutcome | undefined {
+  const version = settings.version;
+  const seen = version ? version() : undefined;
+  const last = settings.checked;
+  if (last !== undefined && seen === last.version) {
+    state.resolved = last;
+    return undefined;
+  }
   const gate = state.gate;
+  const tools = new Map<string, ITool | undefined>();
   for (const call of calls) {
     const tool = gate.resolve(call.tool);
-    if (tool !== undefined && compositionId !== undefined && tool.id === compositionId) continue;
+    tools.set(call.tool, tool);
+    if (tool !== undefined && settings.compositionId !== undefined && tool.id === settings.compositionId) continue;
     if (!isChainable(call.tool, tool, state.sideEffectingTools)) {
       return failed(state, call.label, call.tool, chainRefusal(call.tool, tool, () => gate.names?.()));
     }
+  }
+  if (version) {
+    settings.checked = { version: seen, tools };
+    state.resolved = settings.checked;
   }
   return undefined;
 }
@@ -327,8 +341,13 @@ export interface RunSettings extends DoorEntry {
   readonly gate: StepGate;
   /** The gate's record form, when `createStepGate` made it; absent for a host-made gate (driven through its `run`). */
   readonly startCall: StartCall | undefined;
-  /** The gate's record form with no host checks in front of it; absent when it has some (or is host-made). */
-  readonly directCall: StartCall | undefined;
+  /** The host's registry version, when its gate has one. */
+  readonly version: (() => unknown) | undefined;
+  /**
+   * The tools the last check of every call resolved, at the registry version it saw: a run that
+   * sees the same version reuses them (see `StepGateOptions.version`). Written by the runs.
+   */
+  checked: ResolvedTools | undefined;
   /** The host's list of side-effecting tools that may be chained, as a set. */
   readonly sideEffectingTools: ReadonlySet<string>;
   /** Dry run: side-effecting and composite steps take their outputs from here. */
@@ -352,7 +371,8 @@ export function runSettings(options: PlanRunOptions): RunSettings {
   return {
     gate,
     startCall: internals?.start,
-    directCall: internals?.direct,
+    version: internals?.version,
+    checked: undefined,
     // A door hands over the set it made once (a copy of the host's list); a list is made a set here.
     sideEffectingTools: options.sideEffectingTools instanceof Set ? options.sideEffectingTools : toToolSet(options.sideEffectingTools),
     dry: options.dry,
@@ -391,10 +411,10 @@ export function enterRun(
 /** The state of a run that {@link compositionRefusal} has let in. */
 function runState(context: ToolExecutionContext, settings: RunSettings, signal: AbortSignal | undefined, stepTimeoutMs: number): RunState {
   const nested = nestedContext(context, settings, signal);
+  const frame = frameOf(nested)!;
   return {
     gate: settings.gate,
     startCall: settings.startCall,
-    directCall: settings.directCall,
     sideEffectingTools: settings.sideEffectingTools,
     context: nested,
     signal: signal ?? context.signal,
@@ -402,7 +422,10 @@ function runState(context: ToolExecutionContext, settings: RunSettings, signal: 
     stepTimeoutMs,
     snapshots: settings.snapshots,
     compositionPath: nested.sessionData!.compositionPath as string[],
-    budget: frameOf(nested)!.budget,
+    frame,
+    budget: frame.budget,
+    version: settings.version,
+    resolved: undefined,
     validateArgs: settings.validateArgs,
     effects: [],
     trace: [],

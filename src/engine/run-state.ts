@@ -8,6 +8,7 @@ import type { StepGate } from '../gate/step-gate.js';
 import type { Leaf } from './leaf.js';
 import type { Planned } from './planned-calls.js';
 import type { CallBudget } from '../gate/budget.js';
+import type { RunFrame } from '../gate/run-frame.js';
 import { GateCall, type StartCall } from '../gate/gate-call.js';
 import { release } from '../gate/watchdog.js';
 import type { EffectRecord, ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
@@ -49,13 +50,8 @@ export interface UndoAction {
 /** The state of one run. Combinators share it; a scope swaps in its own undo log. */
 export interface RunState {
   gate: StepGate;
-  /** The gate's record form (`startCallOf(gate.call)`), looked up once per run; absent for a host-made gate. */
+  /** The gate's record form, when `createStepGate` made the gate; absent for a host-made gate (driven through its `run`). */
   startCall: StartCall | undefined;
-  /**
-   * The gate's record form with no host checks in front of it (`directCallOf(gate.call)`), absent
-   * when the gate has some: for_each and gather of plain leaves run on a fast path through it.
-   */
-  directCall: StartCall | undefined;
   sideEffectingTools: ReadonlySet<string>;
   /** The context the steps get (depth one more than the caller's, the run's signal). */
   context: ToolExecutionContext;
@@ -79,10 +75,24 @@ export interface RunState {
   undo: UndoAction[] | undefined;
   /** The annotations around the node now running, innermost last. */
   annotations: readonly { intent: string; hypothesis?: string }[];
+  /** The frame the run's calls carry (the budget, the door), handed to the gate with each call. */
+  frame: RunFrame;
   /** The budget of the call from outside this run belongs to (shared with every nested door). */
   budget: CallBudget;
+  /** The host's registry version (`StepGateOptions.version`), when it gave one. */
+  version: (() => unknown) | undefined;
+  /** The tools the run's check resolved, and the registry version they were resolved at: reused while it stays the same. */
+  resolved: ResolvedTools | undefined;
   /** Check each call's arguments against its tool's `inputSchema` before it runs. */
   validateArgs: boolean;
+}
+
+/** Tools resolved by name at a registry version. */
+export interface ResolvedTools {
+  /** The host's registry version when they were resolved. */
+  version: unknown;
+  /** Each tool by the name it was resolved under. */
+  tools: Map<string, ITool | undefined>;
 }
 
 /** What a node's run comes to: its output, or the failure that ended it. */

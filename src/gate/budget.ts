@@ -98,7 +98,8 @@ export class CallBudget {
   /** A leaf call ended: free its place and start the calls waiting for one, in order. */
   release(): void {
     this.inFlight--;
-    if (this.draining) return;
+    // Nothing waits (the common case): nothing more to do.
+    if (this.head === this.queue.length || this.draining) return;
     this.draining = true;
     try {
       while (this.inFlight < this.limits.inFlight && this.head < this.queue.length) {

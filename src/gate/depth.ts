@@ -98,14 +98,19 @@ export function nestedContext(context: ToolExecutionContext, entry: DoorEntry, s
   const sessionData = context.sessionData;
   const frame = frameFor(context, entry.limits ?? DEFAULT_BUDGET_LIMITS, entry.noInteractive, entry.door);
   // Literal keys (DEPTH_KEY, PATH_KEY, FRAME_KEY): computed keys would take the literal's slow path.
-  const next: ToolExecutionContext = {
-    ...context,
-    sessionData: sessionData
+  // The reader is written in the literal too: adding it afterwards would change the object's shape.
+  const reader = entry.reader;
+  let nested: Record<string, unknown>;
+  if (sessionData) {
+    nested = reader === undefined
       ? { ...sessionData, emergentDepth: depthOf(context) + 1, compositionPath: nextPath, toolweave: frame }
-      : { emergentDepth: 1, compositionPath: nextPath, toolweave: frame },
-  };
-  if (entry.reader !== undefined) next.sessionData!.resultReader = entry.reader;
-  if (signal) next.signal = signal;
+      : { ...sessionData, emergentDepth: depthOf(context) + 1, compositionPath: nextPath, toolweave: frame, resultReader: reader };
+  } else {
+    nested = reader === undefined
+      ? { emergentDepth: 1, compositionPath: nextPath, toolweave: frame }
+      : { emergentDepth: 1, compositionPath: nextPath, toolweave: frame, resultReader: reader };
+  }
+  const next: ToolExecutionContext = signal ? { ...context, sessionData: nested, signal } : { ...context, sessionData: nested };
   return next;
 }
 

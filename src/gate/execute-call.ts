@@ -29,7 +29,7 @@ export function callChecked(
   else watchEvents(call, context);
   const abort = signal ?? context.signal;
   if (abort?.aborted) return ended(call, aborted(call));
-  const frame = frameOf(context);
+  const frame = call.frame ?? frameOf(context);
   if (frame !== undefined) {
     if (frame.noInteractive !== undefined && frame.refusesInteractive(tool.name, tool.interactive)) return ended(call, interactive(call));
     const budget = frame.budget;

@@ -11,6 +11,7 @@ import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.j
 import { budgetRefusal, type BudgetLimits, type CallBudget, type WaitingCall } from './budget.js';
 import { finishCall, retireCallbacks, startWaiting } from './execute-call.js';
 import type { ToolEvent } from './events.js';
+import type { RunFrame } from './run-frame.js';
 import type { Watch } from './watchdog.js';
 
 /**
@@ -59,6 +60,11 @@ export abstract class GateCall implements Watch, WaitingCall {
   declare listenerContext: ToolExecutionContext | undefined;
   /** When the tool started (`performance.now()`), while a listener is told; 0 otherwise. */
   declare startedAt: number;
+  /**
+   * The frame of the run that makes the call, when the engine knows it (it is the one the call's
+   * context carries): saves looking it up in the context at every call.
+   */
+  declare frame: RunFrame | undefined;
 
   /** A record not yet aimed at a call. */
   constructor() {
@@ -79,6 +85,7 @@ export abstract class GateCall implements Watch, WaitingCall {
     this.listener = undefined;
     this.listenerContext = undefined;
     this.startedAt = 0;
+    this.frame = undefined;
   }
 
   /** Aim the record at a call. */
@@ -156,17 +163,16 @@ export type StartCall = (
 ) => ToolExecutionResult | undefined;
 
 /**
- * What the engine may use of a gate that `createStepGate` made: its record form, and, when it
- * has no host checks, the record form with nothing in front of the tool but the gate's own
- * checks. Kept off the gate object, keyed by it: a gate object a host made (a wrapper, a spread
+ * What the engine may use of a gate that `createStepGate` made: its record form, its budget
+ * limits, its registry version. Kept off the gate object, keyed by it: a gate object a host made (a wrapper, a spread
  * copy with its own `run`) has none, so the engine drives it through its `run` and every check
  * the host added there holds.
  */
 export interface GateInternals {
-  /** The record form: the host's checks, then {@link GateInternals.direct}'s. */
+  /** The record form: the host's checks, then the gate's own and the tool. */
   readonly start: StartCall;
-  /** The record form with no host checks in front of it; absent when the gate has some. */
-  readonly direct: StartCall | undefined;
+  /** The host's registry version, when it gave one (see `StepGateOptions.version`). */
+  readonly version: (() => unknown) | undefined;
   /** The budget limits of a call from outside that enters a door through this gate. */
   readonly limits: Readonly<BudgetLimits>;
   /** The host's own resolver, which may throw (the gate's `resolve` turns a throw into "not found"): for reporting at build time. */

@@ -103,6 +103,13 @@ export interface StepGateOptions {
    * refusal suggest the closest names for a typo ("did you mean lookup?"). Optional.
    */
   names?: () => Iterable<string>;
+  /**
+   * The registry's version: a value the host changes whenever a tool is added, removed or
+   * replaced, or changes its declarations. While it stays the same, a composite reuses the tools
+   * its last check resolved instead of resolving them again at every run and every step (it
+   * still asks the version each time). Optional: without it, every run and every step resolves.
+   */
+  version?: () => unknown;
   /** Asked before every step. */
   permissionManager?: PermissionManager;
   /**
@@ -229,7 +236,7 @@ export function createStepGate(options: StepGateOptions): StepGate {
   };
   // Frozen, and known by identity: a copy or a changed object is driven through its own `run`.
   Object.freeze(gate);
-  registerGate(gate, { start, direct: hasHostChecks ? undefined : callChecked, limits: budgetLimits(options.budget), lookup: resolve });
+  registerGate(gate, { start, version: options.version, limits: budgetLimits(options.budget), lookup: resolve });
 
   /** The permission check, the host's checks, then the approval (side-effecting tools only): a refusal, or `undefined` to go on. */
   async function hostChecks(

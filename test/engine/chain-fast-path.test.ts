@@ -1,6 +1,6 @@
 /**
  * The fast path for a top-level sequence of plain leaves (a gate with no host checks) against the
- * general path (forced here by a permission manager that allows everything): the same specs give
+ * general path (forced here by a host's own gate object, driven through its `run`): the same specs give
  * the same results, successes and failures alike, timeouts included.
  */
 import { describe, expect, it } from 'vitest';

@@ -2,6 +2,7 @@
 import { expect } from 'vitest';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import { gateInternals } from '../../src/gate/gate-call.js';
+import type { StepGate } from '../../src/gate/step-gate.js';
 import type { ITool, ToolExecutionResult } from '../../src/tool.js';
 import { registry, tool } from './tools.js';
 
@@ -28,8 +29,8 @@ export const FAILURE_CASES: [string, string, string][] = [
 ];
 
 /**
- * Two builders over one registry of `tools`: the fast path (a gate with no host checks), and the
- * general path, forced through an allow-all permission check. Both with a 40 ms step timeout.
+ * Two builders over one registry of `tools`: the fast path (a gate `createStepGate` made), and the
+ * general path (a host's own gate object, driven through its `run`). Both with a 40 ms step timeout.
  *
  * The names the chainability rule refuses (`absent`, `unlisted`, `undeclared`) stand for a pure
  * tool while a spec is built and checked, and turn into what they are named for when the tool
@@ -52,9 +53,12 @@ export function fastAndGeneral(tools: ITool[], sideEffectingTools: string[]) {
   );
   repair();
   const fastGate = reg.gate();
-  const generalGate = reg.gate({ permissionManager: { isExecutionAllowed: () => ({ isAllowed: true }) } });
-  expect(gateInternals(fastGate)?.direct).toBeDefined();
-  expect(gateInternals(generalGate)?.direct).toBeUndefined();
+  // A host's own gate object (here a plain wrapper around another) is driven through its `run`:
+  // the general path, which every other path must agree with.
+  const inner = reg.gate();
+  const generalGate: StepGate = { resolve: (name) => inner.resolve(name), names: () => inner.names!(), run: (...args) => inner.run(...args) };
+  expect(gateInternals(fastGate)).toBeDefined();
+  expect(gateInternals(generalGate)).toBeUndefined();
   const fast = new ComposableToolBuilder(fastGate, { stepTimeoutMs: 40 });
   const general = new ComposableToolBuilder(generalGate, { stepTimeoutMs: 40 });
   for (const b of [fast, general]) b.bind({ sideEffectingTools });

@@ -3,7 +3,6 @@ import { failure } from '../../codes.js';
 import { preview } from '../../spec/ajv.js';
 import { release } from '../../gate/watchdog.js';
 import type { Accessor, RefScope } from '../../refs/scope.js';
-import type { StartCall } from '../../gate/gate-call.js';
 import type { ToolExecutionResult } from '../../tool.js';
 import { DirectLane, failed, type DirectOwner, type Leaf } from '../leaf.js';
 import { plannedOf, plannedRefusal, timesPlanned } from '../planned-calls.js';
@@ -46,9 +45,10 @@ export function forEach(label: string, items: ItemsSource, template: NodePlan, c
     if (over) return failed(state, label, undefined, over);
     const itemState = state.recording ? { ...state, recording: false } : state;
     // Only through a gate with no host checks, and never in a dry run: those take the general path.
-    const direct = leaf && !state.dry ? state.directCall : undefined;
+    // A plain leaf's template runs on the fast path, unless this is a dry run or the gate is a host's own.
+    const fast = leaf !== undefined && state.dry === undefined && state.startCall !== undefined;
     const { outcome, started } = await new Promise<ForEachEnd>((resolve) =>
-      direct ? new ForEachDirect(list, bound, leaf!, direct, itemState, scope, resolve).start() : new ForEachRun(list, bound, template, itemState, scope, resolve).start(),
+      fast ? new ForEachDirect(list, bound, leaf!, itemState, scope, resolve).start() : new ForEachRun(list, bound, template, itemState, scope, resolve).start(),
     );
     if (state.recording) {
       const entry: TraceEntry = { step: label, ok: outcome.ok, items: started };
@@ -221,19 +221,17 @@ class ForEachRun extends ForEachBase implements LaneOwner {
 /**
  * A for_each run whose template is a plain leaf, through a gate with no host checks: the fast
  * path. The same workers, rules and records as {@link ForEachRun}, through the leaf's own checks
- * ({@link Leaf.startDirect}) and recorders, without the layers between: each worker is the gate's
+ * ({@link Leaf.start}) and recorders, without the layers between: each worker is the gate's
  * record for its calls, and a result goes from the gate to the item's place with no outcome
  * object or plan in between.
  */
 class ForEachDirect extends ForEachBase implements DirectOwner {
   // Declared and set in the constructor, not class fields: see GateCall (one per run).
   private declare readonly leaf: Leaf;
-  private declare readonly direct: StartCall;
 
-  constructor(values: readonly unknown[], bound: number, leaf: Leaf, direct: StartCall, runState: RunState, refs: RefScope, resolve: (end: ForEachEnd) => void) {
+  constructor(values: readonly unknown[], bound: number, leaf: Leaf, runState: RunState, refs: RefScope, resolve: (end: ForEachEnd) => void) {
     super(values, bound, runState, refs, resolve);
     this.leaf = leaf;
-    this.direct = direct;
   }
 
   start(): void {
@@ -255,13 +253,13 @@ class ForEachDirect extends ForEachBase implements DirectOwner {
 
   /** Run items in `lane` (which holds a claimed place) until one is in flight, or none is left. */
   private work(lane: DirectLane): void {
-    const { values, leaf, direct, runState } = this;
+    const { values, leaf, runState } = this;
     const itemScope = lane.scope;
     do {
       const index = this.next++;
       itemScope.item = values[index];
       itemScope.index = index;
-      const now = leaf.startDirect(lane, direct, runState, itemScope);
+      const now = leaf.start(lane, runState, itemScope);
       if (!now) return;
       // A result known at once (a refusal too) is recorded as a delivered one.
       this.settle(lane, now);

@@ -1,5 +1,4 @@
 /** gather: named calls run concurrently; the output is an object of their outputs by name. */
-import type { StartCall } from '../../gate/gate-call.js';
 import type { RefScope } from '../../refs/scope.js';
 import type { ToolExecutionResult } from '../../tool.js';
 import { DirectLane, failed, type DirectOwner, type Leaf } from '../leaf.js';
@@ -14,9 +13,8 @@ export function gather(calls: readonly (readonly [string, NodePlan])[]): NodePla
   const leaves = plans.every((plan) => plan.drive && plan.leaf) ? plans.map((plan) => plan.leaf!) : undefined;
   return (state, scope) =>
     new Promise<NodeOutcome>((resolve) => {
-      // Only through a gate with no host checks, and never in a dry run: those take the general path.
-      const direct = leaves && !state.dry ? state.directCall : undefined;
-      if (direct) new GatherDirect(names, leaves!, direct, shape, state, scope, resolve).start();
+      // Plain leaves run on the fast path, unless this is a dry run or the gate is a host's own.
+      if (leaves !== undefined && state.dry === undefined && state.startCall !== undefined) new GatherDirect(names, leaves, shape, state, scope, resolve).start();
       else new GatherRun(names, plans, shape, state, scope, resolve).start();
     });
 }
@@ -131,18 +129,16 @@ class GatherRun extends GatherBase implements LaneOwner {
 /**
  * A gather run whose calls are all plain leaves, through a gate with no host checks: the fast
  * path. The same rules and records as {@link GatherRun}, through the leaves' own checks
- * ({@link Leaf.startDirect}) and recorders, with each call's record the gate's, and no outcome
+ * ({@link Leaf.start}) and recorders, with each call's record the gate's, and no outcome
  * object or plan between a call's result and its place.
  */
 class GatherDirect extends GatherBase implements DirectOwner {
   // Declared and set in the constructor, not class fields: see GateCall (one per run).
   private declare readonly leaves: readonly Leaf[];
-  private declare readonly direct: StartCall;
 
   constructor(
     names: readonly string[],
     leaves: readonly Leaf[],
-    direct: StartCall,
     shape: Record<string, unknown>,
     runState: RunState,
     refs: RefScope,
@@ -150,14 +146,13 @@ class GatherDirect extends GatherBase implements DirectOwner {
   ) {
     super(names, shape, runState, refs, resolve);
     this.leaves = leaves;
-    this.direct = direct;
   }
 
   start(): void {
-    const { leaves, direct, runState, refs } = this;
+    const { leaves, runState, refs } = this;
     for (let i = 0; i < leaves.length; i++) {
       const lane = new DirectLane(this, i, refs);
-      const now = leaves[i].startDirect(lane, direct, runState, refs);
+      const now = leaves[i].start(lane, runState, refs);
       // A result known at once (a refusal too) is recorded as a delivered one.
       if (now) this.delivered(lane, now);
     }
