@@ -45,8 +45,9 @@ function withRetry(plan: NodePlan, attempts: number, backoffMs: number): NodePla
       await sleep(backoffMs * 2 ** (attempt - 2), state.signal);
       outcome = await plan(state, scope);
       if (outcome.ok || attempt === tries) {
-        const last = state.trace[state.trace.length - 1];
-        if (last) last.attempts = attempt;
+        // A copy: a leaf's own success entry is shared from run to run.
+        const at = state.trace.length - 1;
+        if (at >= 0) state.trace[at] = { ...state.trace[at], attempts: attempt };
       }
     }
     return outcome;

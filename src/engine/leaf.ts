@@ -41,6 +41,8 @@ export function compileLeaf(node: StepNode, env: CompileEnv, site: NodeSite, lab
 export class Leaf implements LeafRecorder {
   /** The gate options for a host-made gate. */
   private readonly runOptions: GateRunOptions;
+  /** Its trace entry for a success with no annotation around it: the same every time, so made once (and frozen). */
+  private readonly okEntry: TraceEntry;
 
   /**
    * @param label - the step's label: its name, or its place in the spec
@@ -59,6 +61,7 @@ export class Leaf implements LeafRecorder {
     private readonly undo: Compensation | undefined,
   ) {
     this.runOptions = { step: label, timeoutMs };
+    this.okEntry = Object.freeze({ step: label, tool: toolName, ok: true });
   }
 
   /** Run the leaf in `lane`: its outcome when known at once, else `undefined` and the lane's owner takes it. */
@@ -183,8 +186,8 @@ export class Leaf implements LeafRecorder {
   /** Record a successful call: the effects ledger (side-effecting tools), then the trace. */
   recordSuccess(tool: ITool, state: RunState): void {
     if (tool.hasSideEffects === true) state.effects.push({ step: this.label, tool: this.toolName, ran: true, outcome: 'ran' });
-    // The common entry (no annotation around the leaf) as a literal: this runs once per step.
-    if (state.recording) state.trace.push(state.annotations.length ? entry(state, this.label, this.toolName, true) : { step: this.label, tool: this.toolName, ok: true });
+    // The common entry (no annotation around the leaf) is the leaf's own, made once: this runs once per step.
+    if (state.recording) state.trace.push(state.annotations.length ? entry(state, this.label, this.toolName, true) : this.okEntry);
   }
 
   /**

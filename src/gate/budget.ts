@@ -67,8 +67,8 @@ export class CallBudget {
   declare inFlight: number;
   /** Sandboxes alive now. */
   declare sandboxes: number;
-  /** Calls waiting for a place, in order; `head` is the next to start. */
-  private declare queue: WaitingCall[];
+  /** Calls waiting for a place, in order; `head` is the next to start. Made when the first call waits. */
+  private declare queue: WaitingCall[] | undefined;
   private declare head: number;
   /** Set while {@link CallBudget.release} starts waiting calls, so a call it starts does not nest another loop. */
   private declare draining: boolean;
@@ -79,7 +79,7 @@ export class CallBudget {
     this.calls = 0;
     this.inFlight = 0;
     this.sandboxes = 0;
-    this.queue = [];
+    this.queue = undefined;
     this.head = 0;
     this.draining = false;
   }
@@ -92,25 +92,26 @@ export class CallBudget {
   /** Queue `call` until a place is free. */
   wait(call: WaitingCall): void {
     call.waiting = true;
-    this.queue.push(call);
+    (this.queue ??= []).push(call);
   }
 
   /** A leaf call ended: free its place and start the calls waiting for one, in order. */
   release(): void {
     this.inFlight--;
     // Nothing waits (the common case): nothing more to do.
-    if (this.head === this.queue.length || this.draining) return;
+    const queue = this.queue;
+    if (queue === undefined || this.head === queue.length || this.draining) return;
     this.draining = true;
     try {
-      while (this.inFlight < this.limits.inFlight && this.head < this.queue.length) {
-        const next = this.queue[this.head++];
+      while (this.inFlight < this.limits.inFlight && this.head < queue.length) {
+        const next = queue[this.head++];
         if (!next.waiting) continue;
         next.waiting = false;
         this.inFlight++;
         next.startWaiting();
       }
-      if (this.head === this.queue.length) {
-        this.queue.length = 0;
+      if (this.head === queue.length) {
+        queue.length = 0;
         this.head = 0;
       }
     } finally {
