@@ -26,15 +26,25 @@ const APPROVAL_SCHEMA = {
 
 /**
  * An approval hook (for `createStepGate({ approvals })`) that asks the client connected to `server`
+ * (or to the server a function returns, since the gate is made before the server that uses it)
  * with an MCP elicitation request, once per side-effecting call, however deeply nested. The values a
  * model chose (a step's name, a script's intention, the arguments) are shown as such. A client
  * that does not support elicitation gets every such call refused (`approval_rejected`, saying why);
  * declining, dismissing or not answering in time refuses it too.
+ *
+ * @example
+ * ```ts
+ * let server: Server;
+ * const gate = createStepGate({ resolve, approvals: elicitationApprovals(() => server) });
+ * server = createMcpServer(tools, { gate });
+ * ```
  */
-export function elicitationApprovals(server: Server, options: ElicitationApprovalsOptions = {}): ApprovalProvider {
+export function elicitationApprovals(server: Server | (() => Server), options: ElicitationApprovalsOptions = {}): ApprovalProvider {
+  const serverNow = typeof server === 'function' ? server : () => server;
   const timeout = options.timeoutMs && options.timeoutMs > 0 ? options.timeoutMs : DEFAULT_APPROVAL_TIMEOUT_MS;
   return {
     async requestApproval(action: ApprovalAction): Promise<ApprovalDecision> {
+      const server = serverNow();
       if (!server.getClientCapabilities()?.elicitation) {
         return {
           approved: false,

@@ -29,7 +29,7 @@ afterAll(async () => {
   await project.remove();
 });
 
-const byName = (tools: ITool[]) => new Map(tools.map((t) => [t.name, t]));
+const byName = <T extends ITool>(tools: T[]) => new Map(tools.map((t) => [t.name, t]));
 
 describe('mcpTools over the filesystem server', () => {
   it('imports every tool with its schemas as the server gives them', () => {
