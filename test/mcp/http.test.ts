@@ -1,0 +1,83 @@
+/**
+ * serveHttp: Streamable HTTP on 127.0.0.1 and a free port, one MCP server per session, the SDK's
+ * DNS-rebinding protection on, and a bearer token when given one.
+ */
+import { request } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ITool } from '../../src/index.js';
+import { createMcpServer, serveHttp, type HttpServing } from '../../src/mcp/index.js';
+
+const echo: ITool = {
+  id: 'echo',
+  name: 'echo',
+  displayName: 'Echo',
+  description: 'Echo.',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+  hasSideEffects: false,
+  execute: async (args, context) => ({ success: true, output: `${String(args.text)} (${String(context.sessionId)})` }),
+};
+
+let serving: HttpServing | undefined;
+afterEach(async () => {
+  await serving?.close();
+  serving = undefined;
+});
+
+async function connect(url: string, token?: string): Promise<Client> {
+  const client = new Client({ name: 'toolweave-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {}));
+  return client;
+}
+
+/** A raw POST with the Host header a browser under DNS rebinding would send. */
+function postWithHost(url: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { Host: host, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }));
+  });
+}
+
+describe('serveHttp', () => {
+  it('serves each session its own server, scoped by the session id', async () => {
+    serving = await serveHttp(() => createMcpServer([echo]));
+    expect(serving.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/u);
+    const [a, b] = [await connect(serving.url), await connect(serving.url)];
+    expect(serving.sessions()).toBe(2);
+    const textOf = async (client: Client) => ((await client.callTool({ name: 'echo', arguments: { text: 'hi' } })).content as { text: string }[])[0].text;
+    const [ta, tb] = [await textOf(a), await textOf(b)];
+    expect(ta).toMatch(/^hi \([0-9a-f-]{36}\)$/u);
+    expect(tb).not.toBe(ta);
+    await a.close();
+    await b.close();
+  });
+
+  it('refuses a Host header that is not this machine (DNS rebinding)', async () => {
+    serving = await serveHttp(() => createMcpServer([echo]));
+    expect(await postWithHost(serving.url, 'evil.example')).toBe(403);
+    expect(await postWithHost(serving.url, `127.0.0.1:${serving.port}`)).toBe(200);
+  });
+
+  it('with a token, refuses a client without it', async () => {
+    serving = await serveHttp(() => createMcpServer([echo]), { token: 's3cret' });
+    await expect(connect(serving.url)).rejects.toThrow(/401|Unauthorized/u);
+    await expect(connect(serving.url, 'wrong!')).rejects.toThrow(/401|Unauthorized/u);
+    const client = await connect(serving.url, 's3cret');
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo']);
+    await client.close();
+  });
+
+  it('refuses a session past maxSessions, and a request for a session that does not exist', async () => {
+    serving = await serveHttp(() => createMcpServer([echo]), { maxSessions: 1 });
+    const first = await connect(serving.url);
+    await expect(connect(serving.url)).rejects.toThrow(/503|most/u);
+    const res = await fetch(serving.url, { method: 'POST', headers: { 'mcp-session-id': 'nope', 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{}' });
+    expect(res.status).toBe(404);
+    await first.close();
+  });
+});
