@@ -1,8 +1,7 @@
 /**
  * The JSON Schema of the `toolweave` config file (`toolweave.yaml` or `.json`) and of the composite
- * files it names. Published in the package as `toolweave/config-schema.json`
- * (schema/toolweave.config.schema.json, kept equal to this by a test), so an editor can check a
- * config as it is written.
+ * files it names. Published in the package as `schema/toolweave.config.schema.json` (kept equal to
+ * this by a test; `toolweave schema` prints it), so an editor can check a config as it is written.
  */
 
 const stringList = { type: 'array', items: { type: 'string', minLength: 1 } } as const;

@@ -68,7 +68,8 @@ export interface McpServerOptions {
  * `tools/call` runs the tool through the gate with an abort signal tied to the request's
  * cancellation; with a progress token, each step of a composite, a pipeline or a script is reported
  * as it ends. A string output is one text part; anything else is JSON text plus `structuredContent`;
- * a failure is `isError: true` with `error <code>: <message>`; `effects` and `trace` go in `_meta`
+ * a failure is `isError: true` with `error <code>: <message>` (a failure the called tool returned
+ * shows its own code, not the gate's `step_failed` around it); `effects` and `trace` go in `_meta`
  * (`toolweave/effects`, `toolweave/trace`). A tool that throws never takes the server down. A call
  * cancelled after it started is answered by no response (as MCP says); what it did so far is sent
  * as a `notifications/message` log entry (logger `toolweave`).
@@ -118,7 +119,7 @@ export function createMcpServer(tools: readonly ITool[] | ToolList, options: Mcp
       const context = callContext(options, info, extra.signal, progressListener(extra.sendNotification, request.params._meta?.progressToken, stepsKnown(name, args)));
       const result = await runSafely(gate, tool, args, context, options.callTimeoutMs);
       if (extra.signal.aborted) reportCancelled(server, info, result, options);
-      return servedResult(result, tool);
+      return servedResult(ownFailure(result), tool);
     } finally {
       open.delete(entry);
     }
@@ -169,6 +170,18 @@ async function runSafely(gate: StepGate, tool: ITool, args: Record<string, unkno
   } catch (error) {
     return failure('step_threw', `Tool "${tool.name}" failed: ${error instanceof Error ? error.message : String(error)}`, { tool: tool.name });
   }
+}
+
+/**
+ * The client called the tool itself, not a step: a failure the tool returned shows the tool's own
+ * code (`upstream_unavailable`, `tool_error`, a composite's `check_failed`), not the gate's
+ * `step_failed` around it.
+ */
+function ownFailure(result: ToolExecutionResult): ToolExecutionResult {
+  const details = result.details;
+  if (result.success || details?.code !== 'step_failed' || typeof details.innerCode !== 'string') return result;
+  const { innerCode, ...rest } = details;
+  return { ...result, details: { ...rest, code: innerCode } };
 }
 
 /** A call cancelled after it started gets no response: what it did goes to the client's log instead. */

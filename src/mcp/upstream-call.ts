@@ -62,5 +62,5 @@ export function callFailure(error: unknown, target: Pick<UpstreamTarget, 'server
 }
 
 function unavailable(target: Pick<UpstreamTarget, 'server' | 'tool'>, why: string): ToolExecutionResult {
-  return failure('upstream_unavailable', `MCP server "${target.server}" is not connected (${why}); "${target.tool}" was not run to an answer.`, { server: target.server, tool: target.tool });
+  return failure('upstream_unavailable', `MCP server "${target.server}" is not connected (${why}); the call to "${target.tool}" got no answer.`, { server: target.server, tool: target.tool });
 }

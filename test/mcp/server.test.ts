@@ -133,6 +133,8 @@ describe('tools/call', () => {
     // The SDK client checks structuredContent against the listed outputSchema: this passes it.
     expect((await call(client, 'stats', {})).structuredContent).toEqual({ files: 3, lines: 40 });
     expect((await call(client, 'picture', {})).content).toEqual([{ type: 'text', text: 'a red dot' }, { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }]);
+    // The client called the tool itself: its own code shows, not the gate's step_failed around it.
+    expect(await call(client, 'fail', {})).toEqual({ content: [{ type: 'text', text: 'error tool_error: the disk is full' }], isError: true, _meta: { 'toolweave/code': 'tool_error' } });
   });
 
   it('a failure is isError with its code and message; a tool that throws does not take the server down', async () => {
