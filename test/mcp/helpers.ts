@@ -73,13 +73,13 @@ export async function connectInMemory(server: Server, capabilities: ClientCapabi
 
 /**
  * The processes still running whose command line holds `marker` (a test's own temporary folder)
- * and names the filesystem server or the toolweave proxy.
+ * and names the filesystem server, the test-defined server or the toolweave proxy.
  */
 export function liveProcesses(marker: string): string[] {
   const table = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
   return table
     .split('\n')
-    .filter((line) => line.includes(marker) && /server-filesystem|toolweave.* mcp/u.test(line) && !line.includes(' ps -eo'));
+    .filter((line) => line.includes(marker) && /server-filesystem|plain-server|toolweave.* mcp/u.test(line) && !line.includes(' ps -eo'));
 }
 
 /** Resolve after `ms`. */
