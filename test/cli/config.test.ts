@@ -128,3 +128,19 @@ describe('the command line', () => {
     expect(() => parseArgs(['serve'])).toThrow(/Unknown command "serve"/u);
   });
 });
+
+describe("the README's MCP client config", () => {
+  it('starts toolweave mcp with options the bin reads, in front of the filesystem server', async () => {
+    const readme = await readFile(path.join(REPO, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Use it from an MCP client'));
+    const json = /```json\n([\s\S]*?)```/u.exec(section)![1];
+    const { command, args } = JSON.parse(json).mcpServers.project as { command: string; args: string[] };
+    expect(command).toBe('npx');
+    const bin = args.indexOf('toolweave', args.indexOf('@modelcontextprotocol/sdk@1'));
+    expect(args.slice(0, bin)).toEqual(['-y', '-p', 'toolweave', '-p', '@modelcontextprotocol/sdk@1']);
+    expect(parseArgs(args.slice(bin + 1))).toEqual({
+      command: 'mcp', trustAnnotations: true, chain: ['write_file'], verbose: false,
+      upstream: ['npx', '-y', '@modelcontextprotocol/server-filesystem', '/path/to/project'],
+    });
+  });
+});
