@@ -6,18 +6,10 @@ import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ITool } from '../../src/index.js';
 import { createMcpServer, serveHttp, type HttpServing } from '../../src/mcp/index.js';
+import { tool } from '../helpers/tools.js';
 
-const echo: ITool = {
-  id: 'echo',
-  name: 'echo',
-  displayName: 'Echo',
-  description: 'Echo.',
-  inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
-  hasSideEffects: false,
-  execute: async (args, context) => ({ success: true, output: `${String(args.text)} (${String(context.sessionId)})` }),
-};
+const echo = tool('echo', (args, context) => `${String(args.text)} (${String(context.sessionId)})`);
 
 let serving: HttpServing | undefined;
 afterEach(async () => {

@@ -22,26 +22,15 @@ import {
   type ITool,
 } from '../../src/index.js';
 import { createMcpServer, createToolList, elicitationApprovals, mcpTools } from '../../src/mcp/index.js';
+import { tool } from '../helpers/tools.js';
 import { createPlainServer } from './fixtures/plain-server.js';
 import { connectInMemory, sleep } from './helpers.js';
 
-function tool(name: string, hasSideEffects: boolean | undefined, run: (args: Record<string, unknown>) => unknown): ITool {
-  return {
-    id: name,
-    name,
-    displayName: name,
-    description: `The ${name} tool.`,
-    inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
-    ...(hasSideEffects === undefined ? {} : { hasSideEffects }),
-    execute: async (args) => ({ success: true, output: await run(args) }),
-  };
-}
-
-const shout = tool('shout', false, (args) => String(args.text).toUpperCase());
-const count = tool('count', false, (args) => ({ chars: String(args.text).length }));
-const boom = tool('boom', false, () => {
+const shout = tool('shout', (args) => String(args.text).toUpperCase(), { hasSideEffects: false });
+const count = tool('count', (args) => ({ chars: String(args.text).length }), { hasSideEffects: false });
+const boom = tool('boom', () => {
   throw new Error('kaboom');
-});
+}, { hasSideEffects: false });
 
 /** A registry, a gate over it, and the server; `extra` tools added to the registry too. */
 function serve(tools: ITool[], options: { approvals?: boolean; sideEffectingTools?: string[] } = {}) {
@@ -69,8 +58,8 @@ describe('tools/list', () => {
     const upstream = await mcpTools(await connectInMemory(plain.server), { tools: { stats: { hasSideEffects: false } } });
     const stats = upstream.find((t) => t.name === 'stats')!;
     const wrappedStats = { ...withObservations(stats, createObservationStore()), name: 'stats_preview' };
-    const write = { ...tool('write', true, () => 'ok'), annotations: { readOnlyHint: false, destructiveHint: true, title: 'Write' } };
-    const { server, registry, list } = serve([shout, write, stats, wrappedStats, tool('vague', undefined, () => 'x')]);
+    const write = { ...tool('write', () => 'ok', { hasSideEffects: true }), annotations: { readOnlyHint: false, destructiveHint: true, title: 'Write' } };
+    const { server, registry, list } = serve([shout, write, stats, wrappedStats, tool('vague', () => 'x', {})]);
     const builder = new ComposableToolBuilder(createStepGate({ resolve: (n) => registry.get(n) }));
     builder.bind({ sideEffectingTools: ['write'] });
     const composite = builder.build('shout_twice', 'Shout, then write.', { type: 'object', properties: { text: { type: 'string' } } }, {
@@ -101,7 +90,7 @@ describe('tools/list', () => {
 
   it('grades a composite as the registry stands when listed', async () => {
     let pure = true;
-    const flip: ITool = { ...tool('flip', true, () => 'x'), get hasSideEffects() { return !pure; } };
+    const flip: ITool = { ...tool('flip', () => 'x', { hasSideEffects: true }), get hasSideEffects() { return !pure; } };
     const { server } = serve([flip]);
     const client = await connectInMemory(server);
     expect((await client.listTools()).tools.find((t) => t.name === 'flip')!.annotations).toEqual({ readOnlyHint: true });
@@ -155,10 +144,10 @@ describe('tools/call', () => {
 
   it('puts effects and the trace in _meta', async () => {
     const written: string[] = [];
-    const write = tool('write', true, (args) => {
+    const write = tool('write', (args) => {
       written.push(String(args.text));
       return 'ok';
-    });
+    }, { hasSideEffects: true });
     const { server, registry, list } = serve([shout, write]);
     const builder = new ComposableToolBuilder(createStepGate({ resolve: (n) => registry.get(n) }));
     builder.bind({ sideEffectingTools: ['write'] });
@@ -199,11 +188,11 @@ describe('tools/call', () => {
 
   it('a cancelled call starts nothing more, and what it did reaches the client’s log', async () => {
     const started: number[] = [];
-    const slowWrite = tool('slow_write', true, async () => {
+    const slowWrite = tool('slow_write', async () => {
       started.push(Date.now());
       await sleep(80);
       return 'written';
-    });
+    }, { hasSideEffects: true });
     const client = await connectInMemory(serve([slowWrite], { sideEffectingTools: ['slow_write'] }).server);
     const logged = new Promise<unknown>((resolve) => client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => resolve(n.params.data)));
     const controller = new AbortController();
@@ -243,10 +232,10 @@ describe('approvals through elicitation', () => {
 
   it('asks the person once per side-effecting call, nested or direct, showing what the model chose', async () => {
     const written: string[] = [];
-    const write = tool('write', true, (args) => {
+    const write = tool('write', (args) => {
       written.push(String(args.text));
       return 'ok';
-    });
+    }, { hasSideEffects: true });
     const { server } = serve([shout, write], { approvals: true, sideEffectingTools: ['write'] });
     const { client, asked } = await approvingClient(() => ({ action: 'accept', content: { approve: true } }), server);
     const result = await call(client, 'run_pipeline', { steps: [{ id: 'loud', tool: 'shout', args: { text: 'x' } }, { id: 'save', tool: 'write', args: { text: 'note' } }] });
@@ -265,7 +254,7 @@ describe('approvals through elicitation', () => {
 
   it('a no, a decline or a dismissal refuses the call with approval_rejected; nothing runs', async () => {
     const written: string[] = [];
-    const write = tool('write', true, (args) => void written.push(String(args.text)));
+    const write = tool('write', (args) => void written.push(String(args.text)), { hasSideEffects: true });
     for (const answer of [{ action: 'accept' as const, content: { approve: false } }, { action: 'decline' as const }, { action: 'cancel' as const }]) {
       const { server } = serve([write], { approvals: true });
       const { client } = await approvingClient(() => answer, server);
@@ -277,7 +266,7 @@ describe('approvals through elicitation', () => {
   });
 
   it('a client without elicitation gets the call refused, saying why', async () => {
-    const write = tool('write', true, () => 'ok');
+    const write = tool('write', () => 'ok', { hasSideEffects: true });
     const { server } = serve([write, shout], { approvals: true });
     const client = await connectInMemory(server);
     const result = await call(client, 'write', { text: 'x' });
