@@ -45,6 +45,12 @@ export interface HttpServeOptions {
   allowedHosts?: string[];
   /** The most sessions at once (default 64); a new one past it is refused with 503. */
   maxSessions?: number;
+  /**
+   * How long a session may go with no request open before it is closed, in milliseconds (default
+   * 10 minutes). A connected client keeps a stream open; one that went away without ending its
+   * session would otherwise hold a place forever.
+   */
+  idleTimeoutMs?: number;
 }
 
 /** A Streamable HTTP endpoint being served. */
@@ -71,6 +77,15 @@ interface McpApp {
 }
 
 const DEFAULT_MAX_SESSIONS = 64;
+const DEFAULT_IDLE_TIMEOUT_MS = 600_000;
+
+/** One session: its transport and server, and how many of its HTTP requests are open. */
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: Server;
+  open: number;
+  idleSince: number;
+}
 
 /**
  * Serve MCP over Streamable HTTP (the SDK's transport), a fresh server from `newServer` for each
@@ -87,7 +102,8 @@ export async function serveHttp(newServer: (session: HttpSessionInfo) => Server,
   const host = options.host ?? '127.0.0.1';
   const endpoint = options.path ?? '/mcp';
   const maxSessions = options.maxSessions && options.maxSessions > 0 ? options.maxSessions : DEFAULT_MAX_SESSIONS;
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
+  const idleTimeoutMs = options.idleTimeoutMs && options.idleTimeoutMs > 0 ? options.idleTimeoutMs : DEFAULT_IDLE_TIMEOUT_MS;
+  const sessions = new Map<string, Session>();
   const app = createMcpExpressApp({ host, ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}) }) as unknown as McpApp;
   if (options.token) app.use(bearerCheck(options.token));
 
@@ -103,6 +119,7 @@ export async function serveHttp(newServer: (session: HttpSessionInfo) => Server,
     if (sessionId !== undefined) {
       const session = sessions.get(sessionId);
       if (!session) return jsonRpcError(res, 404, -32001, `No session ${sessionId}: it ended or never existed; initialize a new one.`);
+      track(session, res);
       return session.transport.handleRequest(req, res, req.body);
     }
     if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
@@ -113,20 +130,43 @@ export async function serveHttp(newServer: (session: HttpSessionInfo) => Server,
     const server = newServer({ sessionId: id });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
-      onsessioninitialized: (opened) => void sessions.set(opened, { transport, server }),
+      // Called while the initialize request is handled, after `session` below exists.
+      onsessioninitialized: (opened) => void sessions.set(opened, session),
     });
+    const session: Session = { transport, server, open: 0, idleSince: Date.now() };
     transport.onclose = () => {
       sessions.delete(id);
       void server.close().catch(() => undefined);
     };
     await server.connect(transport);
+    track(session, res);
     await transport.handleRequest(req, res, req.body);
   }
+
+  /** Count the request open until its response closes; a session with none open is idle from then. */
+  function track(session: Session, res: ServerResponse): void {
+    session.open++;
+    res.once('close', () => {
+      session.open--;
+      if (session.open === 0) session.idleSince = Date.now();
+    });
+  }
+
 
   const listener = await new Promise<HttpServer>((resolve, reject) => {
     const started: HttpServer = app.listen(options.port ?? 0, host, (error?: Error) => (error ? reject(error) : resolve(started)));
     started.once('error', reject);
   });
+  // Sessions whose client went away without ending them are closed once idle long enough.
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const [id, session] of sessions) {
+      if (session.open > 0 || now - session.idleSince < idleTimeoutMs) continue;
+      sessions.delete(id);
+      void session.transport.close().catch(() => undefined);
+    }
+  }, Math.min(Math.max(idleTimeoutMs / 4, 50), 60_000));
+  sweeper.unref();
   const port = (listener.address() as AddressInfo).port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
@@ -134,6 +174,7 @@ export async function serveHttp(newServer: (session: HttpSessionInfo) => Server,
     port,
     sessions: () => sessions.size,
     async close() {
+      clearInterval(sweeper);
       const open = [...sessions.values()];
       sessions.clear();
       await Promise.allSettled(open.map(async ({ transport, server }) => {

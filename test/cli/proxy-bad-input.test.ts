@@ -105,20 +105,21 @@ describe('servers that fail, collide or crash', () => {
     });
     expect(back).toBe('back');
     expect(proxy.stderr()).toMatch(/error upstream_unavailable: server "good": it closed the connection or exited; its calls fail until it is back; restarting in \d+ ms/u);
-    // Server stderr reaches the proxy's stderr, named.
     expect(proxy.stderr()).toMatch(/toolweave: server "good" is up: 3 tools[\s\S]*toolweave: server "good" is up: 3 tools/u);
   }, 40_000);
 });
 
 describe('prefix: true', () => {
-  it('names each server’s tools <server>__<tool>, so the same name on two servers does not collide', async () => {
+  it('names each server’s tools <server>__<tool>, so the same name on two servers does not collide; --verbose logs each call', async () => {
     const file = await config('prefixed.json', { servers: { a: { ...plain('--tools', 'echo'), prefix: true }, b: { ...plain('--tools', 'echo'), prefix: true } } });
-    const proxy = await proxyOverStdio(['--config', file]);
+    const proxy = await proxyOverStdio(['--config', file, '--verbose']);
     try {
       const names = (await proxy.client.listTools()).tools.map((t) => t.name);
       expect(names).toEqual(expect.arrayContaining(['a__echo', 'b__echo']));
       expect(proxy.stderr()).not.toContain('tool_name_collision');
       expect(result(await proxy.client.callTool({ name: 'b__echo', arguments: { text: 'from b' } })).text).toBe('from b');
+      // --verbose: each call and its verdict, on stderr.
+      expect(proxy.stderr()).toMatch(/toolweave: call b__echo: ok \(\d+ ms\)/u);
     } finally {
       await proxy.close();
     }

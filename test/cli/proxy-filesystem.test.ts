@@ -75,6 +75,8 @@ describe('the proxy over stdio', () => {
     // Results are shaped into previews here, so the upstream outputSchema is not promised.
     expect(by.get('read_text_file')!.outputSchema).toBeUndefined();
     expect(proxy.client.getInstructions()).toContain('run_js');
+    // The server's stderr reaches the proxy's, with the server's name in front; stdout is the protocol.
+    expect(proxy.stderr()).toContain('[upstream] Secure MCP Filesystem Server running on stdio');
   });
 
   it('run_js reads several files through callTool in one call', async () => {

@@ -72,4 +72,17 @@ describe('serveHttp', () => {
     expect(res.status).toBe(404);
     await first.close();
   });
+
+  it('closes a session whose client went away without ending it, once idle', async () => {
+    serving = await serveHttp(() => createMcpServer([echo]), { idleTimeoutMs: 200 });
+    const client = await connect(serving.url);
+    await client.listTools();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Still connected: its event stream is open, so the session is not idle.
+    expect(serving.sessions()).toBe(1);
+    await client.close();
+    const end = Date.now() + 5000;
+    while (serving.sessions() > 0 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(serving.sessions()).toBe(0);
+  });
 });
