@@ -6,7 +6,10 @@ import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMcpServer, serveHttp, type HttpServing } from '../../src/mcp/index.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { createStepGate } from '../../src/index.js';
+import { createMcpServer, elicitationApprovals, serveHttp, type HttpServing } from '../../src/mcp/index.js';
 import { tool } from '../helpers/tools.js';
 
 const echo = tool('echo', (args, context) => `${String(args.text)} (${String(context.sessionId)})`);
@@ -84,5 +87,36 @@ describe('serveHttp', () => {
     const end = Date.now() + 5000;
     while (serving.sessions() > 0 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(serving.sessions()).toBe(0);
+  });
+
+  it('asks the person of the session whose call it is, over the call’s own stream', async () => {
+    const written: string[] = [];
+    const write = tool('write', (args) => void written.push(String(args.text)), { hasSideEffects: true });
+    serving = await serveHttp(() => {
+      let server: Server | undefined;
+      const gate = createStepGate({ resolve: (name) => (name === 'write' ? write : undefined), approvals: elicitationApprovals(() => server!) });
+      server = createMcpServer([write], { gate });
+      return server;
+    });
+    const asked: string[] = [];
+    const client = new Client({ name: 'toolweave-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(String(request.params.message));
+      return { action: 'accept', content: { approve: true } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(serving.url)));
+    const other = await connect(serving.url);
+    const answer = await client.callTool({ name: 'write', arguments: { text: 'over http' } });
+    expect(answer.isError).toBeUndefined();
+    expect(written).toEqual(['over http']);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('Tool: write');
+    // The other session's client cannot be asked: its call is refused, and nothing reaches the first.
+    const refused = await other.callTool({ name: 'write', arguments: { text: 'no' } });
+    expect(refused.isError).toBe(true);
+    expect(asked).toHaveLength(1);
+    expect(written).toEqual(['over http']);
+    await client.close();
+    await other.close();
   });
 });
