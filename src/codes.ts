@@ -49,6 +49,12 @@ export const ERROR_CODES = {
   observation_expired: 'get_observation: the observation was evicted; run the tool again.',
   observation_offset: 'get_observation: the offset is past the end of the observation.',
   observation_store_unavailable: 'get_observation: the observation store could not be reached in time; try again shortly.',
+  // MCP (toolweave/mcp and the toolweave bin)
+  tool_error: "An MCP tool answered isError: true; the message is the tool's own text.",
+  upstream_error: 'An MCP server answered with a protocol error; details.mcpCode carries its JSON-RPC code.',
+  upstream_unavailable: 'The MCP server is not connected (it could not start, never answered initialize, crashed or closed); details name the server. The proxy restarts it with backoff.',
+  tool_name_collision: 'toolweave mcp: two servers offer a tool under one name; the first keeps it. Set prefix: true on one of them.',
+  config_invalid: 'toolweave mcp / check: the config file, or a composite file it names, is wrong; the message names the file and the field.',
 } as const;
 
 /** A code toolweave itself returns. */

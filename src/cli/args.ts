@@ -1,0 +1,104 @@
+/**
+ * The command line of the `toolweave` bin:
+ *
+ *     toolweave mcp [--config FILE] [--trust-annotations] [--chain a,b] [--http [HOST:]PORT] [--verbose] [-- COMMAND ARGS...]
+ *     toolweave check --config FILE
+ *     toolweave schema
+ */
+
+/** What `toolweave mcp` was asked to do. */
+export interface McpArgs {
+  command: 'mcp';
+  /** The config file, if any. */
+  config?: string;
+  /** The server to start, from after `--`. */
+  upstream?: string[];
+  /** Trust the annotations of the server started after `--`. */
+  trustAnnotations: boolean;
+  /** Side-effecting tools that may be chained. */
+  chain: string[];
+  /** Serve Streamable HTTP here instead of stdio. */
+  http?: { host: string; port: number };
+  /** Log each call and its verdict. */
+  verbose: boolean;
+}
+
+/** What `toolweave check` was asked to do. */
+export interface CheckArgs {
+  command: 'check';
+  config: string;
+}
+
+/** Every command. */
+export type CliArgs = McpArgs | CheckArgs | { command: 'schema' } | { command: 'help' } | { command: 'version' };
+
+/** A command line that cannot be run; the message says what to write instead. */
+export class UsageError extends Error {}
+
+/** The usage text. */
+export const USAGE = `Usage:
+  toolweave mcp -- <command> [args...]     serve one MCP server's tools, plus run_pipeline, compose,
+                                           run_js and get_observation over them, on stdio
+  toolweave mcp --config toolweave.yaml    the same for every server in the config, with composites
+  toolweave check --config toolweave.yaml  connect to every server, check every composite, run its examples
+  toolweave schema                         print the config file's JSON Schema
+
+Options of mcp:
+  --trust-annotations   a server started after -- is trusted: readOnlyHint true makes a tool pure
+  --chain a,b           side-effecting tools that may be chained
+  --http [host:]port    serve Streamable HTTP (default host 127.0.0.1); set TOOLWEAVE_MCP_TOKEN to require a bearer token
+  --verbose             log each call and its verdict to stderr`;
+
+/** Read the command line (without `node` and the script). */
+export function parseArgs(argv: readonly string[]): CliArgs {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') return { command: 'help' };
+  if (command === '--version' || command === '-v') return { command: 'version' };
+  if (command === 'schema') return { command: 'schema' };
+  if (command === 'check') {
+    const options = readOptions(rest, ['--config']);
+    if (!options.config) throw new UsageError('toolweave check needs --config <file>.');
+    return { command: 'check', config: options.config };
+  }
+  if (command !== 'mcp') throw new UsageError(`Unknown command "${command}".`);
+  const dash = rest.indexOf('--');
+  const upstream = dash >= 0 ? rest.slice(dash + 1) : undefined;
+  const options = readOptions(dash >= 0 ? rest.slice(0, dash) : rest, ['--config', '--chain', '--http'], ['--trust-annotations', '--verbose']);
+  if (upstream !== undefined && upstream.length === 0) throw new UsageError('Nothing after --: give the command that starts the MCP server.');
+  if (!upstream && !options.config) throw new UsageError('toolweave mcp needs a server: -- <command> [args...], or --config <file>.');
+  return {
+    command: 'mcp',
+    ...(options.config ? { config: options.config } : {}),
+    ...(upstream ? { upstream } : {}),
+    trustAnnotations: options['--trust-annotations'] === 'true',
+    chain: (options.chain ?? '').split(',').map((name) => name.trim()).filter(Boolean),
+    ...(options.http ? { http: hostPort(options.http) } : {}),
+    verbose: options['--verbose'] === 'true',
+  };
+}
+
+/** `--name value` options and `--flag` switches; anything else is a usage error. */
+function readOptions(args: readonly string[], valued: readonly string[], switches: readonly string[] = []): Record<string, string | undefined> {
+  const options: Record<string, string | undefined> = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (switches.includes(arg)) {
+      options[arg] = 'true';
+    } else if (valued.includes(arg)) {
+      const value = args[++i];
+      if (value === undefined || value.startsWith('--')) throw new UsageError(`${arg} needs a value.`);
+      options[arg.slice(2)] = value;
+    } else {
+      throw new UsageError(`Unknown option "${arg}".`);
+    }
+  }
+  return options;
+}
+
+/** `8080`, `127.0.0.1:8080` or `[::1]:8080`. */
+function hostPort(text: string): { host: string; port: number } {
+  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/u.exec(text);
+  const port = match ? Number(match[2]) : NaN;
+  if (!match || port > 65535) throw new UsageError(`--http takes [host:]port, such as 8808 or 127.0.0.1:8808; got "${text}".`);
+  return { host: match[1]?.replace(/^\[|\]$/gu, '') ?? '127.0.0.1', port };
+}

@@ -1,0 +1,105 @@
+/**
+ * The JSON Schema of the `toolweave` config file (`toolweave.yaml` or `.json`) and of the composite
+ * files it names. Published in the package as `schema/toolweave.config.schema.json` (kept equal to
+ * this by a test; `toolweave schema` prints it), so an editor can check a config as it is written.
+ */
+
+const stringList = { type: 'array', items: { type: 'string', minLength: 1 } } as const;
+const positiveMs = { type: 'integer', minimum: 1 } as const;
+
+/** One upstream server: a command started over stdio, or a Streamable HTTP URL. */
+const SERVER = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    command: { type: 'string', minLength: 1, description: 'The program to start; it speaks MCP on stdio.' },
+    args: { ...stringList, description: 'Its arguments.' },
+    env: { type: 'object', additionalProperties: { type: 'string' }, description: 'Environment variables added to the usual ones.' },
+    cwd: { type: 'string', description: "Its working folder (default: the config file's)." },
+    url: { type: 'string', pattern: '^https?://', description: 'A Streamable HTTP endpoint, instead of a command.' },
+    headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'HTTP headers sent to the url.' },
+    prefix: { type: 'boolean', description: 'Name its tools <server>__<tool>.' },
+    trustAnnotations: { type: 'boolean', description: 'readOnlyHint: true makes a tool pure, anything else side-effecting. Default false: every tool undeclared.' },
+    tools: {
+      type: 'object',
+      description: "Per-tool overrides, by the tool's own name.",
+      additionalProperties: { type: 'object', additionalProperties: false, properties: { hasSideEffects: { type: 'boolean' } }, required: ['hasSideEffects'] },
+    },
+    initTimeoutMs: { ...positiveMs, description: 'How long it may take to answer initialize (default 30000).' },
+    callTimeoutMs: { ...positiveMs, description: 'Each call’s timeout (default 120000).' },
+  },
+  oneOf: [
+    { required: ['command'], not: { required: ['url'] } },
+    { required: ['url'], not: { anyOf: [{ required: ['command'] }, { required: ['args'] }, { required: ['env'] }, { required: ['cwd'] }] } },
+  ],
+} as const;
+
+/** The run_js options a config may set. */
+const SCRIPT = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    timeoutMs: positiveMs,
+    slowTools: stringList,
+    slowTimeoutMs: positiveMs,
+    memoryLimitBytes: { type: 'integer', minimum: 1048576 },
+    maxCalls: { type: 'integer', minimum: 0 },
+    maxCallResultBytes: { type: 'integer', minimum: 1 },
+    maxReturnChars: { type: 'integer', minimum: 1 },
+    interactiveTools: stringList,
+  },
+} as const;
+
+/** The config file. */
+export const CONFIG_SCHEMA = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  title: 'toolweave config',
+  type: 'object',
+  additionalProperties: false,
+  required: ['servers'],
+  properties: {
+    servers: {
+      type: 'object',
+      description: 'The MCP servers behind the proxy, by name.',
+      minProperties: 1,
+      propertyNames: { pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$' },
+      additionalProperties: SERVER,
+    },
+    sideEffectingTools: { ...stringList, description: 'Side-effecting tools that may be chained (the host’s list).' },
+    composites: { ...stringList, description: 'Composite files (YAML or JSON), relative to this file; * matches within a folder.' },
+    script: { ...SCRIPT, description: 'Options of run_js.' },
+    approvals: { enum: ['none', 'elicit'], description: 'elicit: every side-effecting call asks the person at the client.' },
+  },
+} as const;
+
+/** A composite file: a tool built from a spec, and examples `toolweave check` runs as dry runs. */
+export const COMPOSITE_FILE_SCHEMA = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  title: 'toolweave composite',
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'description', 'inputSchema', 'spec'],
+  properties: {
+    name: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+    description: { type: 'string', minLength: 1 },
+    inputSchema: { type: 'object' },
+    spec: { type: 'object', description: 'A ComposableToolSpec.' },
+    examples: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['input', 'output'],
+        properties: {
+          name: { type: 'string' },
+          input: { type: 'object' },
+          stepOutputs: { type: 'object', description: 'Stub outputs of the side-effecting steps, by step name.' },
+          output: { description: 'The output expected.' },
+        },
+      },
+    },
+  },
+} as const;
+
+/** Both schemas, as the published file holds them. */
+export const PUBLISHED_SCHEMA = { ...CONFIG_SCHEMA, definitions: { composite: COMPOSITE_FILE_SCHEMA } } as const;

@@ -1,0 +1,136 @@
+/**
+ * The config file: read as YAML or JSON, checked against its published JSON Schema; every problem
+ * names the file and the field, with the code `config_invalid`.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
+import { parse as parseYaml } from 'yaml';
+import type { ScriptToolOptions } from '../index.js';
+import { COMPOSITE_FILE_SCHEMA, CONFIG_SCHEMA } from './config-schema.js';
+
+/** One upstream MCP server. */
+export interface ServerConfig {
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  prefix?: boolean;
+  trustAnnotations?: boolean;
+  tools?: Record<string, { hasSideEffects: boolean }>;
+  initTimeoutMs?: number;
+  callTimeoutMs?: number;
+}
+
+/** The proxy's configuration, from a file or from the command line. */
+export interface ProxyConfig {
+  servers: Record<string, ServerConfig>;
+  sideEffectingTools?: string[];
+  composites?: string[];
+  script?: Omit<ScriptToolOptions, 'sideEffectingTools'>;
+  approvals?: 'none' | 'elicit';
+  /** The folder relative paths are read from (the config file's). */
+  base: string;
+  /** Where the config came from, for messages. */
+  source: string;
+}
+
+/** A composite file, read and checked. */
+export interface CompositeFile {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  spec: Record<string, unknown>;
+  examples?: { name?: string; input: Record<string, unknown>; stepOutputs?: Record<string, unknown>; output: unknown }[];
+  /** The file it was read from. */
+  file: string;
+}
+
+/** A config or composite file that is wrong: the message names the file and the field. */
+export class ConfigError extends Error {
+  /** Always `config_invalid`. */
+  readonly code = 'config_invalid';
+  /** Every problem, each naming the file and the field. */
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(problems.join('\n'));
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const checkConfig = ajv.compile(CONFIG_SCHEMA);
+const checkComposite = ajv.compile(COMPOSITE_FILE_SCHEMA);
+
+/** Read and check the config file at `file`. */
+export async function loadConfig(file: string): Promise<ProxyConfig> {
+  const data = await readData(file);
+  if (!checkConfig(data)) throw new ConfigError(problemsOf(file, checkConfig.errors ?? []));
+  return { ...(data as Omit<ProxyConfig, 'base' | 'source'>), base: path.dirname(path.resolve(file)), source: file };
+}
+
+/** Read and check one composite file. */
+export async function loadCompositeFile(file: string): Promise<CompositeFile> {
+  const data = await readData(file);
+  if (!checkComposite(data)) throw new ConfigError(problemsOf(file, checkComposite.errors ?? []));
+  return { ...(data as Omit<CompositeFile, 'file'>), file };
+}
+
+/** A file's data: JSON for `.json`, YAML otherwise (YAML reads JSON too). */
+async function readData(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError([`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`]);
+  }
+  try {
+    return file.endsWith('.json') ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 100 });
+  } catch (error) {
+    throw new ConfigError([`${file}: is not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message.split('\n')[0]}`]);
+  }
+}
+
+/** ajv's errors as lines naming the file and the field, one per problem. */
+function problemsOf(file: string, errors: ErrorObject[]): string[] {
+  const lines = new Set<string>();
+  // A oneOf's branches explain themselves badly; the command-or-url rule is said once instead.
+  const oneOfAt = new Set(errors.filter((e) => e.keyword === 'oneOf').map((e) => e.instancePath));
+  for (const error of errors) {
+    const inOneOf = [...oneOfAt].some((at) => error.instancePath === at && error.schemaPath.includes('/oneOf/'));
+    if (inOneOf) continue;
+    const field = fieldOf(error.instancePath) || '(top level)';
+    lines.add(`${file}: ${field}: ${messageOf(error)}`);
+  }
+  return [...lines];
+}
+
+function messageOf(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return `unknown field "${String(params.additionalProperty)}"`;
+    case 'required':
+      return `missing field "${String(params.missingProperty)}"`;
+    case 'oneOf':
+      return 'give either command (with args, env, cwd) or url (with headers), not both and not neither';
+    case 'enum':
+      return `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'propertyNames':
+      return `the name "${String(params.propertyName)}" may hold only letters, digits, _ and -`;
+    default:
+      return error.message ?? 'is wrong';
+  }
+}
+
+/** `/servers/fs/args/0` as `servers.fs.args[0]`. */
+function fieldOf(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/gu, '/').replace(/~0/gu, '~'))
+    .reduce((out, part) => (/^\d+$/u.test(part) ? `${out}[${part}]` : out ? `${out}.${part}` : part), '');
+}

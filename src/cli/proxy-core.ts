@@ -1,0 +1,109 @@
+/**
+ * What every session of the proxy shares: the upstream servers and their tools (wrapped with
+ * observations, so large results come back as previews), the observation store, the composite
+ * files, and one list of the names taken, with the collisions found.
+ */
+import {
+  COMPOSE_TOOL_NAME,
+  createObservationStore,
+  RUN_PIPELINE_TOOL_NAME,
+  SCRIPT_TOOL_NAME,
+  withObservations,
+  type ITool,
+  type ObservationStore,
+} from '../index.js';
+import type { McpTool } from '../mcp/index.js';
+import type { CompositeFile, ProxyConfig } from './config.js';
+import type { Log } from './log.js';
+import { Upstream } from './upstream.js';
+
+/** The name of the observation pager the proxy serves. */
+export const GET_OBSERVATION_TOOL_NAME = 'get_observation';
+/** Names the proxy's own tools hold: an upstream tool of the same name is a collision. */
+export const OWN_TOOL_NAMES: readonly string[] = [RUN_PIPELINE_TOOL_NAME, COMPOSE_TOOL_NAME, SCRIPT_TOOL_NAME, GET_OBSERVATION_TOOL_NAME];
+
+/** The shared part of the proxy. */
+export class ProxyCore {
+  /** The upstream servers, in config order. */
+  readonly upstreams: Upstream[];
+  /** Where large results are kept for get_observation. */
+  readonly store: ObservationStore = createObservationStore();
+  private readonly wrapped = new WeakMap<McpTool, ITool>();
+  private readonly listeners = new Set<() => void>();
+  private readonly reported = new Set<string>();
+
+  constructor(
+    readonly config: ProxyConfig,
+    readonly composites: readonly CompositeFile[],
+    readonly log: Log,
+    options: { restart?: boolean } = {},
+  ) {
+    this.upstreams = Object.entries(config.servers).map(
+      ([name, server]) => new Upstream(name, server, config.base, log, () => this.changed(), options.restart ?? true),
+    );
+  }
+
+  /** Start every upstream; resolves once each first attempt has ended. */
+  async start(): Promise<void> {
+    await Promise.all(this.upstreams.map((upstream) => upstream.start()));
+  }
+
+  /** Stop every upstream. */
+  async close(): Promise<void> {
+    await Promise.all(this.upstreams.map((upstream) => upstream.close()));
+  }
+
+  /** Call `listener` when any upstream's tools change; returns the function that stops it. */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * The upstream tools as served, each wrapped with observations, in config order. A name already
+   * taken (by the proxy's own tools or an earlier server) stays with its first holder; the
+   * collision is reported once, naming both.
+   */
+  upstreamTools(): ITool[] {
+    const holders = new Map<string, string>(OWN_TOOL_NAMES.map((name) => [name, 'the proxy itself']));
+    const tools: ITool[] = [];
+    for (const upstream of this.upstreams) {
+      for (const tool of upstream.tools) {
+        const holder = holders.get(tool.name);
+        if (holder !== undefined) {
+          this.collision(tool.name, `server "${upstream.name}"`, holder);
+          continue;
+        }
+        holders.set(tool.name, `server "${upstream.name}"`);
+        tools.push(this.observed(tool));
+      }
+    }
+    return tools;
+  }
+
+  /** Report a name collision once: `second` lost `name` to `first`. */
+  collision(name: string, second: string, first: string): void {
+    this.reportOnce('tool_name_collision', `tool "${name}" of ${second} is not served: ${first} already serves a tool by that name; set prefix: true on one of them`);
+  }
+
+  /** Report a problem once, however many sessions meet it. */
+  reportOnce(code: string, message: string): void {
+    const key = `${code} ${message}`;
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    this.log.error(code, message);
+  }
+
+  private observed(tool: McpTool): ITool {
+    let wrapped = this.wrapped.get(tool);
+    if (!wrapped) {
+      wrapped = withObservations(tool, this.store);
+      this.wrapped.set(tool, wrapped);
+    }
+    return wrapped;
+  }
+
+  private changed(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * `toolweave mcp`: the proxy. It starts the upstream servers, and serves their tools, each call
+ * through the gate, plus run_pipeline, compose, run_js and get_observation over them and the
+ * config's composites, on stdio or Streamable HTTP.
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { renderUsageGuide, type ToolEvent } from '../index.js';
+import { createMcpServer, serveHttp, serveStdio, type Serving } from '../mcp/index.js';
+import { loadComposites } from './composites.js';
+import type { ProxyConfig } from './config.js';
+import type { Log } from './log.js';
+import { ProxyCore } from './proxy-core.js';
+import { createSession } from './session.js';
+
+/** Where the proxy serves. */
+export interface ProxyServing {
+  /** Streamable HTTP on this address; absent: stdio. */
+  http?: { host: string; port: number };
+  /** The bearer token HTTP clients must send. */
+  token?: string;
+}
+
+/** A running proxy. */
+export interface RunningProxy {
+  /** The HTTP endpoint, when serving HTTP. */
+  url?: string;
+  /** Stop serving and stop every upstream server. */
+  close(): Promise<void>;
+}
+
+/** The proxy's version, as it tells clients. */
+const VERSION = '0.1.0';
+
+/** Start the upstream servers and serve. */
+export async function runProxy(config: ProxyConfig, serving: ProxyServing, log: Log): Promise<RunningProxy> {
+  const { composites, problems } = await loadComposites(config.composites ?? [], config.base);
+  for (const problem of problems) log.error('config_invalid', problem);
+  const core = new ProxyCore(config, composites, log);
+  await core.start();
+
+  const newServer = (): Server => {
+    let server: Server | undefined;
+    const session = createSession(core, () => server);
+    const guide = renderUsageGuide(session.list.current(), { sideEffectingTools: config.sideEffectingTools ?? [] });
+    server = createMcpServer(session.list, {
+      name: 'toolweave',
+      version: VERSION,
+      gate: session.gate,
+      ...(guide ? { instructions: guide } : {}),
+      context: () => (log.isVerbose ? { onEvent: (event: ToolEvent) => logCall(log, event) } : {}),
+      onCancelled: (call, result) => log.info(`call ${call.tool} was cancelled by the client; effects so far: ${JSON.stringify(result.effects ?? [])}`),
+    });
+    const onclose = server.onclose;
+    server.onclose = () => {
+      session.dispose();
+      onclose?.();
+    };
+    return server;
+  };
+
+  let served: Serving & { url?: string };
+  try {
+    if (serving.http) {
+      served = await serveHttp(newServer, { host: serving.http.host, port: serving.http.port, ...(serving.token ? { token: serving.token } : {}) });
+      log.info(`serving MCP over Streamable HTTP at ${served.url}${serving.token ? ' (bearer token required)' : ''}`);
+    } else {
+      served = await serveStdio(newServer());
+    }
+  } catch (error) {
+    await core.close();
+    throw error;
+  }
+  return {
+    ...(served.url ? { url: served.url } : {}),
+    async close() {
+      await served.close().catch(() => undefined);
+      await core.close();
+    },
+  };
+}
+
+/** One line per call and its verdict (`--verbose`). */
+function logCall(log: Log, event: ToolEvent): void {
+  if (event.type !== 'call_ended') return;
+  const where = event.door ? ` in ${event.door}, step ${event.step}` : '';
+  log.verbose(`call ${event.tool}${where}: ${event.ok ? 'ok' : event.code ?? 'failed'} (${Math.round(event.ms)} ms)`);
+}

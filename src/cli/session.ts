@@ -1,0 +1,97 @@
+/**
+ * One client's session of the proxy: a gate of its own (its approvals go to its own client), the
+ * model-facing tools over it (run_pipeline, compose, run_js, get_observation), the composites built
+ * against it, and the shared upstream tools. When the upstream tools change, the session's list is
+ * rebuilt and its client told.
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  ComposableToolBuilder,
+  createComposeTool,
+  createGetObservationTool,
+  createRunPipelineTool,
+  createScriptTool,
+  createStepGate,
+  failure,
+  SpecError,
+  type ApprovalProvider,
+  type ComposableToolSpec,
+  type ITool,
+  type StepGate,
+} from '../index.js';
+import { createToolList, elicitationApprovals, type MutableToolList } from '../mcp/index.js';
+import type { ProxyCore } from './proxy-core.js';
+
+/** A session's tools and gate. */
+export interface ProxySession {
+  /** The tools it serves, as they stand now. */
+  list: MutableToolList;
+  /** The gate every call of the session passes. */
+  gate: StepGate;
+  /** Stop following the upstream tools. */
+  dispose(): void;
+}
+
+/**
+ * Make a session. `server` is the session's MCP server (made after the gate it uses), for the
+ * approvals that ask its client.
+ */
+export function createSession(core: ProxyCore, server: () => Server | undefined): ProxySession {
+  const config = core.config;
+  const sideEffectingTools = [...(config.sideEffectingTools ?? [])];
+  let registry = new Map<string, ITool>();
+  const approvals = config.approvals === 'elicit' ? elicitationApprovals(() => server()!) : undefined;
+  const gate = createStepGate({ resolve: (name) => registry.get(name), names: () => registry.keys(), ...(approvals ? { approvals } : {}) });
+  const doors = [
+    createRunPipelineTool(gate, { sideEffectingTools }),
+    createComposeTool(gate, { sideEffectingTools }),
+    createScriptTool(gate, { ...config.script, sideEffectingTools }),
+    createGetObservationTool(core.store),
+  ];
+  const builder = new ComposableToolBuilder(gate);
+  builder.bind({ sideEffectingTools });
+  const askedFirst = new WeakMap<ITool, ITool>();
+  const list = createToolList();
+
+  function rebuild(): void {
+    const next = new Map<string, ITool>(doors.map((door) => [door.name, door]));
+    for (const tool of core.upstreamTools()) {
+      // An undeclared tool runs only when called directly; with approvals on, it is asked about too.
+      next.set(tool.name, approvals && tool.hasSideEffects === undefined ? asked(tool, approvals) : tool);
+    }
+    registry = next;
+    for (const file of core.composites) {
+      if (registry.has(file.name)) {
+        core.collision(file.name, `composite file ${file.file}`, 'an upstream server or the proxy itself');
+        continue;
+      }
+      try {
+        registry.set(file.name, builder.build(file.name, file.description, file.inputSchema, file.spec as unknown as ComposableToolSpec));
+      } catch (error) {
+        const problems = error instanceof SpecError ? error.errors.join('; ') : String(error);
+        core.reportOnce('config_invalid', `${file.file}: composite "${file.name}" is not served: ${problems}`);
+      }
+    }
+    list.set([...registry.values()]);
+  }
+
+  function asked(tool: ITool, provider: ApprovalProvider): ITool {
+    let wrapped = askedFirst.get(tool);
+    if (!wrapped) {
+      wrapped = {
+        ...tool,
+        async execute(args, context) {
+          const decision = await provider.requestApproval({ toolId: tool.id, toolName: tool.name, step: tool.name, args });
+          if (decision.approved !== true) return failure('approval_rejected', decision.reason ?? `Approval refused for tool "${tool.name}".`, { tool: tool.name, step: tool.name });
+          return tool.execute(args, context);
+        },
+      };
+      askedFirst.set(tool, wrapped);
+    }
+    return wrapped;
+  }
+
+  rebuild();
+  const unsubscribe = core.subscribe(rebuild);
+  return { list, gate, dispose: unsubscribe };
+}

@@ -1,0 +1,161 @@
+/**
+ * One upstream MCP server behind the proxy: started (a command over stdio, or a URL over
+ * Streamable HTTP), its tools imported, and restarted with backoff when it crashes. Its tools stay
+ * listed while it is down: a call then fails with `upstream_unavailable` instead of vanishing.
+ */
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { mcpTools, type McpTool } from '../mcp/index.js';
+import type { ServerConfig } from './config.js';
+import { prefixLines, type Log } from './log.js';
+
+/** How long a server may take to answer `initialize` by default. */
+export const DEFAULT_INIT_TIMEOUT_MS = 30_000;
+/** The first wait before a restart; each failed start doubles it, up to {@link MAX_RESTART_DELAY_MS}. */
+const FIRST_RESTART_DELAY_MS = 500;
+const MAX_RESTART_DELAY_MS = 30_000;
+/** Starts that fail in a row before the proxy stops trying (it keeps serving the other servers). */
+export const MAX_FAILED_STARTS = 8;
+
+/** What the upstream is doing. */
+export type UpstreamState = 'starting' | 'up' | 'down' | 'given_up' | 'closed';
+
+/** One upstream server. */
+export class Upstream {
+  /** Its tools as last imported (empty until it first starts). */
+  tools: McpTool[] = [];
+  /** What it is doing. */
+  state: UpstreamState = 'starting';
+  /** Why it last failed, when it did. */
+  problem: string | undefined;
+  private client: Client | undefined;
+  private failedStarts = 0;
+  private restartTimer: NodeJS.Timeout | undefined;
+
+  /**
+   * @param name - its name in the config (logs, the prefix)
+   * @param config - how to start it
+   * @param base - the folder a relative `cwd` is read from (the config file's)
+   * @param log - the proxy's log
+   * @param onChange - told when its tools change
+   * @param restart - restart it after a crash or a failed start (the proxy does; `check` does not)
+   */
+  constructor(
+    readonly name: string,
+    private readonly config: ServerConfig,
+    private readonly base: string,
+    private readonly log: Log,
+    private readonly onChange: () => void,
+    private readonly restart = true,
+  ) {}
+
+  /** Start it; resolves once this attempt has succeeded or failed (a failure schedules a restart). */
+  async start(): Promise<void> {
+    if (this.state === 'closed') return;
+    this.state = 'starting';
+    const transport = this.transport();
+    const client = new Client({ name: 'toolweave', version: '0.1.0' });
+    const timeout = this.config.initTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS;
+    try {
+      await client.connect(transport, { timeout });
+      this.client = client;
+      await this.importTools();
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      this.client = undefined;
+      this.failed(startProblem(error, this.config, timeout));
+      return;
+    }
+    // close() may have been called while this start was under way.
+    if ((this.state as UpstreamState) === 'closed') {
+      await client.close().catch(() => undefined);
+      return;
+    }
+    this.state = 'up';
+    this.failedStarts = 0;
+    this.problem = undefined;
+    this.log.info(`server "${this.name}" is up: ${this.tools.length} tools`);
+    client.onclose = () => {
+      if (this.client !== client || this.state === 'closed') return;
+      this.client = undefined;
+      this.failed('it closed the connection or exited');
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      void this.importTools().catch((error: unknown) => this.log.error('upstream_error', `server "${this.name}" changed its tools and they could not be read: ${messageOf(error)}`));
+    });
+  }
+
+  /** Stop it for good: no restart. */
+  async close(): Promise<void> {
+    this.state = 'closed';
+    clearTimeout(this.restartTimer);
+    const client = this.client;
+    this.client = undefined;
+    await client?.close().catch(() => undefined);
+  }
+
+  private async importTools(): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    this.tools = await mcpTools(client, {
+      server: this.name,
+      ...(this.config.prefix ? { prefix: this.name } : {}),
+      trustAnnotations: this.config.trustAnnotations === true,
+      ...(this.config.tools ? { tools: this.config.tools } : {}),
+      ...(this.config.callTimeoutMs ? { timeoutMs: this.config.callTimeoutMs } : {}),
+    });
+    this.onChange();
+  }
+
+  private failed(why: string): void {
+    this.failedStarts++;
+    this.problem = why;
+    if (!this.restart || this.failedStarts >= MAX_FAILED_STARTS) {
+      this.state = 'given_up';
+      this.log.error('upstream_unavailable', `server "${this.name}": ${why}${this.restart ? `; ${MAX_FAILED_STARTS} starts failed in a row, not trying again` : ''}`);
+      this.onChange();
+      return;
+    }
+    this.state = 'down';
+    const delay = Math.min(FIRST_RESTART_DELAY_MS * 2 ** (this.failedStarts - 1), MAX_RESTART_DELAY_MS);
+    this.log.error('upstream_unavailable', `server "${this.name}": ${why}; its calls fail until it is back; restarting in ${delay} ms`);
+    this.onChange();
+    this.restartTimer = setTimeout(() => void this.start(), delay);
+  }
+
+  private transport(): Transport {
+    const config = this.config;
+    if (config.url) {
+      return new StreamableHTTPClientTransport(new URL(config.url), config.headers ? { requestInit: { headers: config.headers } } : {});
+    }
+    const transport = new StdioClientTransport({
+      command: config.command!,
+      args: config.args ?? [],
+      env: { ...getDefaultEnvironment(), ...config.env },
+      cwd: path.resolve(this.base, config.cwd ?? '.'),
+      stderr: 'pipe',
+    });
+    // stdout is the protocol; what the server says on stderr goes to the proxy's, named.
+    transport.stderr?.on('data', prefixLines(this.name, (line) => void process.stderr.write(`${line}\n`)));
+    return transport;
+  }
+}
+
+/** Why a start failed, in words that say what to fix. */
+function startProblem(error: unknown, config: ServerConfig, timeoutMs: number): string {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  if (code === 'ENOENT' && config.command) return `could not be started: command "${config.command}" not found`;
+  if (code === 'EACCES' && config.command) return `could not be started: command "${config.command}" is not executable`;
+  const message = messageOf(error);
+  if (/timed out/iu.test(message)) return `did not answer initialize within ${timeoutMs} ms`;
+  if (/Connection closed/iu.test(message)) return 'exited before answering initialize';
+  return `could not be started: ${message}`;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

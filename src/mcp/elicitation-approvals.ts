@@ -1,0 +1,96 @@
+/**
+ * Approvals put to the person at the MCP client: each side-effecting call is an elicitation
+ * request (the tool, the step, the arguments), and only an explicit yes approves it.
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { ApprovalAction, ApprovalDecision, ApprovalProvider } from '../index.js';
+import { liveRequest } from './open-requests.js';
+
+/** Options of {@link elicitationApprovals}. */
+export interface ElicitationApprovalsOptions {
+  /** How long the person has to answer, in milliseconds (default 5 minutes); then the call is refused. */
+  timeoutMs?: number;
+}
+
+/** How long a person has to answer by default. */
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 300_000;
+/** The most characters of the arguments an approval shows. */
+const MAX_ARGS_CHARS = 2000;
+
+/** What the person is asked to fill in: one yes or no. */
+const APPROVAL_SCHEMA = {
+  type: 'object' as const,
+  properties: { approve: { type: 'boolean' as const, title: 'Run this call', description: 'Yes runs it once; no refuses it.' } },
+  required: ['approve'],
+};
+
+/**
+ * An approval hook (for `createStepGate({ approvals })`) that asks the client connected to `server`
+ * (or to the server a function returns, since the gate is made before the server that uses it)
+ * with an MCP elicitation request, once per side-effecting call, however deeply nested. The values a
+ * model chose (a step's name, a script's intention, the arguments) are shown as such. A client
+ * that does not support elicitation gets every such call refused (`approval_rejected`, saying why);
+ * declining, dismissing or not answering in time refuses it too.
+ *
+ * @example
+ * ```ts
+ * let server: Server;
+ * const gate = createStepGate({ resolve, approvals: elicitationApprovals(() => server) });
+ * server = createMcpServer(tools, { gate });
+ * ```
+ */
+export function elicitationApprovals(server: Server | (() => Server), options: ElicitationApprovalsOptions = {}): ApprovalProvider {
+  const serverNow = typeof server === 'function' ? server : () => server;
+  const timeout = options.timeoutMs && options.timeoutMs > 0 ? options.timeoutMs : DEFAULT_APPROVAL_TIMEOUT_MS;
+  return {
+    async requestApproval(action: ApprovalAction): Promise<ApprovalDecision> {
+      const server = serverNow();
+      if (!server.getClientCapabilities()?.elicitation) {
+        return {
+          approved: false,
+          reason: `The call to "${action.toolName}" needs a person's approval, and this MCP client does not support elicitation, so it cannot be asked; the call is refused. Use a client that supports elicitation, or list the tool with approvals off.`,
+        };
+      }
+      // Over Streamable HTTP the request must travel with a client request that is still open.
+      const related = liveRequest(server);
+      try {
+        const answer = await server.elicitInput(
+          { mode: 'form', message: approvalMessage(action), requestedSchema: APPROVAL_SCHEMA },
+          { timeout, ...(related ? { relatedRequestId: related.requestId } : {}) },
+        );
+        if (answer.action === 'accept' && answer.content?.approve === true) return { approved: true };
+        const how = answer.action === 'accept' ? 'answered no to' : answer.action === 'decline' ? 'declined' : 'dismissed';
+        return { approved: false, reason: `The person at the client ${how} the call to "${action.toolName}".` };
+      } catch (error) {
+        return { approved: false, reason: `The approval for "${action.toolName}" could not be asked or was not answered: ${error instanceof Error ? error.message : String(error)}` };
+      }
+    },
+  };
+}
+
+/** The question: what would run, who asks, and which of it a model chose. */
+export function approvalMessage(action: ApprovalAction): string {
+  const chosen = new Set(action.caller?.modelChosen ?? []);
+  const byModel = (what: 'step' | 'intention' | 'args') => (chosen.has(what) ? ' (chosen by the model)' : '');
+  const lines = [`Allow a call that changes something?`, `Tool: ${action.toolName}`, `Step: ${action.step}${byModel('step')}`];
+  const caller = action.caller;
+  if (caller) {
+    lines.push(`Through: ${caller.door}${caller.composite ? ` "${caller.composite}"` : ''}`);
+    if (caller.intention !== undefined) lines.push(`Intention${byModel('intention')}: ${caller.intention}`);
+    if (caller.path.length) lines.push(`Inside: ${caller.path.join(' > ')}`);
+  } else {
+    lines.push('Through: a direct call from the client');
+  }
+  lines.push(`Arguments${caller ? byModel('args') : ' (as the client sent them)'}: ${shortJson(action.args)}`);
+  return lines.join('\n');
+}
+
+function shortJson(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = '[arguments that cannot be written as JSON]';
+  }
+  return text.length > MAX_ARGS_CHARS ? `${text.slice(0, MAX_ARGS_CHARS)}... (${text.length} characters)` : text;
+}

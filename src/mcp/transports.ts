@@ -1,0 +1,207 @@
+/**
+ * The transports a server is served on: stdio (the client starts the server as a child process)
+ * and Streamable HTTP (the SDK's), one MCP server per HTTP session.
+ */
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Readable, Writable } from 'node:stream';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+
+/** A server being served; `close` stops it. */
+export interface Serving {
+  /** Stop serving and close every connection. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serve `server` on stdio: MCP messages on stdin and stdout (stdout carries nothing else: log to
+ * stderr). Streams other than the process's own may be given, for tests.
+ */
+export async function serveStdio(server: Server, io: { stdin?: Readable; stdout?: Writable } = {}): Promise<Serving> {
+  const transport = new StdioServerTransport(io.stdin, io.stdout);
+  await server.connect(transport);
+  return { close: () => server.close() };
+}
+
+/** Options of {@link serveHttp}. */
+export interface HttpServeOptions {
+  /** The address to listen on (default `127.0.0.1`: this machine only). */
+  host?: string;
+  /** The port (default 0: any free port; read it from {@link HttpServing.port}). */
+  port?: number;
+  /** The path of the MCP endpoint (default `/mcp`). */
+  path?: string;
+  /** A bearer token every request must carry (`Authorization: Bearer <token>`); default none. */
+  token?: string;
+  /**
+   * The host names a request's `Host` header may name (DNS-rebinding protection). Default: the
+   * loopback names when listening on a loopback address; give a list when listening elsewhere.
+   */
+  allowedHosts?: string[];
+  /** The most sessions at once (default 64); a new one past it is refused with 503. */
+  maxSessions?: number;
+  /**
+   * How long a session may go with no request open before it is closed, in milliseconds (default
+   * 10 minutes). A connected client keeps a stream open; one that went away without ending its
+   * session would otherwise hold a place forever.
+   */
+  idleTimeoutMs?: number;
+}
+
+/** A Streamable HTTP endpoint being served. */
+export interface HttpServing extends Serving {
+  /** The endpoint's URL. */
+  url: string;
+  /** The port it listens on. */
+  port: number;
+  /** How many sessions are open. */
+  sessions(): number;
+}
+
+/** What {@link serveHttp} is told about a new session. */
+export interface HttpSessionInfo {
+  /** The session's id (the `mcp-session-id` header). */
+  sessionId: string;
+}
+
+/** The part of an Express app used here (the SDK's app; express ships no types of its own). */
+interface McpApp {
+  use(handler: (req: IncomingMessage, res: ServerResponse, next: () => void) => void): void;
+  all(path: string, handler: (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => void): void;
+  listen(port: number, host: string, ready: (error?: Error) => void): HttpServer;
+}
+
+const DEFAULT_MAX_SESSIONS = 64;
+const DEFAULT_IDLE_TIMEOUT_MS = 600_000;
+
+/** One session: its transport and server, and how many of its HTTP requests are open. */
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: Server;
+  open: number;
+  idleSince: number;
+}
+
+/**
+ * Serve MCP over Streamable HTTP (the SDK's transport), a fresh server from `newServer` for each
+ * session. It listens on 127.0.0.1 unless told otherwise, keeps the SDK's DNS-rebinding protection
+ * on (the `Host` header must name an allowed host), and checks a bearer token when given one.
+ *
+ * @example
+ * ```ts
+ * const http = await serveHttp(() => createMcpServer(tools, { gate }), { port: 8808, token: process.env.MCP_TOKEN });
+ * console.error(`serving on ${http.url}`);
+ * ```
+ */
+export async function serveHttp(newServer: (session: HttpSessionInfo) => Server, options: HttpServeOptions = {}): Promise<HttpServing> {
+  const host = options.host ?? '127.0.0.1';
+  const endpoint = options.path ?? '/mcp';
+  const maxSessions = options.maxSessions && options.maxSessions > 0 ? options.maxSessions : DEFAULT_MAX_SESSIONS;
+  const idleTimeoutMs = options.idleTimeoutMs && options.idleTimeoutMs > 0 ? options.idleTimeoutMs : DEFAULT_IDLE_TIMEOUT_MS;
+  const sessions = new Map<string, Session>();
+  const app = createMcpExpressApp({ host, ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}) }) as unknown as McpApp;
+  if (options.token) app.use(bearerCheck(options.token));
+
+  app.all(endpoint, (req, res) => {
+    void handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) jsonRpcError(res, 500, -32603, `The server failed: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  });
+
+  async function handle(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
+    const header = req.headers['mcp-session-id'];
+    const sessionId = Array.isArray(header) ? header[0] : header;
+    if (sessionId !== undefined) {
+      const session = sessions.get(sessionId);
+      if (!session) return jsonRpcError(res, 404, -32001, `No session ${sessionId}: it ended or never existed; initialize a new one.`);
+      track(session, res);
+      return session.transport.handleRequest(req, res, req.body);
+    }
+    if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
+      return jsonRpcError(res, 400, -32000, 'No mcp-session-id header: send initialize first.');
+    }
+    if (sessions.size >= maxSessions) return jsonRpcError(res, 503, -32000, `This server holds ${maxSessions} sessions, its most; close one and try again.`);
+    const id = randomUUID();
+    const server = newServer({ sessionId: id });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      // Called while the initialize request is handled, after `session` below exists.
+      onsessioninitialized: (opened) => void sessions.set(opened, session),
+    });
+    const session: Session = { transport, server, open: 0, idleSince: Date.now() };
+    transport.onclose = () => {
+      sessions.delete(id);
+      void server.close().catch(() => undefined);
+    };
+    await server.connect(transport);
+    track(session, res);
+    await transport.handleRequest(req, res, req.body);
+  }
+
+  /** Count the request open until its response closes; a session with none open is idle from then. */
+  function track(session: Session, res: ServerResponse): void {
+    session.open++;
+    res.once('close', () => {
+      session.open--;
+      if (session.open === 0) session.idleSince = Date.now();
+    });
+  }
+
+
+  const listener = await new Promise<HttpServer>((resolve, reject) => {
+    const started: HttpServer = app.listen(options.port ?? 0, host, (error?: Error) => (error ? reject(error) : resolve(started)));
+    started.once('error', reject);
+  });
+  // Sessions whose client went away without ending them are closed once idle long enough.
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const [id, session] of sessions) {
+      if (session.open > 0 || now - session.idleSince < idleTimeoutMs) continue;
+      sessions.delete(id);
+      void session.transport.close().catch(() => undefined);
+    }
+  }, Math.min(Math.max(idleTimeoutMs / 4, 50), 60_000));
+  sweeper.unref();
+  const port = (listener.address() as AddressInfo).port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}${endpoint}`,
+    port,
+    sessions: () => sessions.size,
+    async close() {
+      clearInterval(sweeper);
+      const open = [...sessions.values()];
+      sessions.clear();
+      await Promise.allSettled(open.map(async ({ transport, server }) => {
+        await transport.close();
+        await server.close();
+      }));
+      await new Promise<void>((resolve) => {
+        listener.close(() => resolve());
+        listener.closeAllConnections();
+      });
+    },
+  };
+}
+
+/** Refuse every request without `Authorization: Bearer <token>` (compared in constant time). */
+function bearerCheck(token: string): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
+  const expected = Buffer.from(`Bearer ${token}`);
+  return (req, res, next) => {
+    const given = Buffer.from(req.headers.authorization ?? '');
+    if (given.length === expected.length && timingSafeEqual(given, expected)) return next();
+    res.setHeader('WWW-Authenticate', 'Bearer');
+    jsonRpcError(res, 401, -32000, 'Unauthorized: send Authorization: Bearer <token>.');
+  };
+}
+
+function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json');
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}

@@ -1,0 +1,146 @@
+/**
+ * The config file: YAML or JSON, checked against the published JSON Schema, every problem naming
+ * the file and the field.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compositePaths, loadComposites } from '../../src/cli/composites.js';
+import { ConfigError, loadConfig } from '../../src/cli/config.js';
+import { PUBLISHED_SCHEMA } from '../../src/cli/config-schema.js';
+import { parseArgs, UsageError } from '../../src/cli/args.js';
+import { REPO } from '../mcp/helpers.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'toolweave-config-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function problemsOf(name: string, text: string): Promise<string[]> {
+  const file = path.join(dir, name);
+  await writeFile(file, text);
+  try {
+    await loadConfig(file);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).code).toBe('config_invalid');
+    return (error as ConfigError).problems;
+  }
+  return [];
+}
+
+describe('loadConfig', () => {
+  it('reads the shape the README shows, in YAML and in JSON', async () => {
+    const yaml = `servers:
+  fs:
+    command: npx
+    args: ["@modelcontextprotocol/server-filesystem", "./project"]
+    env: {}
+    prefix: false
+    trustAnnotations: true
+    tools:
+      move_file: { hasSideEffects: true }
+  remote:
+    url: http://127.0.0.1:8080/mcp
+    headers: { Authorization: "Bearer x" }
+sideEffectingTools: [write_file]
+composites: [./specs/*.yaml]
+script: { timeoutMs: 30000 }
+approvals: elicit
+`;
+    expect(await problemsOf('good.yaml', yaml)).toEqual([]);
+    const config = await loadConfig(path.join(dir, 'good.yaml'));
+    expect(config).toMatchObject({ servers: { fs: { command: 'npx', tools: { move_file: { hasSideEffects: true } } } }, approvals: 'elicit', base: dir });
+    await writeFile(path.join(dir, 'good.json'), JSON.stringify({ servers: { fs: { command: 'node' } } }));
+    expect((await loadConfig(path.join(dir, 'good.json'))).servers.fs.command).toBe('node');
+  });
+
+  it('names the file and the field of each problem', async () => {
+    const file = path.join(dir, 'bad.yaml');
+    const problems = await problemsOf('bad.yaml', `servers:
+  fs:
+    comand: npx
+    args: ./project
+  web:
+    command: node
+    url: http://127.0.0.1:1/mcp
+approvals: maybe
+script: { timeout: 5 }
+`);
+    expect(problems).toEqual(expect.arrayContaining([
+      `${file}: servers.fs: unknown field "comand"`,
+      `${file}: servers.fs.args: must be array`,
+      `${file}: servers.fs: give either command (with args, env, cwd) or url (with headers), not both and not neither`,
+      `${file}: servers.web: give either command (with args, env, cwd) or url (with headers), not both and not neither`,
+      `${file}: approvals: must be one of "none", "elicit"`,
+      `${file}: script: unknown field "timeout"`,
+    ]));
+  });
+
+  it('says when the file is missing, is not YAML, or has no servers', async () => {
+    await expect(loadConfig(path.join(dir, 'nope.yaml'))).rejects.toThrow(/nope\.yaml: cannot be read \(ENOENT\)/u);
+    expect(await problemsOf('broken.yaml', 'servers: [unclosed')).toEqual([expect.stringMatching(/broken\.yaml: is not valid YAML/u)]);
+    expect(await problemsOf('broken.json', '{"servers":')).toEqual([expect.stringMatching(/broken\.json: is not valid JSON/u)]);
+    expect(await problemsOf('empty.yaml', 'sideEffectingTools: []\n')).toEqual([`${path.join(dir, 'empty.yaml')}: (top level): missing field "servers"`]);
+  });
+
+  it('the published schema file is the schema the loader checks with', async () => {
+    const published = JSON.parse(await readFile(path.join(REPO, 'schema/toolweave.config.schema.json'), 'utf8'));
+    expect(published).toEqual(JSON.parse(JSON.stringify(PUBLISHED_SCHEMA)));
+    const pkg = JSON.parse(await readFile(path.join(REPO, 'package.json'), 'utf8'));
+    expect(pkg.files).toContain('schema');
+  });
+});
+
+describe('composite files', () => {
+  it('expands * within a folder, and reports a wrong file while reading the others', async () => {
+    const specs = path.join(dir, 'specs');
+    await import('node:fs/promises').then((fs) => fs.mkdir(specs, { recursive: true }));
+    await writeFile(path.join(specs, 'a.yaml'), 'name: a\ndescription: A.\ninputSchema: { type: object }\nspec: { steps: [] }\n');
+    await writeFile(path.join(specs, 'b.yaml'), 'name: b\ndescription: B.\ninputSchema: { type: object }\nspec: { steps: [] }\nexample: []\n');
+    await writeFile(path.join(specs, 'notes.txt'), 'not a composite');
+    expect(await compositePaths(['specs/*.yaml'], dir)).toEqual([path.join(specs, 'a.yaml'), path.join(specs, 'b.yaml')]);
+    const { composites, problems } = await loadComposites(['specs/*.yaml'], dir);
+    expect(composites.map((c) => c.name)).toEqual(['a']);
+    expect(problems).toEqual([`${path.join(specs, 'b.yaml')}: (top level): unknown field "example"`]);
+  });
+});
+
+describe('the command line', () => {
+  it('reads mcp, check and their options', () => {
+    expect(parseArgs(['mcp', '--trust-annotations', '--chain', 'write_file, edit_file', '--http', '8808', '--', 'npx', 'server', '.'])).toEqual({
+      command: 'mcp', upstream: ['npx', 'server', '.'], trustAnnotations: true, chain: ['write_file', 'edit_file'], http: { host: '127.0.0.1', port: 8808 }, verbose: false,
+    });
+    expect(parseArgs(['mcp', '--config', 'tw.yaml', '--http', '[::1]:9000', '--verbose'])).toMatchObject({ config: 'tw.yaml', http: { host: '::1', port: 9000 }, verbose: true });
+    expect(parseArgs(['check', '--config', 'tw.yaml'])).toEqual({ command: 'check', config: 'tw.yaml' });
+  });
+
+  it('refuses what it cannot run, saying what to write', () => {
+    expect(() => parseArgs(['mcp'])).toThrow(UsageError);
+    expect(() => parseArgs(['mcp', '--'])).toThrow(/Nothing after --/u);
+    expect(() => parseArgs(['mcp', '--http', 'localhost:99999', '--', 'x'])).toThrow(/--http takes \[host:\]port/u);
+    expect(() => parseArgs(['mcp', '--chian', 'x', '--', 'x'])).toThrow(/Unknown option "--chian"/u);
+    expect(() => parseArgs(['check'])).toThrow(/needs --config/u);
+    expect(() => parseArgs(['serve'])).toThrow(/Unknown command "serve"/u);
+  });
+});
+
+describe("the README's MCP client config", () => {
+  it('starts toolweave mcp with options the bin reads, in front of the filesystem server', async () => {
+    const readme = await readFile(path.join(REPO, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Use it from an MCP client'));
+    const json = /```json\n([\s\S]*?)```/u.exec(section)![1];
+    const { command, args } = JSON.parse(json).mcpServers.project as { command: string; args: string[] };
+    expect(command).toBe('npx');
+    const bin = args.indexOf('toolweave', args.indexOf('@modelcontextprotocol/sdk@1'));
+    expect(args.slice(0, bin)).toEqual(['-y', '-p', 'toolweave', '-p', '@modelcontextprotocol/sdk@1']);
+    expect(parseArgs(args.slice(bin + 1))).toEqual({
+      command: 'mcp', trustAnnotations: true, chain: ['write_file'], verbose: false,
+      upstream: ['npx', '-y', '@modelcontextprotocol/server-filesystem', '/path/to/project'],
+    });
+  });
+});

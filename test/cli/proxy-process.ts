@@ -1,0 +1,80 @@
+/**
+ * The proxy as a user runs it: `toolweave mcp ...` in a child process (the bin's source, run with
+ * tsx), reached by the SDK's Client over stdio or Streamable HTTP. Each test stops what it starts.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { connectStdio, REPO, type ChildClient } from '../mcp/helpers.js';
+
+/** The bin's source. */
+export const TOOLWEAVE_BIN = path.join(REPO, 'src/cli/toolweave.ts');
+/** `node --import tsx <bin>`: the bin as `npx toolweave` would run it, from source. */
+export const BIN_COMMAND = [process.execPath, '--import', 'tsx', TOOLWEAVE_BIN] as const;
+
+/** The proxy over stdio, its client connected. */
+export function proxyOverStdio(args: string[], options: { cwd?: string; capabilities?: ClientCapabilities } = {}): Promise<ChildClient> {
+  const [node, ...bin] = BIN_COMMAND;
+  return connectStdio(node, [...bin, 'mcp', ...args], { cwd: options.cwd ?? REPO, capabilities: options.capabilities });
+}
+
+/** A proxy child process serving HTTP, and its URL (read from its stderr). */
+export interface HttpProxy {
+  child: ChildProcess;
+  url: string;
+  stderr(): string;
+  /** SIGTERM, then wait for the exit. */
+  stop(): Promise<number | null>;
+}
+
+/** Start the proxy on a free loopback port. */
+export async function proxyOverHttp(args: string[], env: Record<string, string> = {}): Promise<HttpProxy> {
+  const [node, ...bin] = BIN_COMMAND;
+  const child = spawn(node, [...bin, 'mcp', '--http', '127.0.0.1:0', ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the proxy did not start serving HTTP:\n${stderr}`)), 30_000);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const found = /serving MCP over Streamable HTTP at (\S+)/u.exec(stderr);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found[1]);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`the proxy exited (${code}):\n${stderr}`)));
+  });
+  return {
+    child,
+    url,
+    stderr: () => stderr,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve(child.exitCode);
+        child.once('exit', (code) => resolve(code));
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** A client over Streamable HTTP. */
+export async function httpClient(url: string, capabilities: ClientCapabilities = {}): Promise<Client> {
+  const client = new Client({ name: 'toolweave-test', version: '1.0.0' }, { capabilities });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+/** Run the bin to its end: its exit code and output. */
+export function runBin(args: string[], cwd = REPO): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const [node, ...bin] = BIN_COMMAND;
+  return new Promise((resolve) => {
+    const child = spawn(node, [...bin, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
