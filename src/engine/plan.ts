@@ -263,16 +263,17 @@ function precheckCalls(state: RunState, settings: RunSettings, calls: readonly P
     return undefined;
   }
   const gate = state.gate;
-  const tools = new Map<string, ITool | undefined>();
+  // Kept only when a version can say later that they still stand.
+  const tools = version ? new Map<string, ITool | undefined>() : undefined;
   for (const call of calls) {
     const tool = gate.resolve(call.tool);
-    tools.set(call.tool, tool);
+    tools?.set(call.tool, tool);
     if (tool !== undefined && settings.compositionId !== undefined && tool.id === settings.compositionId) continue;
     if (!isChainable(call.tool, tool, state.sideEffectingTools)) {
       return failed(state, call.label, call.tool, chainRefusal(call.tool, tool, () => gate.names?.()));
     }
   }
-  if (version) {
+  if (tools) {
     settings.checked = { version: seen, tools };
     state.resolved = settings.checked;
   }
