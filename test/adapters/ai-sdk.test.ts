@@ -121,7 +121,7 @@ describe('fromAiSdkTools', () => {
     inputSchema: z.object({ city: z.string(), unit: z.enum(['C', 'F']).default('C') }),
     execute: async ({ city, unit }) => ({ city, unit, degrees: 21 }),
   });
-  const failing = tool({ description: 'Always fails.', inputSchema: jsonSchema<{ why: string }>({ type: 'object', properties: { why: { type: 'string' } }, required: ['why'] }), execute: async ({ why }) => { throw new Error(why); } });
+  const failing = tool({ description: 'Always fails.', inputSchema: jsonSchema<{ why: string }>({ type: 'object', properties: { why: { type: 'string' } }, required: ['why'] }), execute: async ({ why }): Promise<string> => { throw new Error(why); } });
   async function* countdown() { yield 3; yield 2; yield 1; }
   const streaming = tool({ description: 'Counts down.', inputSchema: z.object({}), execute: () => countdown() });
 

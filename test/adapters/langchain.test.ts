@@ -90,7 +90,7 @@ describe('fromLangChainTools', () => {
     expect('hasSideEffects' in undeclared).toBe(false);
     const registry = new Map<string, ITool>([[undeclared.name, undeclared]]);
     const builder = new ComposableToolBuilder(createStepGate({ resolve: (name) => registry.get(name) }));
-    expect(builder.validate({ steps: [{ tool: 'weather', inputMapping: { city: '$input.city' } }] }).errors.join('\n')).toMatch(/does not declare/u);
+    expect(builder.validate({ steps: [{ tool: 'weather', inputMapping: { city: '$input.city' } }] }).errors?.join('\n')).toMatch(/does not declare/u);
     expect(await undeclared.execute({ city: 'Oslo' }, {})).toEqual({ success: true, output: '21 degrees in Oslo' });
   });
 
