@@ -3,7 +3,7 @@
  * line each. Works with the `ai` package 5.x and 6.x (an optional peer dependency; `toolweave`
  * itself never loads it).
  *
- * - A call's result is the presented result ({@link presentResult}): the model reads its `text`
+ * - A call's result is the presented result (toolweave's `presentResult`): the model reads its `text`
  *   (through `toModelOutput`), the host reads `effects`, `trace` and `structured` on the tool
  *   result the loop records.
  * - A failure throws a {@link PresentedError}, which the loop records as a `tool-error` part; the
@@ -58,7 +58,7 @@ export function toAiSdkTools(tools: Iterable<ITool>, options: AiSdkToolsOptions 
         if (shown.isError) throw new PresentedError(shown);
         return shown;
       },
-      toModelOutput: ({ output }) => ({ type: 'text', value: output.text }),
+      toModelOutput: (options) => ({ type: 'text', value: modelText(options) }),
     });
   }
   return set;
@@ -98,6 +98,14 @@ export function fromAiSdkTools(tools: Record<string, Tool>, options?: ImportOpti
       },
     }, declared(name));
   });
+}
+
+/**
+ * The text the model reads. The AI SDK 6 passes `toModelOutput` the call (`{ toolCallId, input,
+ * output }`), the AI SDK 5 the output itself.
+ */
+function modelText(options: { output: PresentedResult } | PresentedResult): string {
+  return 'output' in options && typeof options.output === 'object' && options.output !== null ? options.output.text : (options as PresentedResult).text;
 }
 
 /** What `execute` answered: a value, a promise of one, or a stream of them (the last one counts). */

@@ -42,14 +42,17 @@ export interface LangChainToolsOptions {
   context?: (config: ToolRunnableConfig | undefined) => ToolExecutionContext;
 }
 
-/** What a toolweave tool answers LangChain: content, and the presented result's other parts as the artifact. */
-type Answer = [string, PresentedMeta] | [ToolMessage, undefined];
-
 /**
- * A toolweave tool as a LangChain structured tool (`responseFormat: "content_and_artifact"`).
- * Made by {@link toLangChainTools}.
+ * What a toolweave tool's `_call` answers LangChain (`content_and_artifact`): the text and the
+ * presented result's other parts, or, for a failed tool call, the error `ToolMessage` itself.
  */
-export class ToolweaveLangChainTool extends StructuredTool<JSONSchema, Record<string, unknown>, Record<string, unknown>, Answer> {
+export type LangChainToolAnswer = [string, PresentedMeta] | [ToolMessage, undefined];
+
+/** A LangChain structured tool made from a toolweave tool (`responseFormat: "content_and_artifact"`). */
+export type LangChainTool = StructuredTool<JSONSchema, Record<string, unknown>, Record<string, unknown>, LangChainToolAnswer>;
+
+/** A toolweave tool as a LangChain structured tool; made by {@link toLangChainTools}. */
+class ToolweaveLangChainTool extends StructuredTool<JSONSchema, Record<string, unknown>, Record<string, unknown>, LangChainToolAnswer> {
   /** The tool's name, as the model calls it. */
   name: string;
   /** What the tool does, for the model. */
@@ -78,16 +81,16 @@ export class ToolweaveLangChainTool extends StructuredTool<JSONSchema, Record<st
     configArg?: TConfig,
     /** @deprecated */
     tags?: string[],
-  ): Promise<ToolReturnType<TArg, TConfig, Answer>> {
+  ): Promise<ToolReturnType<TArg, TConfig, LangChainToolAnswer>> {
     const call = toolCallOf(arg) ?? configArg?.toolCall;
     const input = (isToolCallInput(arg) ? arg.args : arg) as Record<string, unknown>;
     const refusal = argsRefusal(this.#tool, this.name, this.name, input ?? {});
-    if (refusal) return this.#failed(presentResult(refusal), call?.id) as ToolReturnType<TArg, TConfig, Answer>;
+    if (refusal) return this.#failed(presentResult(refusal), call?.id) as ToolReturnType<TArg, TConfig, LangChainToolAnswer>;
     return super.call(arg, configArg, tags);
   }
 
   /** @internal */
-  protected async _call(arg: Record<string, unknown>, _runManager: unknown, config?: ToolRunnableConfig): Promise<Answer> {
+  protected async _call(arg: Record<string, unknown>, _runManager: unknown, config?: ToolRunnableConfig): Promise<LangChainToolAnswer> {
     const shown = await runForFramework(this.#tool, arg, () => hostContext(config, this.#options.context, config?.configurable), config?.signal);
     if (!shown.isError) return [shown.text, metaOf(shown)];
     return [this.#failed(shown, config?.toolCall?.id), undefined];
@@ -106,7 +109,7 @@ export class ToolweaveLangChainTool extends StructuredTool<JSONSchema, Record<st
  *
  * @throws TypeError when two tools share a name (a programming error)
  */
-export function toLangChainTools(tools: Iterable<ITool>, options: LangChainToolsOptions = {}): ToolweaveLangChainTool[] {
+export function toLangChainTools(tools: Iterable<ITool>, options: LangChainToolsOptions = {}): LangChainTool[] {
   return byName(tools, 'toLangChainTools').map((tool) => new ToolweaveLangChainTool(tool, options));
 }
 

@@ -7,7 +7,7 @@ import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { fromAiSdkTools, toAiSdkTools } from '../../src/adapters/ai-sdk.js';
-import { createRunPipelineTool, createStepGate, PresentedError, type ITool } from '../../src/index.js';
+import { createRunPipelineTool, createStepGate, PresentedError, type ITool, type PresentedResult } from '../../src/index.js';
 import { hostSetup } from './helpers.js';
 
 type ToolCall = { toolName: string; input: unknown };
@@ -107,6 +107,14 @@ describe('toAiSdkTools in generateText', () => {
     expect(result.content.some((part) => part.type === 'tool-approval-request')).toBe(true);
     expect(setup.notes).toEqual([]);
     expect(toAiSdkTools([setup.noteUser]).note_user.needsApproval).toBeUndefined();
+  });
+
+  it("gives the model the text, from the AI SDK 6's call and from the AI SDK 5's bare output", async () => {
+    const setup = hostSetup();
+    const greetUser = toAiSdkTools([setup.greetUser]).greet_user;
+    const shown = (await greetUser.execute!({ id: 5 }, callOptions())) as PresentedResult;
+    expect(await greetUser.toModelOutput!({ toolCallId: 'c', input: { id: 5 }, output: shown })).toEqual({ type: 'text', value: 'Hello, user-5!' });
+    expect(await greetUser.toModelOutput!(shown as never)).toEqual({ type: 'text', value: 'Hello, user-5!' });
   });
 
   it('refuses two tools with one name', () => {
