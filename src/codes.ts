@@ -44,6 +44,8 @@ export const ERROR_CODES = {
   script_return_too_large: 'run_js: the returned value is longer than maxReturnChars.',
   script_return_invalid: 'run_js: the returned value cannot be sent as JSON (a cycle, a function).',
   tool_interactive: 'run_js: the tool needs its own moment with a person or the host; call it directly.',
+  // Framework adapters
+  tool_failed: 'A tool imported from a framework (AI SDK, LangChain, OpenAI Agents) threw or answered with an error; the message is its own.',
   // Observations
   observation_unknown: 'get_observation: no observation was ever stored under this id.',
   observation_expired: 'get_observation: the observation was evicted; run the tool again.',

@@ -36,6 +36,7 @@ export { DEFAULT_BUDGET_LIMITS, type BudgetLimits, type BudgetLimitName } from '
 export type { DoorKind, DoorInfo } from './gate/run-frame.js';
 export type { ToolEvent, ToolCallStarted, ToolCallEnded } from './gate/events.js';
 export { callByName, callResolved, type CallByNameOptions, type CallByNameResult } from './gate/call.js';
+export { argsRefusal } from './gate/args-check.js';
 export { ComposableToolBuilder, SpecError, type ComposableToolBuilderOptions, type RunPipelineOptions, type ExecuteCallback, type InputOf } from './builder.js';
 export type { ValidateOptions } from './builder.js';
 export type { SnapshotProvider } from './engine/snapshot.js';

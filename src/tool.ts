@@ -22,8 +22,13 @@ export interface ToolExecutionContext {
    * nested door (progress displays, logs). A listener that throws is ignored.
    */
   onEvent?: (event: ToolEvent) => void;
-  /** Any other field the host needs; passed through unchanged. */
-  [key: string]: unknown;
+  /**
+   * Any other field the host needs; passed through unchanged. Typed `any`, not `unknown`, so that
+   * an orchestrator's own context interface (agentos's, say, which has no index signature) is
+   * accepted where this one is: TypeScript lets an interface meet an open index signature only
+   * when that signature is `any`. Narrow a field before using it.
+   */
+  [key: string]: any;
 }
 
 /**

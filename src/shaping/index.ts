@@ -13,4 +13,4 @@ export { looksLikePathList } from './looks-like-path-list.js';
 export { splitLines } from './text-lines.js';
 export { cutUtf8, utf8ByteLength } from './utf8.js';
 export { readerOf, forReader, RESULT_READER_KEY, type ResultReader } from './result-reader.js';
-export { presentResult, outputText, type PresentedResult } from './present-result.js';
+export { presentResult, outputText, PresentedError, type PresentedResult } from './present-result.js';

@@ -78,3 +78,27 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
+
+/**
+ * A presented failure as an `Error`, for frameworks whose tools report a failure by throwing (the
+ * AI SDK records a `tool-error` part, a LangChain tool invoked without a tool call throws). Its
+ * message is the presented text, `error <code>: <message>`, so the model still reads the code;
+ * the code, effects and trace stay on the error for the host.
+ */
+export class PresentedError extends Error {
+  /** The failure's code (`details.code`), when it had one. */
+  declare readonly code?: string;
+  /** The side-effecting calls the run made before it failed, when it reports any. */
+  declare readonly effects?: EffectRecord[];
+  /** The run's trace, when it has one. */
+  declare readonly trace?: TraceEntry[];
+
+  /** @param shown - a failure as {@link presentResult} shows it */
+  constructor(shown: PresentedResult) {
+    super(shown.text);
+    this.name = 'PresentedError';
+    if (shown.code !== undefined) this.code = shown.code;
+    if (shown.effects) this.effects = shown.effects;
+    if (shown.trace) this.trace = shown.trace;
+  }
+}

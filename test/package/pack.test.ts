@@ -60,6 +60,9 @@ const entries: Entry[] = Object.entries(pkg.exports).map(([subpath, target]) => 
 /** Names each entry must export, beyond matching its source module. */
 const EXPECTED_NAMES: Record<string, string[]> = {
   [pkg.name]: ['ComposableToolBuilder', 'createStepGate', 'checkChainable', 'MAX_COMPOSITION_DEPTH', 'createRunPipelineTool', 'createComposeTool', 'createScriptTool', 'renderUsageGuide'],
+  [`${pkg.name}/ai-sdk`]: ['toAiSdkTools', 'fromAiSdkTools'],
+  [`${pkg.name}/langchain`]: ['toLangChainTools', 'fromLangChainTools'],
+  [`${pkg.name}/openai-agents`]: ['toOpenAIAgentsTools', 'fromOpenAIAgentsTools', 'toStrictSchema'],
 };
 
 /**
@@ -122,8 +125,9 @@ describe('the packed package, installed into a fresh project', () => {
     // The core installs and loads with none of the optional peers.
     rootAlone = await importedNames(app, [pkg.name]);
     // Then the peers, for the subpaths that need them, and the Node types a TypeScript user has
-    // (the compiler is the worktree's own).
-    await install([...peersToInstall(), `@types/node@${pkg.devDependencies?.['@types/node']}`]);
+    // (the compiler is the worktree's own). The AI SDK's own types import 'json-schema' without
+    // depending on its types, so its users with skipLibCheck off install them too.
+    await install([...peersToInstall(), `@types/node@${pkg.devDependencies?.['@types/node']}`, `@types/json-schema@${pkg.devDependencies?.['@types/json-schema']}`]);
   }, TIMEOUT_MS);
 
   afterAll(async () => {

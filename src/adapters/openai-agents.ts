@@ -1,0 +1,158 @@
+/**
+ * `toolweave/openai-agents`: toolweave's tools as OpenAI Agents SDK function tools, and function
+ * tools as toolweave's, in one line each. Works with `@openai/agents` (an optional peer
+ * dependency; `toolweave` itself never loads it).
+ *
+ * - The SDK hides a thrown error from the model ("An error occurred while running the tool"), so a
+ *   tool never throws here: it returns the presented text, `error <code>: <message>` for a
+ *   failure. The rest of the presented result (`isError`, `code`, `structured`, `effects`,
+ *   `trace`) is the tool output item's `customData`.
+ * - Strict mode (the SDK's default, and `strict: true` here) sends a tool its strict form: every
+ *   object closed, every property required, an optional one nullable; the model's `null` for such
+ *   a property is removed again before the tool runs. A tool whose schema has no strict form is
+ *   sent non-strict, as it is: `compose` (its root is a union of node kinds; a strict form would
+ *   have to wrap the tree in one field the model must learn and that every call pays for), and
+ *   `run_pipeline` (a step's `args` is an open object; carried as JSON text, every argument and
+ *   every `${step_N.output}` would be escaped once more, and `args_invalid` at the gate checks
+ *   them against the called tool's own schema anyway). `run_js`, `get_observation` and a composite
+ *   with a closed input schema are strict.
+ * - The run's abort signal reaches the gate; `approveSideEffects` sets the SDK's own
+ *   `needsApproval` on every tool that has side effects or does not declare them.
+ *
+ * @module toolweave/openai-agents
+ */
+import { RunContext, tool, type FunctionTool, type JsonSchemaDefinition, type ToolInputParameters } from '@openai/agents';
+import { randomUUID } from 'node:crypto';
+import { failure, type ITool, type JSONSchemaObject, type ToolExecutionContext } from '../index.js';
+import { declarationsFor, importedTool, type ImportOptions } from './imported-tool.js';
+import { byName, hostContext, metaOf, runForFramework, type PresentedMeta } from './run-for-framework.js';
+import { toStrictSchema } from './strict-schema.js';
+
+export type { ImportOptions, ImportedToolDeclaration } from './imported-tool.js';
+export type { PresentedMeta } from './run-for-framework.js';
+export { toStrictSchema, type StrictForm } from './strict-schema.js';
+
+/** Options of {@link toOpenAIAgentsTools}. */
+export interface OpenAIAgentsToolsOptions<TContext = unknown> {
+  /**
+   * Send each tool in its strict form where it has one (default true, as the SDK's own default);
+   * `false` sends every tool as it is, non-strict.
+   */
+  strict?: boolean;
+  /**
+   * The toolweave context of a call, made from the run's context (default: the run's `context`
+   * when it is a plain object, else an empty context). The call's abort signal is added to it.
+   */
+  context?: (runContext: RunContext<TContext>) => ToolExecutionContext;
+  /**
+   * Set the SDK's own `needsApproval` on every tool that has side effects or does not declare
+   * them. Default false: the gate's checks and approvals still hold.
+   */
+  approveSideEffects?: boolean;
+}
+
+/** The parameters of a function tool given as JSON Schema. */
+export type OpenAIAgentsParameters = JsonSchemaDefinition['schema'];
+
+type StrictParameters = Extract<OpenAIAgentsParameters, { additionalProperties: false }>;
+type OpenParameters = Extract<OpenAIAgentsParameters, { additionalProperties: true }>;
+
+/** A function tool made from a toolweave tool: it answers the presented text. */
+export type OpenAIAgentsTool<TContext = unknown> = FunctionTool<TContext, OpenAIAgentsParameters, string>;
+
+/**
+ * toolweave's tools as OpenAI Agents SDK function tools:
+ * `new Agent({ name, instructions, tools: toOpenAIAgentsTools([composite, runPipeline]) })`.
+ * Each tool's `strict` says which form it was sent in.
+ *
+ * @throws TypeError when two tools share a name (a programming error)
+ */
+export function toOpenAIAgentsTools<TContext = unknown>(tools: Iterable<ITool>, options: OpenAIAgentsToolsOptions<TContext> = {}): OpenAIAgentsTool<TContext>[] {
+  return byName(tools, 'toOpenAIAgentsTools').map((source) => {
+    const form = options.strict === false ? undefined : toStrictSchema(source.inputSchema);
+    const strict = form?.ok === true ? form : undefined;
+    // The metadata of each call, kept until the SDK asks for the output item's custom data.
+    const metaByRun = new WeakMap<object, Map<string, PresentedMeta>>();
+    const common = {
+      name: source.name,
+      description: source.description,
+      ...(options.approveSideEffects && source.hasSideEffects !== false ? { needsApproval: true } : {}),
+      async execute(input: unknown, runContext?: RunContext<TContext>, details?: { signal?: AbortSignal; toolCall?: { callId?: string } }): Promise<string> {
+        const args = strict ? strict.restore(input) : input;
+        const own = runContext?.context;
+        const shown = await runForFramework(source, args, () => hostContext(runContext as RunContext<TContext>, options.context, own), details?.signal);
+        const callId = details?.toolCall?.callId;
+        if (runContext && callId) {
+          const byCall = metaByRun.get(runContext) ?? new Map<string, PresentedMeta>();
+          metaByRun.set(runContext, byCall.set(callId, metaOf(shown)));
+        }
+        return shown.text;
+      },
+      customDataExtractor({ runContext, toolCall }: { runContext: RunContext<TContext>; toolCall: { callId: string } }) {
+        const byCall = metaByRun.get(runContext);
+        const meta = byCall?.get(toolCall.callId);
+        byCall?.delete(toolCall.callId);
+        return meta ? { ...meta } : undefined;
+      },
+    };
+    const made = strict
+      ? tool<StrictParameters, TContext, string>({ ...common, parameters: strict.schema as StrictParameters, strict: true })
+      : tool<OpenParameters, TContext, string>({ ...common, parameters: source.inputSchema as OpenParameters, strict: false });
+    return made as OpenAIAgentsTool<TContext>;
+  });
+}
+
+/**
+ * What {@link fromOpenAIAgentsTools} uses of a function tool (any `FunctionTool`, whatever its
+ * parameters are written in): its name, description, JSON Schema parameters and `invoke`.
+ */
+export type InvocableFunctionTool<TContext = unknown> = Pick<FunctionTool<TContext, ToolInputParameters, unknown>, 'name' | 'description' | 'parameters' | 'invoke'>;
+
+/** The SDK's default answer for a tool that threw, learnt once from the SDK itself. */
+let defaultErrorText: Promise<string> | undefined;
+function sdkDefaultErrorText(): Promise<string> {
+  defaultErrorText ??= tool({
+    name: 'toolweave_probe',
+    description: 'Throws, to read the default error answer.',
+    parameters: { type: 'object', properties: {}, required: [], additionalProperties: false },
+    execute: () => {
+      throw new Error('probe');
+    },
+  }).invoke(new RunContext(), '{}').then(String, () => '');
+  return defaultErrorText;
+}
+
+/**
+ * OpenAI Agents SDK function tools as toolweave tools, invoked outside a run:
+ * `fromOpenAIAgentsTools(tools, { tools: { search: { hasSideEffects: false } } })`. A tool the
+ * host does not declare is undeclared: never chained, callable directly. The input schema is the
+ * tool's `parameters` as the SDK holds them (for a strict tool, every property required: pass
+ * `null` to leave an optional one out). The toolweave context is the run context's `context`;
+ * the call's abort signal reaches the tool. The SDK answers a throw with its default error text,
+ * which is `tool_failed`; an error function of the tool's own answers as it chooses. The SDK's
+ * `needsApproval` is a Runner feature and is not asked here: declare such a tool
+ * `hasSideEffects: true` and give the gate its `approvals`.
+ *
+ * @throws TypeError for a declaration of a tool that is not there
+ */
+export function fromOpenAIAgentsTools<TContext>(tools: readonly InvocableFunctionTool<TContext>[], options?: ImportOptions): ITool[] {
+  const declared = declarationsFor('fromOpenAIAgentsTools', tools.map((t) => t.name), options);
+  return tools.map((source) => importedTool({
+    framework: 'openai-agents',
+    name: source.name,
+    description: source.description,
+    inputSchema: source.parameters as JSONSchemaObject,
+    async run(args, context) {
+      const json = JSON.stringify(args);
+      const callId = `toolweave-${randomUUID()}`;
+      const output = await source.invoke(new RunContext(context as TContext), json, {
+        signal: context.signal,
+        toolCall: { type: 'function_call', callId, name: source.name, arguments: json },
+      });
+      if (typeof output === 'string' && output === (await sdkDefaultErrorText())) {
+        return failure('tool_failed', `openai-agents tool "${source.name}" threw; the SDK's default error function does not say why (give the tool an errorFunction that names the error).`, { tool: source.name });
+      }
+      return { success: true, output };
+    },
+  }, declared(source.name)));
+}
