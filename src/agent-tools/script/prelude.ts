@@ -1,7 +1,7 @@
 /**
  * The JavaScript that runs inside the sandbox before and around the script: the `callTool`
- * global, the helpers that carry errors and the return value out as strings, and the wrapper
- * that turns the script's body into an async function.
+ * global, the helpers that carry answers in and errors and the return value out as strings, and
+ * the wrapper that turns the script's body into an async function.
  */
 
 /** The file name the script is evaluated under; error stacks name it, and the line is read from it. */
@@ -23,41 +23,88 @@ export function wrapScript(code: string): string {
 }
 
 /**
- * Evaluates to a function of `(hostCall, maxReturnChars, reserveBytes)`. Called once, it defines
- * the global `callTool` (a plain in-sandbox function around the host function, which itself is
- * never reachable from the script) and returns `[describeError, encodeReturn, release, restore]`.
+ * How an answer travels into the sandbox: one string, the call's index, `:`, then `"T" + text` for
+ * a result or `"E" + JSON of the error` for a refusal or failure, so a result's text needs no JSON
+ * at all, and one call hands it in.
+ */
+export function encodeAnswer(index: number, text: string, error: unknown): string {
+  return error === null || error === undefined ? `${index}:T${text}` : `${index}:E${JSON.stringify(error)}`;
+}
+
+/** A call as the prelude hands it to the host: its index, its tool's name, and its args. */
+export interface EncodedCall {
+  /** The call's number in the run: 1, 2, ... */
+  index: number;
+  /** The tool's name. */
+  name: string;
+  /** The args as JSON text; `null` when they are not a plain object JSON can write. */
+  args: string | null;
+  /** When the args were too long to send: their length in UTF-16 units (a lower bound on their bytes). */
+  tooLong?: number;
+}
+
+/**
+ * Read a call the prelude encoded: `index:nameLength:name`, then `"J" + JSON` for the args, `"L"
+ * + length` for args too long to send (they stay in the sandbox), or nothing for args that are
+ * not a plain object.
+ */
+export function decodeCall(encoded: string): EncodedCall {
+  const first = encoded.indexOf(':');
+  const second = encoded.indexOf(':', first + 1);
+  const index = Number(encoded.slice(0, first));
+  const nameEnd = second + 1 + Number(encoded.slice(first + 1, second));
+  const name = encoded.slice(second + 1, nameEnd);
+  const kind = encoded[nameEnd];
+  if (kind === 'J') return { index, name, args: encoded.slice(nameEnd + 1) };
+  if (kind === 'L') return { index, name, args: null, tooLong: Number(encoded.slice(nameEnd + 1)) };
+  return { index, name, args: null };
+}
+
+/**
+ * Evaluates to a function of `(hostCall, settled, maxReturnChars, maxArgsUnits)`. Called once, it
+ * defines the global `callTool` (a plain in-sandbox function around the host function, which
+ * itself is never reachable from the script) and returns `[deliver, watch, finish, describeError]`.
  *
- * - `callTool(name, args)` sends the args as JSON text (`null` when they are not a plain object
- *   JSON can write; the host answers that with an error) and parses the host's JSON answer.
+ * - `callTool(name, args)` numbers the call, hands the host one string (see {@link decodeCall}:
+ *   args longer than `maxArgsUnits` UTF-16 units never leave the sandbox) and returns a promise.
+ *   The host answers at once, with an encoded answer (see {@link encodeAnswer}), when it refuses
+ *   the call itself, else later through `deliver(answer)`.
+ *   The promise's `text` and `error` throw a TypeError that says to await it: reading
+ *   `callTool(...).text` is the usual missing `await`, and would otherwise quietly be `undefined`.
+ *   Its `constructor` is `Promise`, so `await` and `then` treat it as a plain promise.
+ * - `watch(promise)` follows the script's promise: when it settles, the host's `settled` is called
+ *   (once), and `finish()` then gives the outcome as one string: the encoded answer (below), or
+ *   `"X"` and the described error.
  * - `describeError(e)` gives JSON text `{ name, message, stack }`, each cut to a short length so
  *   a huge message cannot cross the boundary.
- * - `encodeReturn(v)` gives `"O" + text` for an answer (a string as written, anything else as
- *   JSON, `undefined` as `""`), `"L" + length` for one longer than `maxReturnChars`, and
- *   `"I" + reason` for a value JSON cannot write. The JSON is written here, inside the sandbox,
- *   so a cycle is the script's error and the length is checked before anything crosses.
- *
- * - `release()` frees the reserve: a block of `reserveBytes` held where the script cannot reach
- *   it, and `restore()` takes it again (`false` when the heap is too full). The host releases it
- *   before it writes into the sandbox's memory (a call's answer, reading the script's error or
- *   answer), so those writes find room even when the script has filled its heap.
+ * - An answer is encoded as `"O" + text` (a string as written, anything else as JSON, `undefined`
+ *   as `""`), `"L" + length` for one longer than `maxReturnChars`, `"P"` for a value that is or
+ *   holds a promise (a call not awaited), and `"I" + reason` for a value JSON cannot write. The
+ *   JSON is written here, inside the sandbox, so a cycle is the script's error and the length is
+ *   checked before anything crosses.
  *
  * The intrinsics are captured before the script runs, so a script that replaces `JSON` or
  * `String` changes only its own behaviour, not how its errors and answer are read.
  */
-export const PRELUDE_SOURCE = `(function (hostCall, maxReturnChars, reserveBytes) {
+export const PRELUDE_SOURCE = `(function (hostCall, settled, maxReturnChars, maxArgsUnits) {
   "use strict";
-  const Reserve = ArrayBuffer;
-  let reserve = new Reserve(reserveBytes);
-  const stringify = JSON.stringify;
-  const parse = JSON.parse;
-  const isArray = Array.isArray;
-  const toStr = String;
-  const defineProperty = Object.defineProperty;
-  const then = Promise.prototype.then;
-  const slice = String.prototype.slice;
+  const stringify = JSON.stringify, parse = JSON.parse, isArray = Array.isArray, toStr = String;
+  const BasePromise = Promise, defineProperty = Object.defineProperty, then = Promise.prototype.then;
+  const slice = String.prototype.slice, indexOf = String.prototype.indexOf;
   const CAP = 2000;
-
-  function decode(answer) { return parse(answer); }
+  const waiting = Object.create(null);
+  let count = 0, resolveNext, state = 0, outcome;
+  function capture(resolve) { resolveNext = resolve; }
+  function decode(answer, from) {
+    return answer[from] === "T" ? { text: slice.call(answer, from + 1), error: null } : { text: "", error: parse(slice.call(answer, from + 1)) };
+  }
+  function notAwaited() {
+    throw new TypeError("callTool(...) gives a promise: await it first, as in (await callTool(name, args)).text");
+  }
+  class ToolCall extends BasePromise {}
+  defineProperty(ToolCall.prototype, "constructor", { value: BasePromise });
+  defineProperty(ToolCall.prototype, "text", { get: notAwaited });
+  defineProperty(ToolCall.prototype, "error", { get: notAwaited });
 
   function callTool(name, args) {
     let encoded = null;
@@ -67,10 +114,33 @@ export const PRELUDE_SOURCE = `(function (hostCall, maxReturnChars, reserveBytes
       try { encoded = stringify(args); } catch (e) { encoded = null; }
       if (typeof encoded !== "string") encoded = null;
     }
-    const pending = hostCall(typeof name === "string" ? name : toStr(name), encoded);
-    return then.call(pending, decode);
+    const label = typeof name === "string" ? name : toStr(name);
+    const index = ++count;
+    const call = new ToolCall(capture);
+    let request = index + ":" + label.length + ":" + label;
+    if (encoded !== null) request += encoded.length > maxArgsUnits ? "L" + encoded.length : "J" + encoded;
+    const refused = hostCall(request);
+    if (refused === undefined) waiting[index] = resolveNext;
+    else resolveNext(decode(refused, indexOf.call(refused, ":") + 1));
+    return call;
   }
   defineProperty(globalThis, "callTool", { value: callTool, writable: false, enumerable: false, configurable: false });
+
+  function deliver(answer) {
+    const at = indexOf.call(answer, ":");
+    const index = slice.call(answer, 0, at);
+    const resolve = waiting[index];
+    delete waiting[index];
+    if (resolve) resolve(decode(answer, at + 1));
+  }
+
+  function watch(promise) {
+    then.call(promise, function (value) { state = 1; outcome = value; settled(); }, function (error) { state = 2; outcome = error; settled(); });
+  }
+
+  function finish() {
+    return state === 1 ? encodeReturn(outcome) : "X" + describeError(outcome);
+  }
 
   function cut(s) {
     if (typeof s !== "string") return "";
@@ -94,13 +164,26 @@ export const PRELUDE_SOURCE = `(function (hostCall, maxReturnChars, reserveBytes
     return stringify({ name: name, message: message, stack: stack });
   }
 
+  // A promise writes as "{}", so only a text holding "{}" is searched for one.
+  function holdsPromise(value) {
+    let found = false;
+    stringify(value, function (key, v) {
+      if (v instanceof BasePromise) found = true;
+      return found ? undefined : v;
+    });
+    return found;
+  }
+
   function encodeReturn(value) {
     let text;
     if (value === undefined) return "O";
     if (typeof value === "string") {
       text = value;
     } else {
-      try { text = stringify(value); } catch (e) {
+      try {
+        text = stringify(value);
+        if (typeof text === "string" && indexOf.call(text, "{}") >= 0 && holdsPromise(value)) return "P";
+      } catch (e) {
         let reason = "";
         try { reason = cut(e && e.message); } catch (x) {}
         return "I" + (reason || "JSON.stringify failed");
@@ -111,11 +194,5 @@ export const PRELUDE_SOURCE = `(function (hostCall, maxReturnChars, reserveBytes
     return "O" + text;
   }
 
-  // Refcounted: dropping the only reference frees the block at once.
-  function release() { reserve = null; }
-  function restore() {
-    try { reserve = new Reserve(reserveBytes); return true; } catch (e) { return false; }
-  }
-
-  return [describeError, encodeReturn, release, restore];
+  return [deliver, watch, finish, describeError];
 })`;

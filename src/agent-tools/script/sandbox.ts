@@ -1,26 +1,31 @@
 /**
- * One script run in a fresh QuickJS runtime: the memory limit, the time limit (an interrupt
- * handler for CPU loops, a timer for waiting), the bridge that lets `callTool` calls run
- * concurrently outside the VM, and the disposal of every handle when the run ends, however it ends.
+ * One script run in a fresh QuickJS runtime and context: the time limit (an interrupt handler for
+ * CPU loops, a bounded wait for answers), the bounds on calls the sandbox enforces itself (their
+ * number and the bytes of their arguments, checked before anything leaves the sandbox), the bridge
+ * that lets `callTool` calls run concurrently outside the VM, and the disposal of every handle
+ * when the run ends, however it ends.
  *
  * This runs inside a sandbox worker (`sandbox-worker.ts`). Its own time checks end the common
  * cases (a plain loop, a wait past the limit) cleanly, so the worker can be reused; the host
  * still terminates the worker at the deadline, since QuickJS checks its interrupt handler only
  * every so many operations and one large built-in call (`"x".repeat(1e6)`) counts as one.
  *
- * Only strings cross the boundary: a call's name and JSON args go out, a call's JSON answer, the
- * script's encoded answer and its described error come in. No host object is ever handed in.
+ * Only strings cross the boundary: a call's name and JSON args go out, a call's encoded answer,
+ * the script's encoded answer and its described error come in. No host object is ever handed in.
  */
-import type {
-  QuickJSContext,
-  QuickJSDeferredPromise,
-  QuickJSHandle,
-  QuickJSRuntime,
-  QuickJSWASMModule,
-} from 'quickjs-emscripten';
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten';
 import { messageOf } from '../../gate/step-gate.js';
-import { refusedCall, type ScriptCallResult } from './call-result.js';
-import { PRELUDE_FILENAME, PRELUDE_SOURCE, SCRIPT_FILENAME, WRAPPER_LINES_BEFORE, wrapScript } from './prelude.js';
+import { argsTooLarge, tooManyCalls, type ScriptCallResult } from './call-result.js';
+import {
+  decodeCall,
+  encodeAnswer,
+  PRELUDE_FILENAME,
+  PRELUDE_SOURCE,
+  SCRIPT_FILENAME,
+  WRAPPER_LINES_BEFORE,
+  wrapScript,
+} from './prelude.js';
+import type { SandboxInstance } from './quickjs-module.js';
 
 /**
  * The sandbox's stack. QuickJS's frames sit on the host's own stack inside WebAssembly, so a
@@ -31,35 +36,55 @@ import { PRELUDE_FILENAME, PRELUDE_SOURCE, SCRIPT_FILENAME, WRAPPER_LINES_BEFORE
 const MAX_STACK_BYTES = 256 * 1024;
 
 /**
- * The reserve the prelude holds for the host (see `PRELUDE_SOURCE`): room to write a call's
- * answer into the sandbox, and to read the script's error or answer, even when the script has
- * filled its heap. It covers the largest answer (48 KB of text, at most six JSON characters
- * each, then copied into a string) with room to spare. The module's memory cap adds it on top
- * of the script's own limit.
+ * The least the host holds back for itself in the sandbox's heap (see {@link reserveBytesFor}):
+ * room to write a call's answer in, and to read the script's error or answer, even when the
+ * script has filled its heap.
  */
-export const SANDBOX_RESERVE_BYTES = 1024 * 1024;
+const MIN_RESERVE_BYTES = 256 * 1024;
 
-/** The longest `setTimeout` Node accepts; longer waits are re-armed by the loop. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * How much room a call's answer of `maxCallResultBytes` needs: the text as the host's C string
+ * and as a QuickJS string (two bytes a character when it is not Latin-1), and the copies made on
+ * the way, with room to spare. The memory cap adds it on top of the script's own limit.
+ */
+export function reserveBytesFor(maxCallResultBytes: number): number {
+  return Math.max(MIN_RESERVE_BYTES, 6 * maxCallResultBytes);
+}
 
-/** The part of a QuickJS module a run needs (a test can pass a leak-checking wrapper). */
-export type SandboxModule = Pick<QuickJSWASMModule, 'newRuntime'>;
+/** The part of an instance a run needs (a test can pass a leak-checking module). */
+export interface SandboxModule extends Pick<SandboxInstance, 'malloc' | 'free' | 'heap'> {
+  /** Where the run's runtime comes from. */
+  quickjs: Pick<SandboxInstance['quickjs'], 'newRuntime'>;
+}
 
-/** One `callTool` call, as the host handler gets it. */
+/** One `callTool` call, as the sandbox sends it out. */
 export interface SandboxCall {
   /** 1 for the run's first call, 2 for the next, in the order the script made them. */
   index: number;
   /** The tool's name. */
   name: string;
-  /** The arguments; `null` when the script passed something that is not a plain JSON object. */
-  args: Record<string, unknown> | null;
+  /** The arguments as JSON text; `null` when the script passed something that is not a plain JSON object. */
+  args: string | null;
+}
+
+/** The answer to one call, as the sandbox takes it in. */
+export interface SandboxAnswer {
+  /** The call's index. */
+  index: number;
+  /** What the script's `callTool` resolves to. */
+  result: ScriptCallResult;
 }
 
 /**
- * Runs one call outside the VM. Its answer is delivered to the script when the run next has the
- * sandbox's attention; after the run ends it is ignored.
+ * How a run talks to whoever makes its calls: calls go out in batches, answers come back. In a
+ * worker both sides are another thread; in a test they can be a plain async function.
  */
-export type SandboxCallHandler = (call: SandboxCall) => Promise<ScriptCallResult>;
+export interface SandboxChannel {
+  /** Hand calls out (those the script made since the last batch, in order). */
+  send(calls: SandboxCall[]): void;
+  /** The answers that arrived, waiting at most `timeoutMs` for the first when none has. */
+  receive(timeoutMs: number): SandboxAnswer[] | Promise<SandboxAnswer[]>;
+}
 
 /** What one run needs. */
 export interface SandboxRequest {
@@ -76,17 +101,26 @@ export interface SandboxRequest {
   memoryLimitBytes: number;
   /** The longest answer, in characters. */
   maxReturnChars: number;
+  /** How many calls the run may make; later ones are refused here, never sent. */
+  maxCalls: number;
+  /** The most one call's arguments may carry, in UTF-8 bytes of JSON. */
+  maxCallArgsBytes: number;
+  /** The most the arguments of all the run's calls together may carry, in UTF-8 bytes of JSON. */
+  maxRunArgsBytes: number;
+  /** The longest call text the host sends in, in UTF-8 bytes: it sizes the host's reserve. */
+  maxCallResultBytes: number;
 }
 
 /** How a run ended. */
 export type SandboxOutcome =
   | { kind: 'returned'; text: string }
-  | { kind: 'threw'; name: string; message: string; line?: number }
+  | { kind: 'threw'; name: string; message: string; line?: number; column?: number }
   | { kind: 'stalled' }
   | { kind: 'timeout' }
   | { kind: 'memory' }
   | { kind: 'return_too_large'; length: number }
   | { kind: 'return_invalid'; reason: string }
+  | { kind: 'return_pending' }
   | { kind: 'crashed'; message: string };
 
 /** A run's outcome and the time limit it ended with (stretched, when a slow tool was called). */
@@ -107,14 +141,10 @@ export interface SandboxResult {
  * resolves; `moduleBroken` says the module failed on the host side (an Emscripten abort, a host
  * stack overflow inside WebAssembly), was left as it was, and must not be used again.
  */
-export async function runScript(
-  module: SandboxModule,
-  request: SandboxRequest,
-  onCall: SandboxCallHandler,
-): Promise<SandboxResult> {
-  const run = new ScriptRun(request, onCall);
-  const outcome = await run.execute(module);
-  return { outcome, timeLimitMs: run.timeLimitMs(), abandoned: run.inFlight(), moduleBroken: run.moduleBroken };
+export async function runScript(module: SandboxModule, request: SandboxRequest, channel: SandboxChannel): Promise<SandboxResult> {
+  const run = new ScriptRun(module, request, channel);
+  const outcome = await run.execute();
+  return { outcome, timeLimitMs: request.timeLimitMs(), abandoned: run.inFlight(), moduleBroken: run.moduleBroken };
 }
 
 /** The state of one run. A class so the VM callbacks and the loop share it without closures everywhere. */
@@ -122,33 +152,36 @@ class ScriptRun {
   /** When the script started: its limit counts from here, not from the runtime's set-up. */
   private start = Date.now();
   private timedOut = false;
-  private closed = false;
   /** Set when the module failed on the host side; see {@link SandboxResult.moduleBroken}. */
   moduleBroken = false;
   private callCount = 0;
+  /** The bytes of arguments the run's calls have sent so far. */
+  private argsBytes = 0;
   private runtime: QuickJSRuntime | undefined;
   private vm: QuickJSContext | undefined;
   /** Handles owned by the run, disposed in reverse order at the end. */
   private readonly handles: QuickJSHandle[] = [];
-  /** Each call's tool name, by call index. */
-  private readonly names = new Map<number, string>();
-  /** The promise each call in flight returned to the script, by call index. */
-  private readonly deferreds = new Map<number, QuickJSDeferredPromise>();
+  /** The tool name of each call sent and not yet answered, by call index. */
+  private readonly waiting = new Map<number, string>();
+  /** Calls the script made that are not sent yet. */
+  private outbox: SandboxCall[] = [];
   /** Answers that arrived and wait for the loop to hand them to the script. */
-  private readonly ready: { index: number; answer: string }[] = [];
-  private wake: (() => void) | undefined;
+  private ready: SandboxAnswer[] = [];
+  /** The block held back for the host (see {@link reserveBytesFor}); 0 while released. */
+  private reserve = 0;
+  private readonly reserveBytes: number;
+  /** Set (by the prelude, through a host function) once the script's promise has settled. */
+  private settled = false;
+  private deliverAnswer: QuickJSHandle | undefined;
+  private finishRun: QuickJSHandle | undefined;
   private describeError: QuickJSHandle | undefined;
-  private encodeReturn: QuickJSHandle | undefined;
-  private releaseReserve: QuickJSHandle | undefined;
-  private restoreReserve: QuickJSHandle | undefined;
 
   constructor(
+    private readonly module: SandboxModule,
     private readonly request: SandboxRequest,
-    private readonly onCall: SandboxCallHandler,
-  ) {}
-
-  timeLimitMs(): number {
-    return this.request.timeLimitMs();
+    private readonly channel: SandboxChannel,
+  ) {
+    this.reserveBytes = reserveBytesFor(request.maxCallResultBytes);
   }
 
   /** The run's deadline as it stands now (`Date.now()` time). */
@@ -157,14 +190,14 @@ class ScriptRun {
   }
 
   inFlight(): { index: number; name: string }[] {
-    return [...this.deferreds.keys()].map((index) => ({ index, name: this.names.get(index) ?? '' }));
+    return [...this.waiting].map(([index, name]) => ({ index, name }));
   }
 
-  async execute(module: SandboxModule): Promise<SandboxOutcome> {
+  async execute(): Promise<SandboxOutcome> {
     try {
-      const answer = this.setUp(module);
-      if ('kind' in answer) return answer;
-      return await this.loop(answer.promise);
+      const set = this.setUp();
+      if ('kind' in set) return set;
+      return await this.loop();
     } catch (error) {
       // A failure inside WebAssembly (an Emscripten abort, the host's stack running out): the
       // module's state is no longer trustworthy, so nothing in it is touched again (disposing
@@ -173,22 +206,32 @@ class ScriptRun {
       if (this.timedOut) return { kind: 'timeout' };
       return { kind: 'crashed', message: messageOf(error) };
     } finally {
-      this.closed = true;
-      this.wake = undefined;
       if (!this.moduleBroken && !this.dispose()) this.moduleBroken = true;
     }
   }
 
-  /** Make the runtime, install `callTool` and the helpers, and start the script. */
-  private setUp(module: SandboxModule): { promise: QuickJSHandle } | SandboxOutcome {
-    const runtime = module.newRuntime();
+  /** Take the reserve, make the runtime, install `callTool` and the helpers, and start the script. */
+  private setUp(): { started: true } | SandboxOutcome {
+    this.module.heap.exhausted = false;
+    this.reserve = this.module.malloc(this.reserveBytes);
+    if (this.reserve === 0) {
+      // A fresh run always finds room: no room means the instance kept memory it should not have.
+      this.moduleBroken = true;
+      return { kind: 'crashed', message: 'the sandbox has no room for its reserve' };
+    }
+    const runtime = this.module.quickjs.newRuntime();
     this.runtime = runtime;
     runtime.setMemoryLimit(this.request.memoryLimitBytes);
     runtime.setMaxStackSize(MAX_STACK_BYTES);
     const vm = runtime.newContext();
     this.vm = vm;
 
-    const hostCall = this.own(vm.newFunction('callTool', (name, args) => this.startCall(name, args)));
+    const hostCall = this.own(vm.newFunction('callTool', (request) => this.startCall(request)));
+    const settled = this.own(
+      vm.newFunction('settled', () => {
+        this.settled = true;
+      }),
+    );
     const prelude = vm.evalCode(PRELUDE_SOURCE, PRELUDE_FILENAME, { type: 'global', strict: true });
     if (prelude.error) {
       prelude.error.dispose();
@@ -196,17 +239,17 @@ class ScriptRun {
     }
     const preludeFn = this.own(prelude.value);
     const maxChars = this.own(vm.newNumber(this.request.maxReturnChars));
-    const reserve = this.own(vm.newNumber(SANDBOX_RESERVE_BYTES));
-    const helpers = vm.callFunction(preludeFn, vm.undefined, hostCall, maxChars, reserve);
+    const maxArgsUnits = this.own(vm.newNumber(this.request.maxCallArgsBytes));
+    const helpers = vm.callFunction(preludeFn, vm.undefined, hostCall, settled, maxChars, maxArgsUnits);
     if (helpers.error) {
       helpers.error.dispose();
       return { kind: 'crashed', message: 'the sandbox prelude failed to start' };
     }
     const list = this.own(helpers.value);
-    this.describeError = this.own(vm.getProp(list, 0));
-    this.encodeReturn = this.own(vm.getProp(list, 1));
-    this.releaseReserve = this.own(vm.getProp(list, 2));
-    this.restoreReserve = this.own(vm.getProp(list, 3));
+    this.deliverAnswer = this.own(vm.getProp(list, 0));
+    const watch = this.own(vm.getProp(list, 1));
+    this.finishRun = this.own(vm.getProp(list, 2));
+    this.describeError = this.own(vm.getProp(list, 3));
 
     // The clock starts with the script: the set-up above is the host's time, and on a busy
     // machine it could otherwise eat a short limit (or be cut off by it) before the script runs.
@@ -219,145 +262,132 @@ class ScriptRun {
     // `type: 'global'` so an `import` statement is a syntax error rather than a module load.
     const started = vm.evalCode(wrapScript(this.request.code), SCRIPT_FILENAME, { type: 'global' });
     if (started.error) return this.consumeError(started.error);
-    return { promise: this.own(started.value) };
+    const promise = this.own(started.value);
+    const watched = vm.callFunction(watch, vm.undefined, promise);
+    if (watched.error) return this.consumeError(watched.error);
+    watched.value.dispose();
+    return { started: true };
   }
 
-  /** Run jobs, hand answers in, and wait for the host, until the script's promise settles. */
-  private async loop(promise: QuickJSHandle): Promise<SandboxOutcome> {
+  /** Run jobs, send calls, hand answers in, and wait for answers, until the script's promise settles. */
+  private async loop(): Promise<SandboxOutcome> {
     const runtime = this.runtime as QuickJSRuntime;
-    const vm = this.vm as QuickJSContext;
     for (;;) {
       const full = this.deliver();
       if (full) return full;
       const jobs = runtime.executePendingJobs();
       if (jobs.error) return this.consumeError(jobs.error);
       jobs.dispose();
-
-      const state = vm.getPromiseState(promise);
-      if (state.type === 'fulfilled') {
-        if (state.notAPromise) return this.encode(state.value);
-        const value = state.value;
-        try {
-          return this.encode(value);
-        } finally {
-          value.dispose();
-        }
+      if (this.outbox.length > 0) {
+        const calls = this.outbox;
+        this.outbox = [];
+        this.channel.send(calls);
       }
-      if (state.type === 'rejected') return this.consumeError(state.error);
+      if (this.settled) return this.finish();
 
       if (this.timedOut || Date.now() > this.deadline()) return { kind: 'timeout' };
       if (this.ready.length > 0) continue;
       // Pending with nothing in flight: only a call's answer can settle anything here (there
       // are no timers), so the script would wait forever.
-      if (this.deferreds.size === 0 && !runtime.hasPendingJob()) return { kind: 'stalled' };
-      await this.waitForWork();
+      if (this.waiting.size === 0) return { kind: 'stalled' };
+      const answers = await this.channel.receive(Math.max(0, this.deadline() - Date.now()) + 1);
       // Checked before anything is delivered: an answer that arrives at the deadline (a call's
       // own time-out, say) must not let the script run on past it.
       if (Date.now() > this.deadline()) return { kind: 'timeout' };
+      for (const answer of answers) this.ready.push(answer);
     }
-  }
-
-  /** The host side of `callTool`: start the call, hand the script a promise for its answer. */
-  private startCall(nameHandle: QuickJSHandle | undefined, argsHandle: QuickJSHandle | undefined): QuickJSHandle {
-    const vm = this.vm as QuickJSContext;
-    const index = ++this.callCount;
-    const name = nameHandle && vm.typeof(nameHandle) === 'string' ? vm.getString(nameHandle) : '';
-    let args: Record<string, unknown> | null = null;
-    if (argsHandle && vm.typeof(argsHandle) === 'string') {
-      try {
-        const parsed: unknown = JSON.parse(vm.getString(argsHandle));
-        if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
-          args = parsed as Record<string, unknown>;
-        }
-      } catch {
-        args = null;
-      }
-    }
-    const deferred = vm.newPromise();
-    this.deferreds.set(index, deferred);
-    this.names.set(index, name);
-    // Started on a microtask, so every call the script makes before its next await starts together.
-    void Promise.resolve()
-      .then(() => this.onCall({ index, name, args }))
-      .catch((error: unknown) => refusedCall('step_threw', `The call failed on the host: ${messageOf(error)}`))
-      .then((result) => {
-        if (this.closed) return;
-        this.ready.push({ index, answer: JSON.stringify(result) });
-        this.wake?.();
-      });
-    // The library takes this handle over (it returns a copy to the VM); `deferred.resolve` stays valid.
-    return deferred.handle;
   }
 
   /**
-   * Hand every answer that arrived to the script (as JSON text its `callTool` parses), writing
-   * into the reserve's room. When the reserve cannot be taken back, the script has filled its
-   * heap: the run ends as out of memory.
+   * The host side of `callTool`: refuse the call here when it is past a bound (its number, the
+   * bytes of its arguments), else queue it to be sent. Returns the encoded refusal, or nothing
+   * when the call went out and its answer will be delivered. Never throws: the prelude numbers
+   * the calls, and a throw here would leave a number without a call.
+   */
+  private startCall(requestHandle: QuickJSHandle): QuickJSHandle | undefined {
+    const vm = this.vm as QuickJSContext;
+    let index = this.callCount + 1;
+    try {
+      const call = decodeCall(vm.getString(requestHandle));
+      index = call.index;
+      this.callCount = index;
+      if (index > this.request.maxCalls) return vm.newString(refusal(index, tooManyCalls(this.request.maxCalls)));
+      // Args the prelude kept back: longer in units than a call may carry in bytes.
+      if (call.tooLong !== undefined) return vm.newString(refusal(index, argsTooLarge(call.tooLong, this.request.maxCallArgsBytes, 'call')));
+      let args: string | null = null;
+      if (call.args !== null) {
+        args = call.args;
+        // A UTF-8 text is never shorter in bytes than in UTF-16 units, nor three times longer.
+        const bytes = args.length * 3 <= this.request.maxCallArgsBytes ? args.length : Buffer.byteLength(args);
+        const tooLarge = this.argsRefusal(bytes);
+        if (tooLarge) return vm.newString(refusal(index, tooLarge));
+        this.argsBytes += bytes;
+      }
+      this.waiting.set(index, call.name);
+      this.outbox.push({ index, name: call.name, args });
+      return undefined;
+    } catch (error) {
+      return vm.newString(refusal(index, { text: '', error: { code: 'step_threw', message: `The call failed in the sandbox: ${messageOf(error)}` } }));
+    }
+  }
+
+  /** The refusal for arguments of `bytes` (a lower bound, or the exact count), if they are past a bound. */
+  private argsRefusal(bytes: number): ScriptCallResult | undefined {
+    const { maxCallArgsBytes, maxRunArgsBytes } = this.request;
+    if (bytes > maxCallArgsBytes) return argsTooLarge(bytes, maxCallArgsBytes, 'call');
+    if (this.argsBytes + bytes > maxRunArgsBytes) return argsTooLarge(this.argsBytes + bytes, maxRunArgsBytes, 'run');
+    return undefined;
+  }
+
+  /**
+   * Hand every answer that arrived to the script, writing into the reserve's room. When the
+   * reserve cannot be taken back, the script has filled its heap: the run ends as out of memory.
    */
   private deliver(): SandboxOutcome | undefined {
     if (this.ready.length === 0) return undefined;
     const vm = this.vm as QuickJSContext;
+    const answers = this.ready;
+    this.ready = [];
     this.release();
-    while (this.ready.length > 0) {
-      const { index, answer } = this.ready.shift() as { index: number; answer: string };
-      const deferred = this.deferreds.get(index);
-      this.deferreds.delete(index);
-      if (!deferred) continue;
-      const text = vm.newString(answer);
-      try {
-        deferred.resolve(text);
-      } finally {
-        text.dispose();
-        deferred.dispose();
-      }
+    for (const { index, result } of answers) {
+      if (!this.waiting.delete(index)) continue;
+      const answer = vm.newString(encodeAnswer(index, result.text, result.error));
+      const delivered = vm.callFunction(this.deliverAnswer as QuickJSHandle, vm.undefined, answer);
+      answer.dispose();
+      if (delivered.error) return this.consumeError(delivered.error);
+      delivered.value.dispose();
     }
-    const restored = vm.callFunction(this.restoreReserve as QuickJSHandle, vm.undefined);
-    if (restored.error) return this.consumeError(restored.error);
-    const ok = vm.typeof(restored.value) === 'boolean' && vm.dump(restored.value) === true;
-    restored.value.dispose();
-    return ok ? undefined : { kind: 'memory' };
+    this.reserve = this.module.malloc(this.reserveBytes);
+    return this.reserve === 0 ? { kind: 'memory' } : undefined;
   }
 
-  /** Free the reserve (see {@link SANDBOX_RESERVE_BYTES}); at the end of a run it is not taken back. */
+  /** Free the reserve, so the host's own writes into the sandbox find room. */
   private release(): void {
-    const vm = this.vm as QuickJSContext;
-    const released = vm.callFunction(this.releaseReserve as QuickJSHandle, vm.undefined);
-    if (released.error) released.error.dispose();
-    else released.value.dispose();
+    if (this.reserve === 0) return;
+    this.module.free(this.reserve);
+    this.reserve = 0;
   }
 
-  /**
-   * Wait for an answer or the deadline, whichever is first; no timer outlives it. When the host
-   * stretches the limit meanwhile, the timer fires early and the loop simply waits again.
-   */
-  private waitForWork(): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.wake = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, Math.min(MAX_TIMER_MS, Math.max(0, this.deadline() - Date.now()) + 1));
-      this.wake = done;
-    });
-  }
-
-  /** Read the script's answer through the prelude's `encodeReturn`. */
-  private encode(value: QuickJSHandle): SandboxOutcome {
+  /** Read the script's outcome, once its promise has settled, through the prelude's `finish`. */
+  private finish(): SandboxOutcome {
     const vm = this.vm as QuickJSContext;
     this.release();
-    const encoded = vm.callFunction(this.encodeReturn as QuickJSHandle, vm.undefined, value);
-    if (encoded.error) return this.consumeError(encoded.error);
-    const text = vm.typeof(encoded.value) === 'string' ? vm.getString(encoded.value) : '';
-    encoded.value.dispose();
+    const finished = vm.callFunction(this.finishRun as QuickJSHandle, vm.undefined);
+    if (finished.error) return this.consumeError(finished.error);
+    const text = vm.typeof(finished.value) === 'string' ? vm.getString(finished.value) : '';
+    finished.value.dispose();
     const body = text.slice(1);
     switch (text[0]) {
       case 'O':
         return { kind: 'returned', text: body };
       case 'L':
         return { kind: 'return_too_large', length: Number(body) };
+      case 'P':
+        return { kind: 'return_pending' };
       case 'I':
         return body === 'out of memory' ? { kind: 'memory' } : { kind: 'return_invalid', reason: body };
+      case 'X':
+        return this.classify(parseDescribed(body));
       default:
         return { kind: 'crashed', message: 'the answer could not be read from the sandbox' };
     }
@@ -368,21 +398,27 @@ class ScriptRun {
     try {
       if (this.timedOut) return { kind: 'timeout' };
       this.release();
-      const described = this.describe(error);
-      if (this.timedOut) return { kind: 'timeout' };
-      // describeError catches everything a getter can throw; failing anyway means no memory.
-      if (!described) return { kind: 'memory' };
-      const { name, message, stack } = described;
-      if (name === 'InternalError' && message === 'out of memory') return { kind: 'memory' };
-      const line = lineOf(stack, this.request.code);
-      return { kind: 'threw', name, message, ...(line !== undefined ? { line } : {}) };
+      return this.classify(this.describe(error));
     } finally {
       if (error.alive) error.dispose();
     }
   }
 
+  /** Time, memory, or the script's error, from the error as the prelude described it. */
+  private classify(described: DescribedError | undefined): SandboxOutcome {
+    if (this.timedOut) return { kind: 'timeout' };
+    // describeError catches everything a getter can throw; failing anyway means no memory.
+    if (!described) return { kind: 'memory' };
+    const { name, message, stack } = described;
+    if (name === 'InternalError' && message === 'out of memory') return { kind: 'memory' };
+    // When QuickJS runs out of memory making the error itself, it throws null instead: a null
+    // thrown in a run that found its heap full is taken for that.
+    if (name === 'Thrown value' && message === 'null' && this.module.heap.exhausted) return { kind: 'memory' };
+    return { kind: 'threw', name, message, ...positionOf(stack) };
+  }
+
   /** The error's name, message and stack, read through the prelude; `undefined` when that failed. */
-  private describe(error: QuickJSHandle): { name: string; message: string; stack: string } | undefined {
+  private describe(error: QuickJSHandle): DescribedError | undefined {
     const vm = this.vm as QuickJSContext;
     const described = vm.callFunction(this.describeError as QuickJSHandle, vm.undefined, error);
     if (described.error) {
@@ -391,16 +427,7 @@ class ScriptRun {
     }
     const text = vm.typeof(described.value) === 'string' ? vm.getString(described.value) : '';
     described.value.dispose();
-    try {
-      const parsed = JSON.parse(text) as { name?: unknown; message?: unknown; stack?: unknown };
-      return {
-        name: typeof parsed.name === 'string' ? parsed.name : 'Error',
-        message: typeof parsed.message === 'string' ? parsed.message : '',
-        stack: typeof parsed.stack === 'string' ? parsed.stack : '',
-      };
-    } catch {
-      return { name: 'Error', message: 'the error could not be read', stack: '' };
-    }
+    return parseDescribed(text);
   }
 
   private own<T extends QuickJSHandle>(handle: T): T {
@@ -411,19 +438,44 @@ class ScriptRun {
   /** Dispose everything the run made. False when the module failed doing so. */
   private dispose(): boolean {
     try {
-      for (const deferred of this.deferreds.values()) deferred.dispose();
       for (const handle of this.handles.reverse()) if (handle.alive) handle.dispose();
       this.handles.length = 0;
       this.vm?.dispose();
       this.runtime?.dispose();
+      this.release();
       return true;
     } catch {
       return false;
     } finally {
-      // Keep the in-flight indexes for the report; drop the VM objects.
       this.vm = undefined;
       this.runtime = undefined;
     }
+  }
+}
+
+/** A refusal made in the sandbox, encoded as the prelude reads an answer. */
+function refusal(index: number, result: ScriptCallResult): string {
+  return encodeAnswer(index, result.text, result.error);
+}
+
+/** An error as the prelude's `describeError` writes it. */
+interface DescribedError {
+  name: string;
+  message: string;
+  stack: string;
+}
+
+/** Read what `describeError` wrote. */
+function parseDescribed(text: string): DescribedError {
+  try {
+    const parsed = JSON.parse(text) as { name?: unknown; message?: unknown; stack?: unknown };
+    return {
+      name: typeof parsed.name === 'string' ? parsed.name : 'Error',
+      message: typeof parsed.message === 'string' ? parsed.message : '',
+      stack: typeof parsed.stack === 'string' ? parsed.stack : '',
+    };
+  } catch {
+    return { name: 'Error', message: 'the error could not be read', stack: '' };
   }
 }
 
@@ -433,15 +485,14 @@ function isModuleFailure(error: unknown): boolean {
 }
 
 /**
- * The script's line from a QuickJS stack (`at f (run_js.js:LINE:COL)`): the first frame in the
- * script's file, minus the wrapper's line, clamped to the script (a syntax error found at the
- * closing wrapper line belongs to the script's last line).
+ * The position in the script from a QuickJS stack (`at f (run_js.js:LINE:COL)`): the first frame
+ * in the script's file, minus the wrapper's line. A line past the script's last is the wrapper's
+ * closing line (the script left something open); the caller says what that means.
  */
-function lineOf(stack: string, code: string): number | undefined {
-  const match = new RegExp(`${SCRIPT_FILENAME.replace(/\./g, '\\.')}:(\\d+)`).exec(stack);
-  if (!match) return undefined;
+function positionOf(stack: string): { line?: number; column?: number } {
+  const match = new RegExp(`${SCRIPT_FILENAME.replace(/\./g, '\\.')}:(\\d+)(?::(\\d+))?`).exec(stack);
+  if (!match) return {};
   const line = Number(match[1]) - WRAPPER_LINES_BEFORE;
-  if (!(line >= 1)) return undefined;
-  const lines = code.split('\n').length;
-  return Math.min(line, lines);
+  if (!(line >= 1)) return {};
+  return match[2] === undefined ? { line } : { line, column: Number(match[2]) };
 }
