@@ -86,17 +86,8 @@ export interface SandboxChannel {
   receive(timeoutMs: number): SandboxAnswer[] | Promise<SandboxAnswer[]>;
 }
 
-/** What one run needs. */
-export interface SandboxRequest {
-  /** The script: the body of an async function. */
-  code: string;
-  /**
-   * The time limit from the script's start, in milliseconds. Read at every check rather than once,
-   * because the host stretches it (a slow tool was called) from another thread while this runs.
-   */
-  timeLimitMs: () => number;
-  /** Told the time (`Date.now()`) the script starts at, which its limit counts from. */
-  onStart?: (at: number) => void;
+/** The bounds a run applies inside the sandbox. */
+export interface SandboxLimits {
   /** The heap limit, in bytes. */
   memoryLimitBytes: number;
   /** The longest answer, in characters. */
@@ -109,6 +100,19 @@ export interface SandboxRequest {
   maxRunArgsBytes: number;
   /** The longest call text the host sends in, in UTF-8 bytes: it sizes the host's reserve. */
   maxCallResultBytes: number;
+}
+
+/** What one run needs. */
+export interface SandboxRequest extends SandboxLimits {
+  /** The script: the body of an async function. */
+  code: string;
+  /**
+   * The time limit from the script's start, in milliseconds. Read at every check rather than once,
+   * because the host stretches it (a slow tool was called) from another thread while this runs.
+   */
+  timeLimitMs: () => number;
+  /** Told the time (`Date.now()`) the script starts at, which its limit counts from. */
+  onStart?: (at: number) => void;
 }
 
 /** How a run ended. */

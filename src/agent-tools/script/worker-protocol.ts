@@ -12,7 +12,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { WasmModule } from './quickjs-module.js';
-import type { SandboxAnswer, SandboxCall, SandboxOutcome } from './sandbox.js';
+import type { SandboxAnswer, SandboxCall, SandboxLimits, SandboxOutcome } from './sandbox.js';
 
 /** Index of the cell the host bumps (then notifies) after it posts answers. */
 export const SIGNAL_CELL = 0;
@@ -41,22 +41,6 @@ export interface SandboxWorkerData {
   shared: SharedArrayBuffer;
 }
 
-/** The bounds a worker applies itself. */
-export interface RunLimits {
-  /** The heap limit, in bytes. */
-  memoryLimitBytes: number;
-  /** The longest answer, in characters. */
-  maxReturnChars: number;
-  /** How many calls the run may make. */
-  maxCalls: number;
-  /** The most one call's arguments may carry, in UTF-8 bytes of JSON. */
-  maxCallArgsBytes: number;
-  /** The most all the run's calls' arguments may carry together, in UTF-8 bytes of JSON. */
-  maxRunArgsBytes: number;
-  /** The longest call text the host sends in, in UTF-8 bytes. */
-  maxCallResultBytes: number;
-}
-
 /** Host to worker: run one script. */
 export interface RunMessage {
   type: 'run';
@@ -65,7 +49,7 @@ export interface RunMessage {
   /** The script: the body of an async function. */
   code: string;
   /** The bounds the worker applies itself. */
-  limits: RunLimits;
+  limits: SandboxLimits;
 }
 
 /** Host to worker, on the answer port: answers to some of a run's calls. */

@@ -431,36 +431,31 @@ describe('no call outlives its run', () => {
     expect(signal?.aborted).toBe(true);
   });
 
-  it('starts nothing whose approval arrives after the run timed out', async () => {
-    const write = mockTool('write', () => 'written', { hasSideEffects: true });
-    const gate = registry(write).gate({
-      approvals: {
-        requestApproval: async () => {
-          await delay(300);
-          return { approved: true };
-        },
-      },
-    });
-    const tool = createScriptTool(gate, { sideEffectingTools: ['write'], timeoutMs: 100 });
-    const result = await run(tool, 'return (await callTool("write", {})).text');
-    expect(result.details?.code).toBe('script_timeout');
-    await delay(400);
-    expect(write.calls).toEqual([]);
-  });
+  /** A host check that answers yes, 300 ms late. */
+  const late = async <T>(answer: T): Promise<T> => {
+    await delay(300);
+    return answer;
+  };
 
-  it('starts nothing whose permission check ends after the script returned', async () => {
+  it.each([
+    [
+      'an approval that arrives after the run timed out',
+      { approvals: { requestApproval: () => late({ approved: true }) } },
+      { timeoutMs: 100 },
+      'return (await callTool("write", {})).text',
+      { details: { code: 'script_timeout' } },
+    ],
+    [
+      'a permission check that ends after the script returned',
+      { permissionManager: { isExecutionAllowed: () => late({ isAllowed: true }) } },
+      {},
+      'callTool("write", {}); return "fired"',
+      { output: 'fired' },
+    ],
+  ])('starts nothing after %s', async (_name, checks, options, code, ended) => {
     const write = mockTool('write', () => 'written', { hasSideEffects: true });
-    const gate = registry(write).gate({
-      permissionManager: {
-        isExecutionAllowed: async () => {
-          await delay(300);
-          return { isAllowed: true };
-        },
-      },
-    });
-    const tool = createScriptTool(gate, { sideEffectingTools: ['write'] });
-    const result = await run(tool, 'callTool("write", {}); return "fired"');
-    expect(result.output).toBe('fired');
+    const tool = createScriptTool(registry(write).gate(checks), { sideEffectingTools: ['write'], ...options });
+    expect(await run(tool, code)).toMatchObject(ended);
     await delay(400);
     expect(write.calls).toEqual([]);
   });
