@@ -52,6 +52,8 @@ export function decodeCall(encoded: string): EncodedCall {
   const first = encoded.indexOf(':');
   const second = encoded.indexOf(':', first + 1);
   const index = Number(encoded.slice(0, first));
+  // The prelude always writes a number here; anything else means the text could not be read.
+  if (!Number.isSafeInteger(index) || index < 1) throw new Error('the call could not be read from the sandbox');
   const nameEnd = second + 1 + Number(encoded.slice(first + 1, second));
   const name = encoded.slice(second + 1, nameEnd);
   const kind = encoded[nameEnd];

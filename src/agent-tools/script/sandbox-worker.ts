@@ -9,8 +9,8 @@
  *
  * The worker keeps its QuickJS instance from run to run (a run gets a fresh runtime and context,
  * so nothing of a script survives it). The instance is replaced when a run failed inside it, when
- * a run filled its memory (its pages stay resident; a fresh instance gives them back), and when
- * a run asks for another heap limit.
+ * a run filled its heap (its pages stay resident; a fresh instance gives them back), and when a
+ * run asks for another heap limit.
  */
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { messageOf } from '../../gate/step-gate.js';
@@ -84,7 +84,7 @@ async function run(message: RunMessage): Promise<void> {
     },
     new AnswerChannel(runId, answers),
   );
-  if (result.moduleBroken || result.outcome.kind === 'memory') instance = undefined;
+  if (result.moduleBroken || current.heap.exhausted) instance = undefined;
   const crashed = result.outcome.kind === 'crashed' && current.output.length > 0;
   post({ type: 'done', runId, outcome: result.outcome, ...(crashed ? { output: [...current.output] } : {}) });
   current.output.length = 0;

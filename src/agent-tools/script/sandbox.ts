@@ -321,8 +321,7 @@ class ScriptRun {
       let args: string | null = null;
       if (call.args !== null) {
         args = call.args;
-        // A UTF-8 text is never shorter in bytes than in UTF-16 units, nor three times longer.
-        const bytes = args.length * 3 <= this.request.maxCallArgsBytes ? args.length : Buffer.byteLength(args);
+        const bytes = Buffer.byteLength(args);
         const tooLarge = this.argsRefusal(bytes);
         if (tooLarge) return vm.newString(refusal(index, tooLarge));
         this.argsBytes += bytes;

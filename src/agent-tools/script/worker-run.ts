@@ -11,7 +11,7 @@ import { messageOf } from '../../gate/step-gate.js';
 import { refusedCall, type ScriptCallResult } from './call-result.js';
 import type { ScriptLimits } from './limits.js';
 import type { SandboxAnswer, SandboxCall, SandboxOutcome } from './sandbox.js';
-import { workerPoolOf, type SandboxPool, type SandboxWorker, type WorkerPool } from './worker-pool.js';
+import { STARTUP_LIMIT_MS, workerPoolOf, type SandboxPool, type SandboxWorker, type WorkerPool } from './worker-pool.js';
 import { LIMIT_CELL, STARTED_CELL, type FromWorker, type RunMessage } from './worker-protocol.js';
 
 /**
@@ -22,12 +22,6 @@ import { LIMIT_CELL, STARTED_CELL, type FromWorker, type RunMessage } from './wo
  */
 const KILL_GRACE_MS = 100;
 
-/**
- * How long a worker may take to start a run's script (a new QuickJS instance, when the run asks
- * for another heap limit) before the run gives up on it. Not part of the script's time: the limit
- * counts from the script's start.
- */
-const STARTUP_LIMIT_MS = 30_000;
 
 /** The longest `setTimeout` Node accepts, and the largest limit the shared `Int32Array` cell holds. */
 const MAX_MS = 2 ** 31 - 1;
@@ -104,7 +98,8 @@ export async function runInWorker(request: ScriptRunRequest, onCall: ScriptCallH
       lease.kind === 'queue_full' || lease.kind === 'wait_timeout' ? { kind: 'no_sandbox', reason: lease.kind } : lease;
     return { outcome, timeLimitMs: timeoutMs, queuedMs, abandoned: [] };
   }
-  return new Promise((resolve) => new WorkerRun(request, onCall, pool, lease.worker, queuedMs, resolve).start());
+  const run = await new Promise<Omit<ScriptRunResult, 'queuedMs'>>((resolve) => new WorkerRun(request, onCall, pool, lease.worker, resolve).start());
+  return { ...run, queuedMs };
 }
 
 /** The host side of one run on its worker. A class so the worker's listeners share its state. */
@@ -131,9 +126,7 @@ class WorkerRun {
     private readonly onCall: ScriptCallHandler,
     private readonly pool: WorkerPool,
     private readonly sandbox: SandboxWorker,
-    /** The time the run waited for its worker. */
-    private readonly queuedMs: number,
-    private readonly resolve: (result: ScriptRunResult) => void,
+    private readonly resolve: (result: Omit<ScriptRunResult, 'queuedMs'>) => void,
   ) {
     this.runId = sandbox.nextRunId++;
   }
@@ -229,6 +222,7 @@ class WorkerRun {
     if (this.started()) {
       if (now >= this.scriptStart() + this.limitMs() + KILL_GRACE_MS) return this.stop({ kind: 'timeout' });
     } else if (now >= this.sentAt + STARTUP_LIMIT_MS) {
+      // The worker was ready, but making an instance for this run's heap limit took too long.
       return this.stop({ kind: 'unavailable', message: `the sandbox worker did not start within ${STARTUP_LIMIT_MS / 1000} s` });
     }
     this.armDeadline();
@@ -261,7 +255,7 @@ class WorkerRun {
     if (worker === 'keep') this.pool.release(this.sandbox);
     else this.pool.discard(this.sandbox);
     const abandoned = [...this.unanswered].map(([index, name]) => ({ index, name }));
-    this.resolve({ outcome, timeLimitMs: this.limitMs(), queuedMs: this.queuedMs, abandoned, ...(output ? { output } : {}) });
+    this.resolve({ outcome, timeLimitMs: this.limitMs(), abandoned, ...(output ? { output } : {}) });
   }
 
   /** The script's limit, in milliseconds from its start. */
