@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  createSandboxPool,
   createScriptTool,
   DEFAULT_MAX_CALL_ARGS_BYTES,
   DEFAULT_MAX_RUN_ARGS_BYTES,
@@ -178,6 +179,19 @@ describe('run_js memory limit', () => {
     expect(Date.now() - start).toBeLessThan(5000);
     expect((await run(tool, 'return [1, 2, 3].map((n) => n * 2)')).output).toBe('[2,4,6]');
   }, 20_000);
+
+  it('holds the host to the cap: memory bombs, one after another and at once, leave the process at most a few caps larger', async () => {
+    const pool = createSandboxPool({ maxSandboxes: 2 });
+    const tool = createScriptTool(registry().gate(), { memoryLimitBytes: 32 * 1024 * 1024, timeoutMs: 10_000, pool });
+    const bomb = "const a = []; while (true) a.push('x'.repeat(1e6) + a.length);";
+    await run(tool, 'return 1');
+    const before = process.memoryUsage().rss;
+    for (let i = 0; i < 3; i++) expect((await run(tool, bomb)).details?.code).toBe('script_memory');
+    const results = await Promise.all(Array.from({ length: 6 }, () => run(tool, bomb)));
+    expect(results.map((r) => r.details?.code)).toEqual(Array(6).fill('script_memory'));
+    // Two sandboxes, each capped at 16 MB + 32 MB + a reserve: far from the gigabytes a bomb would take.
+    expect(process.memoryUsage().rss - before).toBeLessThan(250 * 1024 * 1024);
+  }, 60_000);
 
   it('ends a script that fills its heap, catches the error and calls on, as script_memory', async () => {
     const big = mockTool('big', () => 'y'.repeat(40_000));

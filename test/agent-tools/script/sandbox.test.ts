@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEBUG_SYNC, TestQuickJSWASMModule } from 'quickjs-emscripten';
-import { createScriptTool } from '../../../src/agent-tools/script/index.js';
+import { createSandboxPool, createScriptTool } from '../../../src/agent-tools/script/index.js';
 import { compiledModule, newSandboxInstance } from '../../../src/agent-tools/script/quickjs-module.js';
 import { runScript, type SandboxCall, type SandboxModule, type SandboxRequest } from '../../../src/agent-tools/script/sandbox.js';
 import { channelFor, delay, json, mockTool, registry } from './helpers.js';
@@ -74,6 +74,22 @@ describe('the sandbox has no way out but callTool', () => {
   it('starts every run fresh: globals do not survive', async () => {
     await run(tool, 'globalThis.leftover = 41;');
     expect((await run(tool, 'return typeof leftover')).output).toBe('undefined');
+  });
+
+  it('starts every run on a reused worker fresh: nothing a script changed survives it', async () => {
+    const pool = createSandboxPool({ maxSandboxes: 1 });
+    const one = createScriptTool(registry(echo).gate(), { pool });
+    await run(
+      one,
+      `Object.prototype.leak = 1; Array.prototype.push = null; JSON.parse = () => "hijacked";
+       Symbol.for("shared").description; globalThis.callToolCopy = callTool; return 1`,
+    );
+    const after = await run(
+      one,
+      `return [typeof ({}).leak, typeof [].push, JSON.parse("[1]")[0], typeof globalThis.callToolCopy, (await callTool("echo", { a: 1 })).text]`,
+    );
+    expect(json(after.output)).toEqual(['undefined', 'function', 1, 'undefined', '{"a":1}']);
+    expect(pool.stats().live).toBe(1);
   });
 });
 
