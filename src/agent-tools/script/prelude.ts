@@ -23,15 +23,39 @@ export function wrapScript(code: string): string {
 }
 
 /**
- * How an answer travels into the sandbox: one string, the call's index, `:`, then `"T" + text` for
- * a result or `"E" + JSON of the error` for a refusal or failure, so a result's text needs no JSON
- * at all, and one call hands it in.
+ * How a call's answer travels into the sandbox: `"T" + text` for a result and `"E" + JSON of the
+ * error` for a refusal or failure, so a result's text needs no JSON at all.
  */
-export function encodeAnswer(index: number, text: string, error: unknown): string {
-  return error === null || error === undefined ? `${index}:T${text}` : `${index}:E${JSON.stringify(error)}`;
+export function encodeAnswer(text: string, error: unknown): string {
+  return error === null || error === undefined ? `T${text}` : `E${JSON.stringify(error)}`;
 }
 
-/** A call as the prelude hands it to the host: its index, its tool's name, and its args. */
+/**
+ * Several texts as one string, each as its length, `|`, then the text: how a batch of calls
+ * leaves the sandbox and a batch of answers enters it, in one crossing each way.
+ */
+export function frame(texts: readonly string[]): string {
+  let out = '';
+  for (const text of texts) out += `${text.length}|${text}`;
+  return out;
+}
+
+/** The texts {@link frame} (or the prelude) put in one string, starting at `from`. */
+export function unframe(framed: string, from = 0): string[] {
+  const texts: string[] = [];
+  let at = from;
+  while (at < framed.length) {
+    const bar = framed.indexOf('|', at);
+    const length = Number(framed.slice(at, bar));
+    // The prelude always writes a length here; anything else means the text could not be read.
+    if (bar < 0 || !Number.isSafeInteger(length) || length < 0) throw new Error('the calls could not be read from the sandbox');
+    texts.push(framed.slice(bar + 1, bar + 1 + length));
+    at = bar + 1 + length;
+  }
+  return texts;
+}
+
+/** A call as the prelude hands it out: its index, its tool's name, and its args. */
 export interface EncodedCall {
   /** The call's number in the run: 1, 2, ... */
   index: number;
@@ -52,8 +76,7 @@ export function decodeCall(encoded: string): EncodedCall {
   const first = encoded.indexOf(':');
   const second = encoded.indexOf(':', first + 1);
   const index = Number(encoded.slice(0, first));
-  // The prelude always writes a number here; anything else means the text could not be read.
-  if (!Number.isSafeInteger(index) || index < 1) throw new Error('the call could not be read from the sandbox');
+  if (!Number.isSafeInteger(index) || index < 1) throw new Error('the calls could not be read from the sandbox');
   const nameEnd = second + 1 + Number(encoded.slice(first + 1, second));
   const name = encoded.slice(second + 1, nameEnd);
   const kind = encoded[nameEnd];
@@ -63,38 +86,43 @@ export function decodeCall(encoded: string): EncodedCall {
 }
 
 /**
- * Evaluates to a function of `(hostCall, settled, maxReturnChars, maxArgsUnits)`. Called once, it
- * defines the global `callTool` (a plain in-sandbox function around the host function, which
- * itself is never reachable from the script) and returns `[deliver, watch, finish, describeError]`.
+ * Evaluates to a function of `(maxReturnChars, maxArgsUnits, maxCalls, tooManyCalls)`. Called
+ * once, it defines the global `callTool` and returns `[take, deliver, finish, describeError]`.
+ * The sandbox never calls out to the host: the host pulls the calls and pushes the answers, once
+ * each per turn of its loop, which costs far less than a host function called per call.
  *
- * - `callTool(name, args)` numbers the call, hands the host one string (see {@link decodeCall}:
- *   args longer than `maxArgsUnits` UTF-16 units never leave the sandbox) and returns a promise.
- *   The host answers at once, with an encoded answer (see {@link encodeAnswer}), when it refuses
- *   the call itself, else later through `deliver(answer)`.
- *   The promise's `text` and `error` throw a TypeError that says to await it: reading
- *   `callTool(...).text` is the usual missing `await`, and would otherwise quietly be `undefined`.
- *   Its `constructor` is `Promise`, so `await` and `then` treat it as a plain promise.
- * - `watch(promise)` follows the script's promise: when it settles, the host's `settled` is called
- *   (once), and `finish()` then gives the outcome as one string: the encoded answer (below), or
- *   `"X"` and the described error.
+ * - `callTool(name, args)` numbers the call and returns a promise. Past `maxCalls` the promise
+ *   resolves at once to the encoded answer `tooManyCalls`; otherwise the call is queued for the
+ *   host as one string (see {@link decodeCall}: args longer than `maxArgsUnits` UTF-16 units
+ *   never leave the sandbox). The promise's `text` and `error` throw a TypeError that says to
+ *   await it: reading `callTool(...).text` is the usual missing `await`, and would otherwise
+ *   quietly be `undefined`. Its `constructor` is `Promise`, so `await` and `then` treat it as a
+ *   plain promise.
+ * - `take(promise)` follows the script's promise (given once, first) and returns `"1"` once it
+ *   has settled or `"0"` before, then the calls queued since the last take (see {@link frame}).
+ * - `deliver(answers)` resolves calls: framed texts, each the call's index, `:`, and its encoded
+ *   answer (see {@link encodeAnswer}).
+ * - `finish()` gives the settled script's outcome: an encoded return value (`"O" + text`: a
+ *   string as written, anything else as JSON, `undefined` as `""`; `"L" + length` for one longer
+ *   than `maxReturnChars`; `"P"` for a value that is or holds a promise, a call not awaited;
+ *   `"I" + reason` for a value JSON cannot write), or `"X"` and the described error. The JSON is
+ *   written here, inside the sandbox, so a cycle is the script's error and the length is checked
+ *   before anything crosses.
  * - `describeError(e)` gives JSON text `{ name, message, stack }`, each cut to a short length so
  *   a huge message cannot cross the boundary.
- * - An answer is encoded as `"O" + text` (a string as written, anything else as JSON, `undefined`
- *   as `""`), `"L" + length` for one longer than `maxReturnChars`, `"P"` for a value that is or
- *   holds a promise (a call not awaited), and `"I" + reason` for a value JSON cannot write. The
- *   JSON is written here, inside the sandbox, so a cycle is the script's error and the length is
- *   checked before anything crosses.
  *
  * The intrinsics are captured before the script runs, so a script that replaces `JSON` or
- * `String` changes only its own behaviour, not how its errors and answer are read.
+ * `String` changes only its own behaviour, not how its calls, errors and answer are read.
  */
-export const PRELUDE_SOURCE = `(function (hostCall, settled, maxReturnChars, maxArgsUnits) {
+export const PRELUDE_SOURCE = `(function (maxReturnChars, maxArgsUnits, maxCalls, tooManyCalls) {
   "use strict";
   const stringify = JSON.stringify, parse = JSON.parse, isArray = Array.isArray, toStr = String;
   const BasePromise = Promise, defineProperty = Object.defineProperty, then = Promise.prototype.then;
   const slice = String.prototype.slice, indexOf = String.prototype.indexOf;
+  const push = Array.prototype.push, join = Array.prototype.join;
   const CAP = 2000;
   const waiting = Object.create(null);
+  const queued = [];
   let count = 0, resolveNext, state = 0, outcome;
   function capture(resolve) { resolveNext = resolve; }
   function decode(answer, from) {
@@ -109,6 +137,12 @@ export const PRELUDE_SOURCE = `(function (hostCall, settled, maxReturnChars, max
   defineProperty(ToolCall.prototype, "error", { get: notAwaited });
 
   function callTool(name, args) {
+    const index = ++count;
+    const call = new ToolCall(capture);
+    if (index > maxCalls) {
+      resolveNext(decode(tooManyCalls, 0));
+      return call;
+    }
     let encoded = null;
     if (args === undefined) {
       encoded = "{}";
@@ -117,27 +151,35 @@ export const PRELUDE_SOURCE = `(function (hostCall, settled, maxReturnChars, max
       if (typeof encoded !== "string") encoded = null;
     }
     const label = typeof name === "string" ? name : toStr(name);
-    const index = ++count;
-    const call = new ToolCall(capture);
     let request = index + ":" + label.length + ":" + label;
     if (encoded !== null) request += encoded.length > maxArgsUnits ? "L" + encoded.length : "J" + encoded;
-    const refused = hostCall(request);
-    if (refused === undefined) waiting[index] = resolveNext;
-    else resolveNext(decode(refused, indexOf.call(refused, ":") + 1));
+    push.call(queued, request.length + "|" + request);
+    waiting[index] = resolveNext;
     return call;
   }
   defineProperty(globalThis, "callTool", { value: callTool, writable: false, enumerable: false, configurable: false });
 
-  function deliver(answer) {
-    const at = indexOf.call(answer, ":");
-    const index = slice.call(answer, 0, at);
-    const resolve = waiting[index];
-    delete waiting[index];
-    if (resolve) resolve(decode(answer, at + 1));
+  function take(promise) {
+    if (promise !== undefined) {
+      then.call(promise, function (value) { state = 1; outcome = value; }, function (error) { state = 2; outcome = error; });
+    }
+    const calls = join.call(queued, "");
+    queued.length = 0;
+    return (state === 0 ? "0" : "1") + calls;
   }
 
-  function watch(promise) {
-    then.call(promise, function (value) { state = 1; outcome = value; settled(); }, function (error) { state = 2; outcome = error; settled(); });
+  function deliver(answers) {
+    let at = 0;
+    while (at < answers.length) {
+      const bar = indexOf.call(answers, "|", at);
+      const end = bar + 1 + +slice.call(answers, at, bar);
+      const colon = indexOf.call(answers, ":", bar);
+      const index = slice.call(answers, bar + 1, colon);
+      const resolve = waiting[index];
+      delete waiting[index];
+      if (resolve) resolve(decode(slice.call(answers, colon + 1, end), 0));
+      at = end;
+    }
   }
 
   function finish() {
@@ -196,5 +238,5 @@ export const PRELUDE_SOURCE = `(function (hostCall, settled, maxReturnChars, max
     return "O" + text;
   }
 
-  return [deliver, watch, finish, describeError];
+  return [take, deliver, finish, describeError];
 })`;

@@ -19,9 +19,12 @@ import { argsTooLarge, tooManyCalls, type ScriptCallResult } from './call-result
 import {
   decodeCall,
   encodeAnswer,
+  type EncodedCall,
+  frame,
   PRELUDE_FILENAME,
   PRELUDE_SOURCE,
   SCRIPT_FILENAME,
+  unframe,
   WRAPPER_LINES_BEFORE,
   wrapScript,
 } from './prelude.js';
@@ -158,7 +161,6 @@ class ScriptRun {
   private timedOut = false;
   /** Set when the module failed on the host side; see {@link SandboxResult.moduleBroken}. */
   moduleBroken = false;
-  private callCount = 0;
   /** The bytes of arguments the run's calls have sent so far. */
   private argsBytes = 0;
   private runtime: QuickJSRuntime | undefined;
@@ -174,9 +176,10 @@ class ScriptRun {
   /** The block held back for the host (see {@link reserveBytesFor}); 0 while released. */
   private reserve = 0;
   private readonly reserveBytes: number;
-  /** Set (by the prelude, through a host function) once the script's promise has settled. */
-  private settled = false;
-  private deliverAnswer: QuickJSHandle | undefined;
+  /** The script's promise, handed to the prelude's `take` on its first call. */
+  private promise: QuickJSHandle | undefined;
+  private takeCalls: QuickJSHandle | undefined;
+  private deliverAnswers: QuickJSHandle | undefined;
   private finishRun: QuickJSHandle | undefined;
   private describeError: QuickJSHandle | undefined;
 
@@ -217,8 +220,7 @@ class ScriptRun {
   /** Take the reserve, make the runtime, install `callTool` and the helpers, and start the script. */
   private setUp(): { started: true } | SandboxOutcome {
     this.module.heap.exhausted = false;
-    this.reserve = this.module.malloc(this.reserveBytes);
-    if (this.reserve === 0) {
+    if (!this.retake()) {
       // A fresh run always finds room: no room means the instance kept memory it should not have.
       this.moduleBroken = true;
       return { kind: 'crashed', message: 'the sandbox has no room for its reserve' };
@@ -230,28 +232,24 @@ class ScriptRun {
     const vm = runtime.newContext();
     this.vm = vm;
 
-    const hostCall = this.own(vm.newFunction('callTool', (request) => this.startCall(request)));
-    const settled = this.own(
-      vm.newFunction('settled', () => {
-        this.settled = true;
-      }),
-    );
     const prelude = vm.evalCode(PRELUDE_SOURCE, PRELUDE_FILENAME, { type: 'global', strict: true });
     if (prelude.error) {
       prelude.error.dispose();
       return { kind: 'crashed', message: 'the sandbox prelude failed to load' };
     }
     const preludeFn = this.own(prelude.value);
-    const maxChars = this.own(vm.newNumber(this.request.maxReturnChars));
-    const maxArgsUnits = this.own(vm.newNumber(this.request.maxCallArgsBytes));
-    const helpers = vm.callFunction(preludeFn, vm.undefined, hostCall, settled, maxChars, maxArgsUnits);
+    const { maxReturnChars, maxCallArgsBytes, maxCalls } = this.request;
+    const args = [maxReturnChars, maxCallArgsBytes, maxCalls].map((n) => this.own(vm.newNumber(n)));
+    const tooMany = tooManyCalls(maxCalls);
+    args.push(this.own(vm.newString(encodeAnswer(tooMany.text, tooMany.error))));
+    const helpers = vm.callFunction(preludeFn, vm.undefined, ...args);
     if (helpers.error) {
       helpers.error.dispose();
       return { kind: 'crashed', message: 'the sandbox prelude failed to start' };
     }
     const list = this.own(helpers.value);
-    this.deliverAnswer = this.own(vm.getProp(list, 0));
-    const watch = this.own(vm.getProp(list, 1));
+    this.takeCalls = this.own(vm.getProp(list, 0));
+    this.deliverAnswers = this.own(vm.getProp(list, 1));
     this.finishRun = this.own(vm.getProp(list, 2));
     this.describeError = this.own(vm.getProp(list, 3));
 
@@ -266,11 +264,10 @@ class ScriptRun {
     // `type: 'global'` so an `import` statement is a syntax error rather than a module load.
     const started = vm.evalCode(wrapScript(this.request.code), SCRIPT_FILENAME, { type: 'global' });
     if (started.error) return this.consumeError(started.error);
-    const promise = this.own(started.value);
-    const watched = vm.callFunction(watch, vm.undefined, promise);
-    if (watched.error) return this.consumeError(watched.error);
-    watched.value.dispose();
-    return { started: true };
+    this.promise = this.own(started.value);
+    // The first take starts following the script's promise (its reactions run with the next jobs).
+    const first = this.take();
+    return typeof first === 'boolean' ? { started: true } : first;
   }
 
   /** Run jobs, send calls, hand answers in, and wait for answers, until the script's promise settles. */
@@ -282,12 +279,14 @@ class ScriptRun {
       const jobs = runtime.executePendingJobs();
       if (jobs.error) return this.consumeError(jobs.error);
       jobs.dispose();
+      const taken = this.take();
+      if (typeof taken !== 'boolean') return taken;
       if (this.outbox.length > 0) {
         const calls = this.outbox;
         this.outbox = [];
         this.channel.send(calls);
       }
-      if (this.settled) return this.finish();
+      if (taken) return this.finish();
 
       if (this.timedOut || Date.now() > this.deadline()) return { kind: 'timeout' };
       if (this.ready.length > 0) continue;
@@ -303,35 +302,45 @@ class ScriptRun {
   }
 
   /**
-   * The host side of `callTool`: refuse the call here when it is past a bound (its number, the
-   * bytes of its arguments), else queue it to be sent. Returns the encoded refusal, or nothing
-   * when the call went out and its answer will be delivered. Never throws: the prelude numbers
-   * the calls, and a throw here would leave a number without a call.
+   * Take the calls the script made since the last take: each is refused here when it is past a
+   * bound on the bytes of its arguments (its answer then waits for the next delivery), else
+   * queued to be sent. Gives whether the script's promise has settled, or how the run ended when
+   * the prelude failed.
    */
-  private startCall(requestHandle: QuickJSHandle): QuickJSHandle | undefined {
+  private take(): boolean | SandboxOutcome {
     const vm = this.vm as QuickJSContext;
-    let index = this.callCount + 1;
-    try {
-      const call = decodeCall(vm.getString(requestHandle));
-      index = call.index;
-      this.callCount = index;
-      if (index > this.request.maxCalls) return vm.newString(refusal(index, tooManyCalls(this.request.maxCalls)));
+    // The script's promise goes in once, with the first take; its handle stays owned by the run.
+    const taken = this.promise
+      ? vm.callFunction(this.takeCalls as QuickJSHandle, vm.undefined, this.promise)
+      : vm.callFunction(this.takeCalls as QuickJSHandle, vm.undefined);
+    this.promise = undefined;
+    if (taken.error) return this.consumeError(taken.error);
+    // Reading the text copies it inside the sandbox first: the reserve makes room for that.
+    this.release();
+    const text = vm.getString(taken.value);
+    taken.value.dispose();
+    if (!this.retake() || text === '') return { kind: 'memory' };
+    if (text.length > 1) for (const request of unframe(text, 1)) this.accept(decodeCall(request));
+    return text[0] === '1';
+  }
+
+  /** Queue one call to be sent, or refuse it (its answer goes into the next delivery). */
+  private accept(call: EncodedCall): void {
+    const { index } = call;
+    if (call.tooLong !== undefined) {
       // Args the prelude kept back: longer in units than a call may carry in bytes.
-      if (call.tooLong !== undefined) return vm.newString(refusal(index, argsTooLarge(call.tooLong, this.request.maxCallArgsBytes, 'call')));
-      let args: string | null = null;
-      if (call.args !== null) {
-        args = call.args;
-        const bytes = Buffer.byteLength(args);
-        const tooLarge = this.argsRefusal(bytes);
-        if (tooLarge) return vm.newString(refusal(index, tooLarge));
+      this.ready.push({ index, result: argsTooLarge(call.tooLong, this.request.maxCallArgsBytes, 'call') });
+    } else {
+      const bytes = call.args === null ? 0 : Buffer.byteLength(call.args);
+      const tooLarge = this.argsRefusal(bytes);
+      if (tooLarge) {
+        this.ready.push({ index, result: tooLarge });
+      } else {
         this.argsBytes += bytes;
+        this.outbox.push({ index, name: call.name, args: call.args });
       }
-      this.waiting.set(index, call.name);
-      this.outbox.push({ index, name: call.name, args });
-      return undefined;
-    } catch (error) {
-      return vm.newString(refusal(index, { text: '', error: { code: 'step_threw', message: `The call failed in the sandbox: ${messageOf(error)}` } }));
     }
+    this.waiting.set(index, call.name);
   }
 
   /** The refusal for arguments of `bytes` (a lower bound, or the exact count), if they are past a bound. */
@@ -349,19 +358,19 @@ class ScriptRun {
   private deliver(): SandboxOutcome | undefined {
     if (this.ready.length === 0) return undefined;
     const vm = this.vm as QuickJSContext;
-    const answers = this.ready;
-    this.ready = [];
-    this.release();
-    for (const { index, result } of answers) {
-      if (!this.waiting.delete(index)) continue;
-      const answer = vm.newString(encodeAnswer(index, result.text, result.error));
-      const delivered = vm.callFunction(this.deliverAnswer as QuickJSHandle, vm.undefined, answer);
-      answer.dispose();
-      if (delivered.error) return this.consumeError(delivered.error);
-      delivered.value.dispose();
+    const answers: string[] = [];
+    for (const { index, result } of this.ready) {
+      if (this.waiting.delete(index)) answers.push(`${index}:${encodeAnswer(result.text, result.error)}`);
     }
-    this.reserve = this.module.malloc(this.reserveBytes);
-    return this.reserve === 0 ? { kind: 'memory' } : undefined;
+    this.ready = [];
+    if (answers.length === 0) return undefined;
+    this.release();
+    const framed = vm.newString(frame(answers));
+    const delivered = vm.callFunction(this.deliverAnswers as QuickJSHandle, vm.undefined, framed);
+    framed.dispose();
+    if (delivered.error) return this.consumeError(delivered.error);
+    delivered.value.dispose();
+    return this.retake() ? undefined : { kind: 'memory' };
   }
 
   /** Free the reserve, so the host's own writes into the sandbox find room. */
@@ -369,6 +378,12 @@ class ScriptRun {
     if (this.reserve === 0) return;
     this.module.free(this.reserve);
     this.reserve = 0;
+  }
+
+  /** Take the reserve back; false when the heap has no room for it (the script filled it). */
+  private retake(): boolean {
+    this.reserve = this.module.malloc(this.reserveBytes);
+    return this.reserve !== 0;
   }
 
   /** Read the script's outcome, once its promise has settled, through the prelude's `finish`. */
@@ -454,11 +469,6 @@ class ScriptRun {
       this.runtime = undefined;
     }
   }
-}
-
-/** A refusal made in the sandbox, encoded as the prelude reads an answer. */
-function refusal(index: number, result: ScriptCallResult): string {
-  return encodeAnswer(index, result.text, result.error);
 }
 
 /** An error as the prelude's `describeError` writes it. */

@@ -121,7 +121,8 @@ describe('run_js time limits', () => {
     const start = Date.now();
     const result = await run(tool, 'const r = await callTool("never", {}); return r.error ? "carried on" : "done";');
     expect(result.details).toMatchObject({ code: 'script_timeout', abandoned: [{ step: 'call 1', tool: 'never' }] });
-    expect(Date.now() - start).toBeLessThan(700);
+    // The limit, then the short grace the call in flight gets before it is listed as unknown.
+    expect(Date.now() - start).toBeLessThan(900);
   });
 
   it('ignores an answer that arrives after the run ended', async () => {

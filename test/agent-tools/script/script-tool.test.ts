@@ -275,16 +275,19 @@ describe('run_js calls tools through the gate', () => {
 
   it('ends the run at once when the signal fires during a call', async () => {
     const controller = new AbortController();
+    let abortedAt = 0;
     const slow = mockTool('slow', async () => {
-      setTimeout(() => controller.abort(), 50);
+      setTimeout(() => {
+        abortedAt = Date.now();
+        controller.abort();
+      }, 50);
       await delay(1000);
       return 'late';
     });
     const tool = createScriptTool(registry(slow).gate());
-    const start = Date.now();
     const result = await run(tool, 'await callTool("slow", {}); return "finished"', { signal: controller.signal });
     expect(result.details?.code).toBe('step_aborted');
-    expect(Date.now() - start).toBeLessThan(500);
+    expect(Date.now() - abortedAt).toBeLessThan(400);
     expect(result.details?.abandoned).toEqual([{ step: 'call 1', tool: 'slow' }]);
   });
 
