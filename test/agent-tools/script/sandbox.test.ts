@@ -271,6 +271,22 @@ describe('the sandbox under many calls and a growing heap', () => {
     expect(instance.output).toEqual([]);
   });
 
+  it('compiles the QuickJS module once per process, and fixes each instance memory at its cap', async () => {
+    const module = await compiledModule();
+    expect(await compiledModule()).toBe(module);
+    expect(module).toBeInstanceOf((globalThis as unknown as { WebAssembly: { Module: new () => object } }).WebAssembly.Module);
+    const instance = await newSandboxInstance(16 * 1024 * 1024, module);
+    const runtime = instance.quickjs.newRuntime();
+    const vm = runtime.newContext();
+    // 16 MB of base and 16 MB of heap: a 40 MB string cannot fit, and the heap is marked full.
+    const result = vm.evalCode('"x".repeat(40 * 1024 * 1024).length');
+    expect(result.error && vm.dump(result.error)).toMatchObject({ message: 'out of memory' });
+    result.error?.dispose();
+    expect(instance.heap.exhausted).toBe(true);
+    vm.dispose();
+    runtime.dispose();
+  });
+
   it("captures the module's own output (an abort says why) instead of writing it to the host's stderr", async () => {
     const instance = await newSandboxInstance(16 * 1024 * 1024, await compiledModule());
     const written: string[] = [];
