@@ -1,8 +1,8 @@
 /**
  * A run's effects ledger: each side-effecting call the script's run started, and how it ended.
  *
- * When the run ends, the calls still in flight get a short grace to settle; whatever has not by
- * then is listed with the outcome `unknown` (it may still be running). A call that was still
+ * When the run ends, the side-effecting calls still in flight get a short grace to settle; whatever
+ * has not by then is listed with the outcome `unknown` (it may still be running). A call that was still
  * waiting for the host's checks (an approval) is listed too, since from here it cannot be told
  * apart from one that started; the run's abort signal has fired by then, so it never will start.
  */
@@ -23,10 +23,9 @@ export function effectOutcome(result: ToolExecutionResult): EffectOutcome | unde
   return 'failed';
 }
 
-/** A call in flight: its tool and whether it has side effects. */
+/** A side-effecting call in flight: its tool, and its settling. */
 interface InFlight {
   tool: string;
-  sideEffects: boolean;
   settled: Promise<unknown>;
 }
 
@@ -38,9 +37,10 @@ export class CallLedger {
 
   /**
    * Follow one call through the gate. `resolved` is the instance the gate was given: only a
-   * side-effecting tool's call is listed.
+   * side-effecting tool's call is listed, so only such a call is followed.
    */
   track(step: string, name: string, resolved: ITool | undefined, call: Promise<CallByNameResult>): Promise<CallByNameResult> {
+    if (resolved?.hasSideEffects !== true) return call;
     const settled = call.then(
       ({ result, tool }) => {
         this.inFlight.delete(step);
@@ -51,13 +51,13 @@ export class CallLedger {
       // The gate never rejects; should it, the call is simply no longer followed here.
       () => this.inFlight.delete(step),
     );
-    this.inFlight.set(step, { tool: name, sideEffects: resolved?.hasSideEffects === true, settled });
+    this.inFlight.set(step, { tool: name, settled });
     return call;
   }
 
   /**
    * Close the ledger once the run has ended: wait up to `graceMs` for the calls in flight, then
-   * list the side-effecting ones still unsettled as `unknown`. Later settlements are not recorded.
+   * list those still unsettled as `unknown`. Later settlements are not recorded.
    */
   async close(graceMs: number): Promise<EffectRecord[]> {
     if (graceMs > 0 && this.inFlight.size > 0) {
@@ -69,9 +69,7 @@ export class CallLedger {
       clearTimeout(timer);
     }
     this.closed = true;
-    for (const [step, call] of this.inFlight) {
-      if (call.sideEffects) this.effects.push({ step, tool: call.tool, ran: true, outcome: 'unknown' });
-    }
+    for (const [step, call] of this.inFlight) this.effects.push({ step, tool: call.tool, ran: true, outcome: 'unknown' });
     return this.effects.slice();
   }
 }

@@ -185,8 +185,13 @@ class WorkerRun {
   /** Hand one call to the handler and send its answer back. */
   private call(call: SandboxCall): void {
     this.unanswered.set(call.index, call.name);
-    void Promise.resolve()
-      .then(() => this.onCall(call, this.clock))
+    let answer: Promise<ScriptCallResult>;
+    try {
+      answer = this.onCall(call, this.clock);
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    void answer
       .catch((error: unknown) => refusedCall('step_threw', `The call failed on the host: ${messageOf(error)}`))
       .then((result) => {
         if (this.ended) return;
