@@ -47,7 +47,7 @@ export interface SandboxPoolOptions {
 
 /** How busy a pool is. */
 export interface SandboxPoolStats {
-  /** Sandboxes alive: running a script, or idle. */
+  /** Sandboxes alive: running a script, idle, or starting. */
   live: number;
   /** Sandboxes alive and idle. */
   idle: number;
