@@ -118,7 +118,7 @@ export const PRELUDE_SOURCE = `(function (maxReturnChars, maxArgsUnits, maxCalls
   "use strict";
   const stringify = JSON.stringify, parse = JSON.parse, isArray = Array.isArray, toStr = String;
   const BasePromise = Promise, defineProperty = Object.defineProperty, then = Promise.prototype.then;
-  const slice = String.prototype.slice, indexOf = String.prototype.indexOf;
+  const slice = String.prototype.slice, indexOf = String.prototype.indexOf, wellFormed = String.prototype.toWellFormed;
   const push = Array.prototype.push, join = Array.prototype.join;
   const CAP = 2000;
   const waiting = Object.create(null);
@@ -150,7 +150,9 @@ export const PRELUDE_SOURCE = `(function (maxReturnChars, maxArgsUnits, maxCalls
       try { encoded = stringify(args); } catch (e) { encoded = null; }
       if (typeof encoded !== "string") encoded = null;
     }
-    const label = typeof name === "string" ? name : toStr(name);
+    // Well formed: a lone surrogate would come out of the sandbox as three characters, and the
+    // framed length would no longer match.
+    const label = wellFormed.call(typeof name === "string" ? name : toStr(name));
     let request = index + ":" + label.length + ":" + label;
     if (encoded !== null) request += encoded.length > maxArgsUnits ? "L" + encoded.length : "J" + encoded;
     push.call(queued, request.length + "|" + request);

@@ -143,6 +143,17 @@ describe('run_js calls tools through the gate', () => {
     expect(echo.calls).toEqual([]);
   });
 
+  it('reads every call of a batch, whatever characters its tool name holds', async () => {
+    const echo = mockTool('echo', (args) => args);
+    const tool = createScriptTool(registry(echo).gate());
+    const result = await run(
+      tool,
+      `const rs = await Promise.all([callTool("bad\\uD800name", {}), callTool("echo", { s: "\\uDC00 é" }), callTool("é😀", {})]);
+       return rs.map((r) => r.error ? r.error.code : r.text);`,
+    );
+    expect(json(result.output)).toEqual(['step_missing', JSON.stringify({ s: '\uDC00 é' }), 'step_missing']);
+  });
+
   it("applies the host's permission check to every call", async () => {
     const secret = mockTool('secret', () => 'classified');
     const open = mockTool('open', () => 'public');
