@@ -87,7 +87,7 @@ export function decodeCall(encoded: string): EncodedCall {
 
 /**
  * Evaluates to a function of `(maxReturnChars, maxArgsUnits, maxCalls, tooManyCalls)`. Called
- * once, it defines the global `callTool` and returns `[take, deliver, finish, describeError]`.
+ * once, it defines the global `callTool` and returns `[take, deliver, finish, captured]`.
  * The sandbox never calls out to the host: the host pulls the calls and pushes the answers, once
  * each per turn of its loop, which costs far less than a host function called per call.
  *
@@ -102,14 +102,12 @@ export function decodeCall(encoded: string): EncodedCall {
  *   has settled or `"0"` before, then the calls queued since the last take (see {@link frame}).
  * - `deliver(answers)` resolves calls: framed texts, each the call's index, `:`, and its encoded
  *   answer (see {@link encodeAnswer}).
- * - `finish()` gives the settled script's outcome: an encoded return value (`"O" + text`: a
- *   string as written, anything else as JSON, `undefined` as `""`; `"L" + length` for one longer
- *   than `maxReturnChars`; `"P"` for a value that is or holds a promise, a call not awaited;
- *   `"I" + reason` for a value JSON cannot write), or `"X"` and the described error. The JSON is
- *   written here, inside the sandbox, so a cycle is the script's error and the length is checked
- *   before anything crosses.
- * - `describeError(e)` gives JSON text `{ name, message, stack }`, each cut to a short length so
- *   a huge message cannot cross the boundary.
+ * - `finish(encodeReturn, describeError)` gives the settled script's outcome as one string: a
+ *   string, number, boolean, `null` or `undefined` answer encoded here (`"O" + text`, or `"L" +
+ *   length` past `maxReturnChars`); anything else through the {@link ENDING_SOURCE} functions
+ *   (`"X"` and the described error for a rejection), or `"?"` when they were not given: the host
+ *   evaluates them only then, since most runs never need them and every source costs its parse.
+ * - `captured` holds the intrinsics the ending functions are made with.
  *
  * The intrinsics are captured before the script runs, so a script that replaces `JSON` or
  * `String` changes only its own behaviour, not how its calls, errors and answer are read.
@@ -120,7 +118,6 @@ export const PRELUDE_SOURCE = `(function (maxReturnChars, maxArgsUnits, maxCalls
   const BasePromise = Promise, defineProperty = Object.defineProperty, then = Promise.prototype.then;
   const slice = String.prototype.slice, indexOf = String.prototype.indexOf, wellFormed = String.prototype.toWellFormed;
   const push = Array.prototype.push, join = Array.prototype.join;
-  const CAP = 2000;
   const waiting = Object.create(null);
   const queued = [];
   let count = 0, resolveNext, state = 0, outcome;
@@ -184,9 +181,38 @@ export const PRELUDE_SOURCE = `(function (maxReturnChars, maxArgsUnits, maxCalls
     }
   }
 
-  function finish() {
+  function finish(encodeReturn, describeError) {
+    if (state === 1) {
+      const value = outcome, kind = typeof value;
+      if (value === undefined) return "O";
+      if (kind === "string" || kind === "number" || kind === "boolean" || value === null) {
+        const text = kind === "string" ? value : stringify(value);
+        return text.length > maxReturnChars ? "L" + text.length : "O" + text;
+      }
+    }
+    if (encodeReturn === undefined) return "?";
     return state === 1 ? encodeReturn(outcome) : "X" + describeError(outcome);
   }
+
+  return [take, deliver, finish, [stringify, toStr, slice, indexOf, BasePromise]];
+})`;
+
+/**
+ * Evaluates to a function of `(captured, maxReturnChars)`, given the prelude's `captured`, that
+ * returns `[encodeReturn, describeError]`; the host evaluates it only for a run that needs it.
+ *
+ * - `describeError(e)` gives JSON text `{ name, message, stack }`, each cut to a short length so
+ *   a huge message cannot cross the boundary.
+ * - `encodeReturn(v)` gives `"O" + text` for an answer (a string as written, anything else as
+ *   JSON, `undefined` as `""`), `"L" + length` for one longer than `maxReturnChars`, `"P"` for a
+ *   value that is or holds a promise (a call not awaited), and `"I" + reason` for a value JSON
+ *   cannot write. The JSON is written here, inside the sandbox, so a cycle is the script's error
+ *   and the length is checked before anything crosses.
+ */
+export const ENDING_SOURCE = `(function (captured, maxReturnChars) {
+  "use strict";
+  const stringify = captured[0], toStr = captured[1], slice = captured[2], indexOf = captured[3], BasePromise = captured[4];
+  const CAP = 2000;
 
   function cut(s) {
     if (typeof s !== "string") return "";
@@ -240,5 +266,5 @@ export const PRELUDE_SOURCE = `(function (maxReturnChars, maxArgsUnits, maxCalls
     return "O" + text;
   }
 
-  return [take, deliver, finish, describeError];
+  return [encodeReturn, describeError];
 })`;

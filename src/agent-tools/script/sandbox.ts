@@ -19,6 +19,7 @@ import { argsTooLarge, tooManyCalls, type ScriptCallResult } from './call-result
 import {
   decodeCall,
   encodeAnswer,
+  ENDING_SOURCE,
   type EncodedCall,
   frame,
   PRELUDE_FILENAME,
@@ -181,7 +182,10 @@ class ScriptRun {
   private takeCalls: QuickJSHandle | undefined;
   private deliverAnswers: QuickJSHandle | undefined;
   private finishRun: QuickJSHandle | undefined;
-  private describeError: QuickJSHandle | undefined;
+  /** The intrinsics the prelude captured, for the ending functions. */
+  private captured: QuickJSHandle | undefined;
+  /** The ending functions (see `ENDING_SOURCE`), once a run has needed them. */
+  private ending: { encodeReturn: QuickJSHandle; describeError: QuickJSHandle } | undefined;
 
   constructor(
     private readonly module: SandboxModule,
@@ -251,7 +255,7 @@ class ScriptRun {
     this.takeCalls = this.own(vm.getProp(list, 0));
     this.deliverAnswers = this.own(vm.getProp(list, 1));
     this.finishRun = this.own(vm.getProp(list, 2));
-    this.describeError = this.own(vm.getProp(list, 3));
+    this.captured = this.own(vm.getProp(list, 3));
 
     // The clock starts with the script: the set-up above is the host's time, and on a busy
     // machine it could otherwise eat a short limit (or be cut off by it) before the script runs.
@@ -386,14 +390,20 @@ class ScriptRun {
     return this.reserve !== 0;
   }
 
-  /** Read the script's outcome, once its promise has settled, through the prelude's `finish`. */
+  /**
+   * Read the script's outcome, once its promise has settled, through the prelude's `finish`: at
+   * once for a plain answer, else with the ending functions.
+   */
   private finish(): SandboxOutcome {
     const vm = this.vm as QuickJSContext;
     this.release();
-    const finished = vm.callFunction(this.finishRun as QuickJSHandle, vm.undefined);
-    if (finished.error) return this.consumeError(finished.error);
-    const text = vm.typeof(finished.value) === 'string' ? vm.getString(finished.value) : '';
-    finished.value.dispose();
+    let text = this.finishWith();
+    if (text === '?') {
+      const ending = this.endingFunctions();
+      if ('kind' in ending) return ending;
+      text = this.finishWith(ending.encodeReturn, ending.describeError);
+    }
+    if (typeof text !== 'string') return text;
     const body = text.slice(1);
     switch (text[0]) {
       case 'O':
@@ -409,6 +419,37 @@ class ScriptRun {
       default:
         return { kind: 'crashed', message: 'the answer could not be read from the sandbox' };
     }
+  }
+
+  /** The prelude's `finish`, with the ending functions when given: its text, or how the run ended. */
+  private finishWith(...ending: QuickJSHandle[]): string | SandboxOutcome {
+    const vm = this.vm as QuickJSContext;
+    const finished = vm.callFunction(this.finishRun as QuickJSHandle, vm.undefined, ...ending);
+    if (finished.error) return this.consumeError(finished.error);
+    const text = vm.typeof(finished.value) === 'string' ? vm.getString(finished.value) : '';
+    finished.value.dispose();
+    return text;
+  }
+
+  /** Evaluate the ending functions (see `ENDING_SOURCE`) the first time a run needs them. */
+  private endingFunctions(): NonNullable<ScriptRun['ending']> | SandboxOutcome {
+    if (this.ending) return this.ending;
+    const vm = this.vm as QuickJSContext;
+    const source = vm.evalCode(ENDING_SOURCE, PRELUDE_FILENAME, { type: 'global', strict: true });
+    if (source.error) {
+      source.error.dispose();
+      return { kind: 'crashed', message: 'the sandbox prelude failed to load' };
+    }
+    const factory = this.own(source.value);
+    const maxChars = this.own(vm.newNumber(this.request.maxReturnChars));
+    const made = vm.callFunction(factory, vm.undefined, this.captured as QuickJSHandle, maxChars);
+    if (made.error) {
+      made.error.dispose();
+      return { kind: 'memory' };
+    }
+    const list = this.own(made.value);
+    this.ending = { encodeReturn: this.own(vm.getProp(list, 0)), describeError: this.own(vm.getProp(list, 1)) };
+    return this.ending;
   }
 
   /** Classify an exception (and dispose its handle): time, memory, or the script's error. */
@@ -438,7 +479,9 @@ class ScriptRun {
   /** The error's name, message and stack, read through the prelude; `undefined` when that failed. */
   private describe(error: QuickJSHandle): DescribedError | undefined {
     const vm = this.vm as QuickJSContext;
-    const described = vm.callFunction(this.describeError as QuickJSHandle, vm.undefined, error);
+    const ending = this.endingFunctions();
+    if ('kind' in ending) return undefined;
+    const described = vm.callFunction(ending.describeError, vm.undefined, error);
     if (described.error) {
       described.error.dispose();
       return undefined;
