@@ -12,6 +12,7 @@
  * The machine is shared: the verdicts are printed, never turned into a failing exit code.
  */
 import { execFile } from 'node:child_process';
+import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -41,12 +42,12 @@ const us = (ms: number) => `${(ms * 1000).toFixed(1)} µs`;
 const child = await childFigures();
 
 // Warm return 1 against one direct gated call.
-const warm = await compare('return 1', () => gate.run(ping, {}, {}), () => script('return 1'), { iterations: 50, rounds: 9, warmup: 2 });
+const warm = await compare('return 1', () => gate.run(ping, {}, {}), () => script('return 1'), { iterations: 50, rounds: 15, warmup: 2 });
 row('warm `return 1`', `direct gated call ${us(warm.baselineMs)}`, `${warm.candidateMs.toFixed(3)} ms`, '<= 1 ms', warm.candidateMs <= 1);
 
 // Each extra callTool: a script of CALLS sequential calls against one of none, per call,
 // against the same call through the gate directly.
-const withCalls = await compare('calls', () => script(sequential(0)), () => script(sequential(CALLS)), { iterations: 5, rounds: 9, warmup: 2 });
+const withCalls = await compare('calls', () => script(sequential(0)), () => script(sequential(CALLS)), { iterations: 5, rounds: 15, warmup: 2 });
 const perCall = (withCalls.candidateMs - withCalls.baselineMs) / CALLS;
 const direct = await compare(
   'direct',
@@ -91,7 +92,8 @@ row(
 );
 row('first run (cold, child process)', `process before: ${child.startRssMb.toFixed(0)} MB`, `${child.coldMs.toFixed(1)} ms, +${(child.warmRssMb - child.startRssMb).toFixed(0)} MB`, 'not a target', true);
 
-console.log('\nrun_js: speed and scale');
+// The machine is shared: its load says how far to trust the figures.
+console.log(`\nrun_js: speed and scale (load average ${loadavg().map((n) => n.toFixed(1)).join(' ')} on ${availableParallelism()} cores)`);
 console.log('| figure | baseline (same run) | run_js | target |');
 console.log('|---|---|---|---|');
 for (const line of rows) console.log(line);
