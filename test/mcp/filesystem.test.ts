@@ -119,7 +119,7 @@ describe('mcpTools over the filesystem server', () => {
 
     const listed = await createScriptTool(gate, { sideEffectingTools: ['write_file'] }).execute({ intention: 'write a note', code }, {});
     expect(listed.output).toBe('written');
-    expect(listed.effects).toEqual([{ step: 'call 1', tool: 'write_file', ran: true }]);
+    expect(listed.effects).toEqual([{ step: 'call 1', tool: 'write_file', ran: true, outcome: 'ran' }]);
     expect(await readFile(target, 'utf8')).toBe('from a script');
   });
 

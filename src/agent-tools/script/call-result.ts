@@ -28,6 +28,29 @@ export function refusedCall(code: ErrorCode, message: string): ScriptCallResult 
   return { text: '', error: { code, message } };
 }
 
+/** The refusal of a call past the run's `maxCalls`: the call is not made. */
+export function tooManyCalls(maxCalls: number): ScriptCallResult {
+  return refusedCall(
+    'script_too_many_calls',
+    `This script already made ${maxCalls} tool calls, the most one run may make; this call was not made. Return what you have, or batch the work into fewer calls.`,
+  );
+}
+
+/**
+ * The refusal of a call whose arguments are too large: `bytes` (at least) against `limit`, for one
+ * call or for the run's calls together. The call is not made.
+ */
+export function argsTooLarge(bytes: number, limit: number, scope: 'call' | 'run'): ScriptCallResult {
+  const what =
+    scope === 'call'
+      ? `These arguments are ${bytes} bytes as JSON; one call may pass at most ${limit}.`
+      : `This call would bring the arguments of the run's calls to ${bytes} bytes as JSON; a run may pass at most ${limit}.`;
+  return refusedCall(
+    'script_args_too_large',
+    `${what} The call was not made. Pass a path, an id or a short pattern instead of the data itself, or split the work across runs.`,
+  );
+}
+
 /**
  * Turn a gate result into what the script sees, with the text cut to `maxBytes` UTF-8 bytes
  * (note included) so one large result cannot flood the script's heap or its answer.

@@ -2,7 +2,9 @@
 export { createScriptTool, type ScriptToolInput } from './script-tool.js';
 export {
   DEFAULT_INTERACTIVE_TOOLS,
+  DEFAULT_MAX_CALL_ARGS_BYTES,
   DEFAULT_MAX_CALL_RESULT_BYTES,
+  DEFAULT_MAX_RUN_ARGS_BYTES,
   DEFAULT_MAX_RETURN_CHARS,
   DEFAULT_MAX_SCRIPT_CALLS,
   DEFAULT_SCRIPT_MEMORY_BYTES,
@@ -13,3 +15,11 @@ export {
   type ScriptToolOptions,
 } from './limits.js';
 export { capUtf8, type ScriptCallError, type ScriptCallResult } from './call-result.js';
+export {
+  createSandboxPool,
+  DEFAULT_MAX_QUEUED_RUNS,
+  MAX_SANDBOXES,
+  type SandboxPool,
+  type SandboxPoolOptions,
+  type SandboxPoolStats,
+} from './worker-pool.js';

@@ -3,6 +3,7 @@
  * named here, with its default, so the tool and the sandbox read one resolved object.
  */
 import { toToolSet, type SideEffectingTools } from '../../gate/chainable.js';
+import type { SandboxPool } from './worker-pool.js';
 
 /** A run's default time limit: 30 seconds. */
 export const DEFAULT_SCRIPT_TIMEOUT_MS = 30_000;
@@ -16,6 +17,10 @@ export const DEFAULT_MAX_SCRIPT_CALLS = 50;
 export const DEFAULT_MAX_CALL_RESULT_BYTES = 48 * 1024;
 /** The longest answer a script may return: 16,000 characters. */
 export const DEFAULT_MAX_RETURN_CHARS = 16_000;
+/** The most one call's arguments may carry out of the script: 1 MB (UTF-8 bytes of JSON). */
+export const DEFAULT_MAX_CALL_ARGS_BYTES = 1024 * 1024;
+/** The most the arguments of one run's calls may carry out of the script together: 8 MB. */
+export const DEFAULT_MAX_RUN_ARGS_BYTES = 8 * 1024 * 1024;
 
 /**
  * Tools always refused inside a script; a host's `interactiveTools` adds to them. Each needs
@@ -57,6 +62,23 @@ export interface ScriptToolOptions {
   /** The longest answer, in characters; a longer one fails with `script_return_too_large`. */
   maxReturnChars?: number;
   /**
+   * The most one call's arguments may carry, in UTF-8 bytes of their JSON. A call past it is not
+   * made: it resolves in the script to the `script_args_too_large` error. Default
+   * {@link DEFAULT_MAX_CALL_ARGS_BYTES}.
+   */
+  maxCallArgsBytes?: number;
+  /**
+   * The most the arguments of all of one run's calls may carry together, in UTF-8 bytes of JSON;
+   * the call that would pass it is refused like one too large on its own. It bounds what a script
+   * can push into the host's memory, whatever its heap. Default {@link DEFAULT_MAX_RUN_ARGS_BYTES}.
+   */
+  maxRunArgsBytes?: number;
+  /**
+   * The sandboxes runs take their worker from (see {@link createSandboxPool}). Default: one pool
+   * per process, shared by every tool given none.
+   */
+  pool?: SandboxPool;
+  /**
    * More tools refused inside a script (`tool_interactive`), on top of
    * {@link DEFAULT_INTERACTIVE_TOOLS}; the model calls them directly instead.
    */
@@ -81,6 +103,10 @@ export interface ScriptLimits {
   maxCallResultBytes: number;
   /** See {@link ScriptToolOptions.maxReturnChars}. */
   maxReturnChars: number;
+  /** See {@link ScriptToolOptions.maxCallArgsBytes}. */
+  maxCallArgsBytes: number;
+  /** See {@link ScriptToolOptions.maxRunArgsBytes}. */
+  maxRunArgsBytes: number;
   /** See {@link ScriptToolOptions.interactiveTools}. */
   interactiveTools: ReadonlySet<string>;
 }
@@ -98,6 +124,8 @@ export function resolveScriptLimits(options: ScriptToolOptions = {}): ScriptLimi
       typeof options.maxCalls === 'number' && options.maxCalls >= 0 ? Math.floor(options.maxCalls) : DEFAULT_MAX_SCRIPT_CALLS,
     maxCallResultBytes: positive(options.maxCallResultBytes, DEFAULT_MAX_CALL_RESULT_BYTES),
     maxReturnChars: positive(options.maxReturnChars, DEFAULT_MAX_RETURN_CHARS),
+    maxCallArgsBytes: positive(options.maxCallArgsBytes, DEFAULT_MAX_CALL_ARGS_BYTES),
+    maxRunArgsBytes: positive(options.maxRunArgsBytes, DEFAULT_MAX_RUN_ARGS_BYTES),
     interactiveTools: new Set([...DEFAULT_INTERACTIVE_TOOLS, ...(options.interactiveTools ?? [])]),
   };
 }

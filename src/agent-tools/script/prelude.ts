@@ -1,7 +1,7 @@
 /**
  * The JavaScript that runs inside the sandbox before and around the script: the `callTool`
- * global, the helpers that carry errors and the return value out as strings, and the wrapper
- * that turns the script's body into an async function.
+ * global, the helpers that carry answers in and errors and the return value out as strings, and
+ * the wrapper that turns the script's body into an async function.
  */
 
 /** The file name the script is evaluated under; error stacks name it, and the line is read from it. */
@@ -23,43 +23,123 @@ export function wrapScript(code: string): string {
 }
 
 /**
- * Evaluates to a function of `(hostCall, maxReturnChars, reserveBytes)`. Called once, it defines
- * the global `callTool` (a plain in-sandbox function around the host function, which itself is
- * never reachable from the script) and returns `[describeError, encodeReturn, release, restore]`.
+ * How a call's answer travels into the sandbox: `"T" + text` for a result and `"E" + JSON of the
+ * error` for a refusal or failure, so a result's text needs no JSON at all.
+ */
+export function encodeAnswer(text: string, error: unknown): string {
+  return error === null || error === undefined ? `T${text}` : `E${JSON.stringify(error)}`;
+}
+
+/**
+ * Several texts as one string, each as its length, `|`, then the text: how a batch of calls
+ * leaves the sandbox and a batch of answers enters it, in one crossing each way.
+ */
+export function frame(texts: readonly string[]): string {
+  let out = '';
+  for (const text of texts) out += `${text.length}|${text}`;
+  return out;
+}
+
+/** The texts {@link frame} (or the prelude) put in one string, starting at `from`. */
+export function unframe(framed: string, from = 0): string[] {
+  const texts: string[] = [];
+  let at = from;
+  while (at < framed.length) {
+    const bar = framed.indexOf('|', at);
+    const length = Number(framed.slice(at, bar));
+    // The prelude always writes a length here; anything else means the text could not be read.
+    if (bar < 0 || !Number.isSafeInteger(length) || length < 0) throw new Error('the calls could not be read from the sandbox');
+    texts.push(framed.slice(bar + 1, bar + 1 + length));
+    at = bar + 1 + length;
+  }
+  return texts;
+}
+
+/** A call as the prelude hands it out: its index, its tool's name, and its args. */
+export interface EncodedCall {
+  /** The call's number in the run: 1, 2, ... */
+  index: number;
+  /** The tool's name. */
+  name: string;
+  /** The args as JSON text; `null` when they are not a plain object JSON can write. */
+  args: string | null;
+  /** When the args were too long to send: their length in UTF-16 units (a lower bound on their bytes). */
+  tooLong?: number;
+}
+
+/**
+ * Read a call the prelude encoded: `index:nameLength:name`, then `"J" + JSON` for the args, `"L"
+ * + length` for args too long to send (they stay in the sandbox), or nothing for args that are
+ * not a plain object.
+ */
+export function decodeCall(encoded: string): EncodedCall {
+  const first = encoded.indexOf(':');
+  const second = encoded.indexOf(':', first + 1);
+  const index = Number(encoded.slice(0, first));
+  if (!Number.isSafeInteger(index) || index < 1) throw new Error('the calls could not be read from the sandbox');
+  const nameEnd = second + 1 + Number(encoded.slice(first + 1, second));
+  const name = encoded.slice(second + 1, nameEnd);
+  const kind = encoded[nameEnd];
+  if (kind === 'J') return { index, name, args: encoded.slice(nameEnd + 1) };
+  if (kind === 'L') return { index, name, args: null, tooLong: Number(encoded.slice(nameEnd + 1)) };
+  return { index, name, args: null };
+}
+
+/**
+ * Evaluates to a function of `(maxReturnChars, maxArgsUnits, maxCalls, tooManyCalls)`. Called
+ * once, it defines the global `callTool` and returns `[take, deliver, finish, captured]`.
+ * The sandbox never calls out to the host: the host pulls the calls and pushes the answers, once
+ * each per turn of its loop, which costs far less than a host function called per call.
  *
- * - `callTool(name, args)` sends the args as JSON text (`null` when they are not a plain object
- *   JSON can write; the host answers that with an error) and parses the host's JSON answer.
- * - `describeError(e)` gives JSON text `{ name, message, stack }`, each cut to a short length so
- *   a huge message cannot cross the boundary.
- * - `encodeReturn(v)` gives `"O" + text` for an answer (a string as written, anything else as
- *   JSON, `undefined` as `""`), `"L" + length` for one longer than `maxReturnChars`, and
- *   `"I" + reason` for a value JSON cannot write. The JSON is written here, inside the sandbox,
- *   so a cycle is the script's error and the length is checked before anything crosses.
- *
- * - `release()` frees the reserve: a block of `reserveBytes` held where the script cannot reach
- *   it, and `restore()` takes it again (`false` when the heap is too full). The host releases it
- *   before it writes into the sandbox's memory (a call's answer, reading the script's error or
- *   answer), so those writes find room even when the script has filled its heap.
+ * - `callTool(name, args)` numbers the call and returns a promise. Past `maxCalls` the promise
+ *   resolves at once to the encoded answer `tooManyCalls`; otherwise the call is queued for the
+ *   host as one string (see {@link decodeCall}: args longer than `maxArgsUnits` UTF-16 units
+ *   never leave the sandbox). The promise's `text` and `error` throw a TypeError that says to
+ *   await it: reading `callTool(...).text` is the usual missing `await`, and would otherwise
+ *   quietly be `undefined`. Its `constructor` is `Promise`, so `await` and `then` treat it as a
+ *   plain promise.
+ * - `take(promise)` follows the script's promise (given once, first) and returns `"1"` once it
+ *   has settled or `"0"` before, then the calls queued since the last take (see {@link frame}).
+ * - `deliver(answers)` resolves calls: framed texts, each the call's index, `:`, and its encoded
+ *   answer (see {@link encodeAnswer}).
+ * - `finish(encodeReturn, describeError)` gives the settled script's outcome as one string: a
+ *   string, number, boolean, `null` or `undefined` answer encoded here (`"O" + text`, or `"L" +
+ *   length` past `maxReturnChars`); anything else through the {@link ENDING_SOURCE} functions
+ *   (`"X"` and the described error for a rejection), or `"?"` when they were not given: the host
+ *   evaluates them only then, since most runs never need them and every source costs its parse.
+ * - `captured` holds the intrinsics the ending functions are made with.
  *
  * The intrinsics are captured before the script runs, so a script that replaces `JSON` or
- * `String` changes only its own behaviour, not how its errors and answer are read.
+ * `String` changes only its own behaviour, not how its calls, errors and answer are read.
  */
-export const PRELUDE_SOURCE = `(function (hostCall, maxReturnChars, reserveBytes) {
+export const PRELUDE_SOURCE = `(function (maxReturnChars, maxArgsUnits, maxCalls, tooManyCalls) {
   "use strict";
-  const Reserve = ArrayBuffer;
-  let reserve = new Reserve(reserveBytes);
-  const stringify = JSON.stringify;
-  const parse = JSON.parse;
-  const isArray = Array.isArray;
-  const toStr = String;
-  const defineProperty = Object.defineProperty;
-  const then = Promise.prototype.then;
-  const slice = String.prototype.slice;
-  const CAP = 2000;
-
-  function decode(answer) { return parse(answer); }
+  const stringify = JSON.stringify, parse = JSON.parse, isArray = Array.isArray, toStr = String;
+  const BasePromise = Promise, defineProperty = Object.defineProperty, then = Promise.prototype.then;
+  const slice = String.prototype.slice, indexOf = String.prototype.indexOf, wellFormed = String.prototype.toWellFormed;
+  const push = Array.prototype.push, join = Array.prototype.join;
+  const waiting = Object.create(null);
+  const queued = [];
+  let count = 0, resolveNext, state = 0, outcome;
+  function capture(resolve) { resolveNext = resolve; }
+  function decode(answer, from) {
+    return answer[from] === "T" ? { text: slice.call(answer, from + 1), error: null } : { text: "", error: parse(slice.call(answer, from + 1)) };
+  }
+  function notAwaited() {
+    throw new TypeError("callTool(...) gives a promise: await it first, as in (await callTool(name, args)).text");
+  }
+  class ToolCall extends BasePromise {}
+  defineProperty(ToolCall.prototype, "constructor", { value: BasePromise });
+  defineProperty(ToolCall.prototype, "text", { get: notAwaited });
+  defineProperty(ToolCall.prototype, "error", { get: notAwaited });
 
   function callTool(name, args) {
+    const index = ++count;
+    const call = new ToolCall(capture);
+    if (index > maxCalls) {
+      resolveNext(decode(tooManyCalls, 0));
+      return call;
+    }
     let encoded = null;
     if (args === undefined) {
       encoded = "{}";
@@ -67,10 +147,72 @@ export const PRELUDE_SOURCE = `(function (hostCall, maxReturnChars, reserveBytes
       try { encoded = stringify(args); } catch (e) { encoded = null; }
       if (typeof encoded !== "string") encoded = null;
     }
-    const pending = hostCall(typeof name === "string" ? name : toStr(name), encoded);
-    return then.call(pending, decode);
+    // Well formed: a lone surrogate would come out of the sandbox as three characters, and the
+    // framed length would no longer match.
+    const label = wellFormed.call(typeof name === "string" ? name : toStr(name));
+    let request = index + ":" + label.length + ":" + label;
+    if (encoded !== null) request += encoded.length > maxArgsUnits ? "L" + encoded.length : "J" + encoded;
+    push.call(queued, request.length + "|" + request);
+    waiting[index] = resolveNext;
+    return call;
   }
   defineProperty(globalThis, "callTool", { value: callTool, writable: false, enumerable: false, configurable: false });
+
+  function take(promise) {
+    if (promise !== undefined) {
+      then.call(promise, function (value) { state = 1; outcome = value; }, function (error) { state = 2; outcome = error; });
+    }
+    const calls = join.call(queued, "");
+    queued.length = 0;
+    return (state === 0 ? "0" : "1") + calls;
+  }
+
+  function deliver(answers) {
+    let at = 0;
+    while (at < answers.length) {
+      const bar = indexOf.call(answers, "|", at);
+      const end = bar + 1 + +slice.call(answers, at, bar);
+      const colon = indexOf.call(answers, ":", bar);
+      const index = slice.call(answers, bar + 1, colon);
+      const resolve = waiting[index];
+      delete waiting[index];
+      if (resolve) resolve(decode(slice.call(answers, colon + 1, end), 0));
+      at = end;
+    }
+  }
+
+  function finish(encodeReturn, describeError) {
+    if (state === 1) {
+      const value = outcome, kind = typeof value;
+      if (value === undefined) return "O";
+      if (kind === "string" || kind === "number" || kind === "boolean" || value === null) {
+        const text = kind === "string" ? value : stringify(value);
+        return text.length > maxReturnChars ? "L" + text.length : "O" + text;
+      }
+    }
+    if (encodeReturn === undefined) return "?";
+    return state === 1 ? encodeReturn(outcome) : "X" + describeError(outcome);
+  }
+
+  return [take, deliver, finish, [stringify, toStr, slice, indexOf, BasePromise]];
+})`;
+
+/**
+ * Evaluates to a function of `(captured, maxReturnChars)`, given the prelude's `captured`, that
+ * returns `[encodeReturn, describeError]`; the host evaluates it only for a run that needs it.
+ *
+ * - `describeError(e)` gives JSON text `{ name, message, stack }`, each cut to a short length so
+ *   a huge message cannot cross the boundary.
+ * - `encodeReturn(v)` gives `"O" + text` for an answer (a string as written, anything else as
+ *   JSON, `undefined` as `""`), `"L" + length` for one longer than `maxReturnChars`, `"P"` for a
+ *   value that is or holds a promise (a call not awaited), and `"I" + reason` for a value JSON
+ *   cannot write. The JSON is written here, inside the sandbox, so a cycle is the script's error
+ *   and the length is checked before anything crosses.
+ */
+export const ENDING_SOURCE = `(function (captured, maxReturnChars) {
+  "use strict";
+  const stringify = captured[0], toStr = captured[1], slice = captured[2], indexOf = captured[3], BasePromise = captured[4];
+  const CAP = 2000;
 
   function cut(s) {
     if (typeof s !== "string") return "";
@@ -94,13 +236,26 @@ export const PRELUDE_SOURCE = `(function (hostCall, maxReturnChars, reserveBytes
     return stringify({ name: name, message: message, stack: stack });
   }
 
+  // A promise writes as "{}", so only a text holding "{}" is searched for one.
+  function holdsPromise(value) {
+    let found = false;
+    stringify(value, function (key, v) {
+      if (v instanceof BasePromise) found = true;
+      return found ? undefined : v;
+    });
+    return found;
+  }
+
   function encodeReturn(value) {
     let text;
     if (value === undefined) return "O";
     if (typeof value === "string") {
       text = value;
     } else {
-      try { text = stringify(value); } catch (e) {
+      try {
+        text = stringify(value);
+        if (typeof text === "string" && indexOf.call(text, "{}") >= 0 && holdsPromise(value)) return "P";
+      } catch (e) {
         let reason = "";
         try { reason = cut(e && e.message); } catch (x) {}
         return "I" + (reason || "JSON.stringify failed");
@@ -111,11 +266,5 @@ export const PRELUDE_SOURCE = `(function (hostCall, maxReturnChars, reserveBytes
     return "O" + text;
   }
 
-  // Refcounted: dropping the only reference frees the block at once.
-  function release() { reserve = null; }
-  function restore() {
-    try { reserve = new Reserve(reserveBytes); return true; } catch (e) { return false; }
-  }
-
-  return [describeError, encodeReturn, release, restore];
+  return [encodeReturn, describeError];
 })`;

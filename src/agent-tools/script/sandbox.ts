@@ -1,26 +1,35 @@
 /**
- * One script run in a fresh QuickJS runtime: the memory limit, the time limit (an interrupt
- * handler for CPU loops, a timer for waiting), the bridge that lets `callTool` calls run
- * concurrently outside the VM, and the disposal of every handle when the run ends, however it ends.
+ * One script run in a fresh QuickJS runtime and context: the time limit (an interrupt handler for
+ * CPU loops, a bounded wait for answers), the bounds on calls the sandbox enforces itself (their
+ * number and the bytes of their arguments, checked before anything leaves the sandbox), the bridge
+ * that lets `callTool` calls run concurrently outside the VM, and the disposal of every handle
+ * when the run ends, however it ends.
  *
  * This runs inside a sandbox worker (`sandbox-worker.ts`). Its own time checks end the common
  * cases (a plain loop, a wait past the limit) cleanly, so the worker can be reused; the host
  * still terminates the worker at the deadline, since QuickJS checks its interrupt handler only
  * every so many operations and one large built-in call (`"x".repeat(1e6)`) counts as one.
  *
- * Only strings cross the boundary: a call's name and JSON args go out, a call's JSON answer, the
- * script's encoded answer and its described error come in. No host object is ever handed in.
+ * Only strings cross the boundary: a call's name and JSON args go out, a call's encoded answer,
+ * the script's encoded answer and its described error come in. No host object is ever handed in.
  */
-import type {
-  QuickJSContext,
-  QuickJSDeferredPromise,
-  QuickJSHandle,
-  QuickJSRuntime,
-  QuickJSWASMModule,
-} from 'quickjs-emscripten';
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten';
 import { messageOf } from '../../gate/step-gate.js';
-import { refusedCall, type ScriptCallResult } from './call-result.js';
-import { PRELUDE_FILENAME, PRELUDE_SOURCE, SCRIPT_FILENAME, WRAPPER_LINES_BEFORE, wrapScript } from './prelude.js';
+import { argsTooLarge, tooManyCalls, type ScriptCallResult } from './call-result.js';
+import {
+  decodeCall,
+  encodeAnswer,
+  ENDING_SOURCE,
+  type EncodedCall,
+  frame,
+  PRELUDE_FILENAME,
+  PRELUDE_SOURCE,
+  SCRIPT_FILENAME,
+  unframe,
+  WRAPPER_LINES_BEFORE,
+  wrapScript,
+} from './prelude.js';
+import type { SandboxInstance } from './quickjs-module.js';
 
 /**
  * The sandbox's stack. QuickJS's frames sit on the host's own stack inside WebAssembly, so a
@@ -31,38 +40,74 @@ import { PRELUDE_FILENAME, PRELUDE_SOURCE, SCRIPT_FILENAME, WRAPPER_LINES_BEFORE
 const MAX_STACK_BYTES = 256 * 1024;
 
 /**
- * The reserve the prelude holds for the host (see `PRELUDE_SOURCE`): room to write a call's
- * answer into the sandbox, and to read the script's error or answer, even when the script has
- * filled its heap. It covers the largest answer (48 KB of text, at most six JSON characters
- * each, then copied into a string) with room to spare. The module's memory cap adds it on top
- * of the script's own limit.
+ * The least the host holds back for itself in the sandbox's heap (see {@link reserveBytesFor}):
+ * room to write a call's answer in, and to read the script's error or answer, even when the
+ * script has filled its heap.
  */
-export const SANDBOX_RESERVE_BYTES = 1024 * 1024;
+const MIN_RESERVE_BYTES = 256 * 1024;
 
-/** The longest `setTimeout` Node accepts; longer waits are re-armed by the loop. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * How much room a call's answer of `maxCallResultBytes` needs: the text as the host's C string
+ * and as a QuickJS string (two bytes a character when it is not Latin-1), and the copies made on
+ * the way, with room to spare. The memory cap adds it on top of the script's own limit.
+ */
+export function reserveBytesFor(maxCallResultBytes: number): number {
+  return Math.max(MIN_RESERVE_BYTES, 6 * maxCallResultBytes);
+}
 
-/** The part of a QuickJS module a run needs (a test can pass a leak-checking wrapper). */
-export type SandboxModule = Pick<QuickJSWASMModule, 'newRuntime'>;
+/** The part of an instance a run needs (a test can pass a leak-checking module). */
+export interface SandboxModule extends Pick<SandboxInstance, 'malloc' | 'free' | 'heap'> {
+  /** Where the run's runtime comes from. */
+  quickjs: Pick<SandboxInstance['quickjs'], 'newRuntime'>;
+}
 
-/** One `callTool` call, as the host handler gets it. */
+/** One `callTool` call, as the sandbox sends it out. */
 export interface SandboxCall {
   /** 1 for the run's first call, 2 for the next, in the order the script made them. */
   index: number;
   /** The tool's name. */
   name: string;
-  /** The arguments; `null` when the script passed something that is not a plain JSON object. */
-  args: Record<string, unknown> | null;
+  /** The arguments as JSON text; `null` when the script passed something that is not a plain JSON object. */
+  args: string | null;
+}
+
+/** The answer to one call, as the sandbox takes it in. */
+export interface SandboxAnswer {
+  /** The call's index. */
+  index: number;
+  /** What the script's `callTool` resolves to. */
+  result: ScriptCallResult;
 }
 
 /**
- * Runs one call outside the VM. Its answer is delivered to the script when the run next has the
- * sandbox's attention; after the run ends it is ignored.
+ * How a run talks to whoever makes its calls: calls go out in batches, answers come back. In a
+ * worker both sides are another thread; in a test they can be a plain async function.
  */
-export type SandboxCallHandler = (call: SandboxCall) => Promise<ScriptCallResult>;
+export interface SandboxChannel {
+  /** Hand calls out (those the script made since the last batch, in order). */
+  send(calls: SandboxCall[]): void;
+  /** The answers that arrived, waiting at most `timeoutMs` for the first when none has. */
+  receive(timeoutMs: number): SandboxAnswer[] | Promise<SandboxAnswer[]>;
+}
+
+/** The bounds a run applies inside the sandbox. */
+export interface SandboxLimits {
+  /** The heap limit, in bytes. */
+  memoryLimitBytes: number;
+  /** The longest answer, in characters. */
+  maxReturnChars: number;
+  /** How many calls the run may make; later ones are refused here, never sent. */
+  maxCalls: number;
+  /** The most one call's arguments may carry, in UTF-8 bytes of JSON. */
+  maxCallArgsBytes: number;
+  /** The most the arguments of all the run's calls together may carry, in UTF-8 bytes of JSON. */
+  maxRunArgsBytes: number;
+  /** The longest call text the host sends in, in UTF-8 bytes: it sizes the host's reserve. */
+  maxCallResultBytes: number;
+}
 
 /** What one run needs. */
-export interface SandboxRequest {
+export interface SandboxRequest extends SandboxLimits {
   /** The script: the body of an async function. */
   code: string;
   /**
@@ -72,21 +117,18 @@ export interface SandboxRequest {
   timeLimitMs: () => number;
   /** Told the time (`Date.now()`) the script starts at, which its limit counts from. */
   onStart?: (at: number) => void;
-  /** The heap limit, in bytes. */
-  memoryLimitBytes: number;
-  /** The longest answer, in characters. */
-  maxReturnChars: number;
 }
 
 /** How a run ended. */
 export type SandboxOutcome =
   | { kind: 'returned'; text: string }
-  | { kind: 'threw'; name: string; message: string; line?: number }
+  | { kind: 'threw'; name: string; message: string; line?: number; column?: number }
   | { kind: 'stalled' }
   | { kind: 'timeout' }
   | { kind: 'memory' }
   | { kind: 'return_too_large'; length: number }
   | { kind: 'return_invalid'; reason: string }
+  | { kind: 'return_pending' }
   | { kind: 'crashed'; message: string };
 
 /** A run's outcome and the time limit it ended with (stretched, when a slow tool was called). */
@@ -107,14 +149,10 @@ export interface SandboxResult {
  * resolves; `moduleBroken` says the module failed on the host side (an Emscripten abort, a host
  * stack overflow inside WebAssembly), was left as it was, and must not be used again.
  */
-export async function runScript(
-  module: SandboxModule,
-  request: SandboxRequest,
-  onCall: SandboxCallHandler,
-): Promise<SandboxResult> {
-  const run = new ScriptRun(request, onCall);
-  const outcome = await run.execute(module);
-  return { outcome, timeLimitMs: run.timeLimitMs(), abandoned: run.inFlight(), moduleBroken: run.moduleBroken };
+export async function runScript(module: SandboxModule, request: SandboxRequest, channel: SandboxChannel): Promise<SandboxResult> {
+  const run = new ScriptRun(module, request, channel);
+  const outcome = await run.execute();
+  return { outcome, timeLimitMs: request.timeLimitMs(), abandoned: run.inFlight(), moduleBroken: run.moduleBroken };
 }
 
 /** The state of one run. A class so the VM callbacks and the loop share it without closures everywhere. */
@@ -122,33 +160,39 @@ class ScriptRun {
   /** When the script started: its limit counts from here, not from the runtime's set-up. */
   private start = Date.now();
   private timedOut = false;
-  private closed = false;
   /** Set when the module failed on the host side; see {@link SandboxResult.moduleBroken}. */
   moduleBroken = false;
-  private callCount = 0;
+  /** The bytes of arguments the run's calls have sent so far. */
+  private argsBytes = 0;
   private runtime: QuickJSRuntime | undefined;
   private vm: QuickJSContext | undefined;
   /** Handles owned by the run, disposed in reverse order at the end. */
   private readonly handles: QuickJSHandle[] = [];
-  /** Each call's tool name, by call index. */
-  private readonly names = new Map<number, string>();
-  /** The promise each call in flight returned to the script, by call index. */
-  private readonly deferreds = new Map<number, QuickJSDeferredPromise>();
+  /** The tool name of each call sent and not yet answered, by call index. */
+  private readonly waiting = new Map<number, string>();
+  /** Calls the script made that are not sent yet. */
+  private outbox: SandboxCall[] = [];
   /** Answers that arrived and wait for the loop to hand them to the script. */
-  private readonly ready: { index: number; answer: string }[] = [];
-  private wake: (() => void) | undefined;
-  private describeError: QuickJSHandle | undefined;
-  private encodeReturn: QuickJSHandle | undefined;
-  private releaseReserve: QuickJSHandle | undefined;
-  private restoreReserve: QuickJSHandle | undefined;
+  private ready: SandboxAnswer[] = [];
+  /** The block held back for the host (see {@link reserveBytesFor}); 0 while released. */
+  private reserve = 0;
+  private readonly reserveBytes: number;
+  /** The script's promise, handed to the prelude's `take` on its first call. */
+  private promise: QuickJSHandle | undefined;
+  private takeCalls: QuickJSHandle | undefined;
+  private deliverAnswers: QuickJSHandle | undefined;
+  private finishRun: QuickJSHandle | undefined;
+  /** The intrinsics the prelude captured, for the ending functions. */
+  private captured: QuickJSHandle | undefined;
+  /** The ending functions (see `ENDING_SOURCE`), once a run has needed them. */
+  private ending: { encodeReturn: QuickJSHandle; describeError: QuickJSHandle } | undefined;
 
   constructor(
+    private readonly module: SandboxModule,
     private readonly request: SandboxRequest,
-    private readonly onCall: SandboxCallHandler,
-  ) {}
-
-  timeLimitMs(): number {
-    return this.request.timeLimitMs();
+    private readonly channel: SandboxChannel,
+  ) {
+    this.reserveBytes = reserveBytesFor(request.maxCallResultBytes);
   }
 
   /** The run's deadline as it stands now (`Date.now()` time). */
@@ -157,14 +201,14 @@ class ScriptRun {
   }
 
   inFlight(): { index: number; name: string }[] {
-    return [...this.deferreds.keys()].map((index) => ({ index, name: this.names.get(index) ?? '' }));
+    return [...this.waiting].map(([index, name]) => ({ index, name }));
   }
 
-  async execute(module: SandboxModule): Promise<SandboxOutcome> {
+  async execute(): Promise<SandboxOutcome> {
     try {
-      const answer = this.setUp(module);
-      if ('kind' in answer) return answer;
-      return await this.loop(answer.promise);
+      const set = this.setUp();
+      if ('kind' in set) return set;
+      return await this.loop();
     } catch (error) {
       // A failure inside WebAssembly (an Emscripten abort, the host's stack running out): the
       // module's state is no longer trustworthy, so nothing in it is touched again (disposing
@@ -173,40 +217,45 @@ class ScriptRun {
       if (this.timedOut) return { kind: 'timeout' };
       return { kind: 'crashed', message: messageOf(error) };
     } finally {
-      this.closed = true;
-      this.wake = undefined;
       if (!this.moduleBroken && !this.dispose()) this.moduleBroken = true;
     }
   }
 
-  /** Make the runtime, install `callTool` and the helpers, and start the script. */
-  private setUp(module: SandboxModule): { promise: QuickJSHandle } | SandboxOutcome {
-    const runtime = module.newRuntime();
+  /** Take the reserve, make the runtime, install `callTool` and the helpers, and start the script. */
+  private setUp(): { started: true } | SandboxOutcome {
+    this.module.heap.exhausted = false;
+    if (!this.retake()) {
+      // A fresh run always finds room: no room means the instance kept memory it should not have.
+      this.moduleBroken = true;
+      return { kind: 'crashed', message: 'the sandbox has no room for its reserve' };
+    }
+    const runtime = this.module.quickjs.newRuntime();
     this.runtime = runtime;
     runtime.setMemoryLimit(this.request.memoryLimitBytes);
     runtime.setMaxStackSize(MAX_STACK_BYTES);
     const vm = runtime.newContext();
     this.vm = vm;
 
-    const hostCall = this.own(vm.newFunction('callTool', (name, args) => this.startCall(name, args)));
     const prelude = vm.evalCode(PRELUDE_SOURCE, PRELUDE_FILENAME, { type: 'global', strict: true });
     if (prelude.error) {
       prelude.error.dispose();
       return { kind: 'crashed', message: 'the sandbox prelude failed to load' };
     }
     const preludeFn = this.own(prelude.value);
-    const maxChars = this.own(vm.newNumber(this.request.maxReturnChars));
-    const reserve = this.own(vm.newNumber(SANDBOX_RESERVE_BYTES));
-    const helpers = vm.callFunction(preludeFn, vm.undefined, hostCall, maxChars, reserve);
+    const { maxReturnChars, maxCallArgsBytes, maxCalls } = this.request;
+    const args = [maxReturnChars, maxCallArgsBytes, maxCalls].map((n) => this.own(vm.newNumber(n)));
+    const tooMany = tooManyCalls(maxCalls);
+    args.push(this.own(vm.newString(encodeAnswer(tooMany.text, tooMany.error))));
+    const helpers = vm.callFunction(preludeFn, vm.undefined, ...args);
     if (helpers.error) {
       helpers.error.dispose();
       return { kind: 'crashed', message: 'the sandbox prelude failed to start' };
     }
     const list = this.own(helpers.value);
-    this.describeError = this.own(vm.getProp(list, 0));
-    this.encodeReturn = this.own(vm.getProp(list, 1));
-    this.releaseReserve = this.own(vm.getProp(list, 2));
-    this.restoreReserve = this.own(vm.getProp(list, 3));
+    this.takeCalls = this.own(vm.getProp(list, 0));
+    this.deliverAnswers = this.own(vm.getProp(list, 1));
+    this.finishRun = this.own(vm.getProp(list, 2));
+    this.captured = this.own(vm.getProp(list, 3));
 
     // The clock starts with the script: the set-up above is the host's time, and on a busy
     // machine it could otherwise eat a short limit (or be cut off by it) before the script runs.
@@ -219,148 +268,188 @@ class ScriptRun {
     // `type: 'global'` so an `import` statement is a syntax error rather than a module load.
     const started = vm.evalCode(wrapScript(this.request.code), SCRIPT_FILENAME, { type: 'global' });
     if (started.error) return this.consumeError(started.error);
-    return { promise: this.own(started.value) };
+    this.promise = this.own(started.value);
+    // The first take starts following the script's promise (its reactions run with the next jobs).
+    const first = this.take();
+    return typeof first === 'boolean' ? { started: true } : first;
   }
 
-  /** Run jobs, hand answers in, and wait for the host, until the script's promise settles. */
-  private async loop(promise: QuickJSHandle): Promise<SandboxOutcome> {
+  /** Run jobs, send calls, hand answers in, and wait for answers, until the script's promise settles. */
+  private async loop(): Promise<SandboxOutcome> {
     const runtime = this.runtime as QuickJSRuntime;
-    const vm = this.vm as QuickJSContext;
     for (;;) {
       const full = this.deliver();
       if (full) return full;
       const jobs = runtime.executePendingJobs();
       if (jobs.error) return this.consumeError(jobs.error);
       jobs.dispose();
-
-      const state = vm.getPromiseState(promise);
-      if (state.type === 'fulfilled') {
-        if (state.notAPromise) return this.encode(state.value);
-        const value = state.value;
-        try {
-          return this.encode(value);
-        } finally {
-          value.dispose();
-        }
+      const taken = this.take();
+      if (typeof taken !== 'boolean') return taken;
+      if (this.outbox.length > 0) {
+        const calls = this.outbox;
+        this.outbox = [];
+        this.channel.send(calls);
       }
-      if (state.type === 'rejected') return this.consumeError(state.error);
+      if (taken) return this.finish();
 
       if (this.timedOut || Date.now() > this.deadline()) return { kind: 'timeout' };
       if (this.ready.length > 0) continue;
       // Pending with nothing in flight: only a call's answer can settle anything here (there
       // are no timers), so the script would wait forever.
-      if (this.deferreds.size === 0 && !runtime.hasPendingJob()) return { kind: 'stalled' };
-      await this.waitForWork();
+      if (this.waiting.size === 0) return { kind: 'stalled' };
+      const answers = await this.channel.receive(Math.max(0, this.deadline() - Date.now()) + 1);
       // Checked before anything is delivered: an answer that arrives at the deadline (a call's
       // own time-out, say) must not let the script run on past it.
       if (Date.now() > this.deadline()) return { kind: 'timeout' };
+      for (const answer of answers) this.ready.push(answer);
     }
-  }
-
-  /** The host side of `callTool`: start the call, hand the script a promise for its answer. */
-  private startCall(nameHandle: QuickJSHandle | undefined, argsHandle: QuickJSHandle | undefined): QuickJSHandle {
-    const vm = this.vm as QuickJSContext;
-    const index = ++this.callCount;
-    const name = nameHandle && vm.typeof(nameHandle) === 'string' ? vm.getString(nameHandle) : '';
-    let args: Record<string, unknown> | null = null;
-    if (argsHandle && vm.typeof(argsHandle) === 'string') {
-      try {
-        const parsed: unknown = JSON.parse(vm.getString(argsHandle));
-        if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
-          args = parsed as Record<string, unknown>;
-        }
-      } catch {
-        args = null;
-      }
-    }
-    const deferred = vm.newPromise();
-    this.deferreds.set(index, deferred);
-    this.names.set(index, name);
-    // Started on a microtask, so every call the script makes before its next await starts together.
-    void Promise.resolve()
-      .then(() => this.onCall({ index, name, args }))
-      .catch((error: unknown) => refusedCall('step_threw', `The call failed on the host: ${messageOf(error)}`))
-      .then((result) => {
-        if (this.closed) return;
-        this.ready.push({ index, answer: JSON.stringify(result) });
-        this.wake?.();
-      });
-    // The library takes this handle over (it returns a copy to the VM); `deferred.resolve` stays valid.
-    return deferred.handle;
   }
 
   /**
-   * Hand every answer that arrived to the script (as JSON text its `callTool` parses), writing
-   * into the reserve's room. When the reserve cannot be taken back, the script has filled its
-   * heap: the run ends as out of memory.
+   * Take the calls the script made since the last take: each is refused here when it is past a
+   * bound on the bytes of its arguments (its answer then waits for the next delivery), else
+   * queued to be sent. Gives whether the script's promise has settled, or how the run ended when
+   * the prelude failed.
+   */
+  private take(): boolean | SandboxOutcome {
+    const vm = this.vm as QuickJSContext;
+    // The script's promise goes in once, with the first take; its handle stays owned by the run.
+    const taken = this.promise
+      ? vm.callFunction(this.takeCalls as QuickJSHandle, vm.undefined, this.promise)
+      : vm.callFunction(this.takeCalls as QuickJSHandle, vm.undefined);
+    this.promise = undefined;
+    if (taken.error) return this.consumeError(taken.error);
+    // Reading the text copies it inside the sandbox first: the reserve makes room for that.
+    this.release();
+    const text = vm.getString(taken.value);
+    taken.value.dispose();
+    if (!this.retake() || text === '') return { kind: 'memory' };
+    if (text.length > 1) for (const request of unframe(text, 1)) this.accept(decodeCall(request));
+    return text[0] === '1';
+  }
+
+  /** Queue one call to be sent, or refuse it (its answer goes into the next delivery). */
+  private accept(call: EncodedCall): void {
+    const { index } = call;
+    if (call.tooLong !== undefined) {
+      // Args the prelude kept back: longer in units than a call may carry in bytes.
+      this.ready.push({ index, result: argsTooLarge(call.tooLong, this.request.maxCallArgsBytes, 'call') });
+    } else {
+      const bytes = call.args === null ? 0 : Buffer.byteLength(call.args);
+      const tooLarge = this.argsRefusal(bytes);
+      if (tooLarge) {
+        this.ready.push({ index, result: tooLarge });
+      } else {
+        this.argsBytes += bytes;
+        this.outbox.push({ index, name: call.name, args: call.args });
+      }
+    }
+    this.waiting.set(index, call.name);
+  }
+
+  /** The refusal for arguments of `bytes` (a lower bound, or the exact count), if they are past a bound. */
+  private argsRefusal(bytes: number): ScriptCallResult | undefined {
+    const { maxCallArgsBytes, maxRunArgsBytes } = this.request;
+    if (bytes > maxCallArgsBytes) return argsTooLarge(bytes, maxCallArgsBytes, 'call');
+    if (this.argsBytes + bytes > maxRunArgsBytes) return argsTooLarge(this.argsBytes + bytes, maxRunArgsBytes, 'run');
+    return undefined;
+  }
+
+  /**
+   * Hand every answer that arrived to the script, writing into the reserve's room. When the
+   * reserve cannot be taken back, the script has filled its heap: the run ends as out of memory.
    */
   private deliver(): SandboxOutcome | undefined {
     if (this.ready.length === 0) return undefined;
     const vm = this.vm as QuickJSContext;
-    this.release();
-    while (this.ready.length > 0) {
-      const { index, answer } = this.ready.shift() as { index: number; answer: string };
-      const deferred = this.deferreds.get(index);
-      this.deferreds.delete(index);
-      if (!deferred) continue;
-      const text = vm.newString(answer);
-      try {
-        deferred.resolve(text);
-      } finally {
-        text.dispose();
-        deferred.dispose();
-      }
+    const answers: string[] = [];
+    for (const { index, result } of this.ready) {
+      if (this.waiting.delete(index)) answers.push(`${index}:${encodeAnswer(result.text, result.error)}`);
     }
-    const restored = vm.callFunction(this.restoreReserve as QuickJSHandle, vm.undefined);
-    if (restored.error) return this.consumeError(restored.error);
-    const ok = vm.typeof(restored.value) === 'boolean' && vm.dump(restored.value) === true;
-    restored.value.dispose();
-    return ok ? undefined : { kind: 'memory' };
+    this.ready = [];
+    if (answers.length === 0) return undefined;
+    this.release();
+    const framed = vm.newString(frame(answers));
+    const delivered = vm.callFunction(this.deliverAnswers as QuickJSHandle, vm.undefined, framed);
+    framed.dispose();
+    if (delivered.error) return this.consumeError(delivered.error);
+    delivered.value.dispose();
+    return this.retake() ? undefined : { kind: 'memory' };
   }
 
-  /** Free the reserve (see {@link SANDBOX_RESERVE_BYTES}); at the end of a run it is not taken back. */
+  /** Free the reserve, so the host's own writes into the sandbox find room. */
   private release(): void {
-    const vm = this.vm as QuickJSContext;
-    const released = vm.callFunction(this.releaseReserve as QuickJSHandle, vm.undefined);
-    if (released.error) released.error.dispose();
-    else released.value.dispose();
+    if (this.reserve === 0) return;
+    this.module.free(this.reserve);
+    this.reserve = 0;
+  }
+
+  /** Take the reserve back; false when the heap has no room for it (the script filled it). */
+  private retake(): boolean {
+    this.reserve = this.module.malloc(this.reserveBytes);
+    return this.reserve !== 0;
   }
 
   /**
-   * Wait for an answer or the deadline, whichever is first; no timer outlives it. When the host
-   * stretches the limit meanwhile, the timer fires early and the loop simply waits again.
+   * Read the script's outcome, once its promise has settled, through the prelude's `finish`: at
+   * once for a plain answer, else with the ending functions.
    */
-  private waitForWork(): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.wake = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, Math.min(MAX_TIMER_MS, Math.max(0, this.deadline() - Date.now()) + 1));
-      this.wake = done;
-    });
-  }
-
-  /** Read the script's answer through the prelude's `encodeReturn`. */
-  private encode(value: QuickJSHandle): SandboxOutcome {
+  private finish(): SandboxOutcome {
     const vm = this.vm as QuickJSContext;
     this.release();
-    const encoded = vm.callFunction(this.encodeReturn as QuickJSHandle, vm.undefined, value);
-    if (encoded.error) return this.consumeError(encoded.error);
-    const text = vm.typeof(encoded.value) === 'string' ? vm.getString(encoded.value) : '';
-    encoded.value.dispose();
+    let text = this.finishWith();
+    if (text === '?') {
+      const ending = this.endingFunctions();
+      if ('kind' in ending) return ending;
+      text = this.finishWith(ending.encodeReturn, ending.describeError);
+    }
+    if (typeof text !== 'string') return text;
     const body = text.slice(1);
     switch (text[0]) {
       case 'O':
         return { kind: 'returned', text: body };
       case 'L':
         return { kind: 'return_too_large', length: Number(body) };
+      case 'P':
+        return { kind: 'return_pending' };
       case 'I':
         return body === 'out of memory' ? { kind: 'memory' } : { kind: 'return_invalid', reason: body };
+      case 'X':
+        return this.classify(parseDescribed(body));
       default:
         return { kind: 'crashed', message: 'the answer could not be read from the sandbox' };
     }
+  }
+
+  /** The prelude's `finish`, with the ending functions when given: its text, or how the run ended. */
+  private finishWith(...ending: QuickJSHandle[]): string | SandboxOutcome {
+    const vm = this.vm as QuickJSContext;
+    const finished = vm.callFunction(this.finishRun as QuickJSHandle, vm.undefined, ...ending);
+    if (finished.error) return this.consumeError(finished.error);
+    const text = vm.typeof(finished.value) === 'string' ? vm.getString(finished.value) : '';
+    finished.value.dispose();
+    return text;
+  }
+
+  /** Evaluate the ending functions (see `ENDING_SOURCE`) the first time a run needs them. */
+  private endingFunctions(): NonNullable<ScriptRun['ending']> | SandboxOutcome {
+    if (this.ending) return this.ending;
+    const vm = this.vm as QuickJSContext;
+    const source = vm.evalCode(ENDING_SOURCE, PRELUDE_FILENAME, { type: 'global', strict: true });
+    if (source.error) {
+      source.error.dispose();
+      return { kind: 'crashed', message: 'the sandbox prelude failed to load' };
+    }
+    const factory = this.own(source.value);
+    const maxChars = this.own(vm.newNumber(this.request.maxReturnChars));
+    const made = vm.callFunction(factory, vm.undefined, this.captured as QuickJSHandle, maxChars);
+    if (made.error) {
+      made.error.dispose();
+      return { kind: 'memory' };
+    }
+    const list = this.own(made.value);
+    this.ending = { encodeReturn: this.own(vm.getProp(list, 0)), describeError: this.own(vm.getProp(list, 1)) };
+    return this.ending;
   }
 
   /** Classify an exception (and dispose its handle): time, memory, or the script's error. */
@@ -368,39 +457,38 @@ class ScriptRun {
     try {
       if (this.timedOut) return { kind: 'timeout' };
       this.release();
-      const described = this.describe(error);
-      if (this.timedOut) return { kind: 'timeout' };
-      // describeError catches everything a getter can throw; failing anyway means no memory.
-      if (!described) return { kind: 'memory' };
-      const { name, message, stack } = described;
-      if (name === 'InternalError' && message === 'out of memory') return { kind: 'memory' };
-      const line = lineOf(stack, this.request.code);
-      return { kind: 'threw', name, message, ...(line !== undefined ? { line } : {}) };
+      return this.classify(this.describe(error));
     } finally {
       if (error.alive) error.dispose();
     }
   }
 
+  /** Time, memory, or the script's error, from the error as the prelude described it. */
+  private classify(described: DescribedError | undefined): SandboxOutcome {
+    if (this.timedOut) return { kind: 'timeout' };
+    // describeError catches everything a getter can throw; failing anyway means no memory.
+    if (!described) return { kind: 'memory' };
+    const { name, message, stack } = described;
+    if (name === 'InternalError' && message === 'out of memory') return { kind: 'memory' };
+    // When QuickJS runs out of memory making the error itself, it throws null instead: a null
+    // thrown in a run that found its heap full is taken for that.
+    if (name === 'Thrown value' && message === 'null' && this.module.heap.exhausted) return { kind: 'memory' };
+    return { kind: 'threw', name, message, ...positionOf(stack) };
+  }
+
   /** The error's name, message and stack, read through the prelude; `undefined` when that failed. */
-  private describe(error: QuickJSHandle): { name: string; message: string; stack: string } | undefined {
+  private describe(error: QuickJSHandle): DescribedError | undefined {
     const vm = this.vm as QuickJSContext;
-    const described = vm.callFunction(this.describeError as QuickJSHandle, vm.undefined, error);
+    const ending = this.endingFunctions();
+    if ('kind' in ending) return undefined;
+    const described = vm.callFunction(ending.describeError, vm.undefined, error);
     if (described.error) {
       described.error.dispose();
       return undefined;
     }
     const text = vm.typeof(described.value) === 'string' ? vm.getString(described.value) : '';
     described.value.dispose();
-    try {
-      const parsed = JSON.parse(text) as { name?: unknown; message?: unknown; stack?: unknown };
-      return {
-        name: typeof parsed.name === 'string' ? parsed.name : 'Error',
-        message: typeof parsed.message === 'string' ? parsed.message : '',
-        stack: typeof parsed.stack === 'string' ? parsed.stack : '',
-      };
-    } catch {
-      return { name: 'Error', message: 'the error could not be read', stack: '' };
-    }
+    return parseDescribed(text);
   }
 
   private own<T extends QuickJSHandle>(handle: T): T {
@@ -411,19 +499,39 @@ class ScriptRun {
   /** Dispose everything the run made. False when the module failed doing so. */
   private dispose(): boolean {
     try {
-      for (const deferred of this.deferreds.values()) deferred.dispose();
       for (const handle of this.handles.reverse()) if (handle.alive) handle.dispose();
       this.handles.length = 0;
       this.vm?.dispose();
       this.runtime?.dispose();
+      this.release();
       return true;
     } catch {
       return false;
     } finally {
-      // Keep the in-flight indexes for the report; drop the VM objects.
       this.vm = undefined;
       this.runtime = undefined;
     }
+  }
+}
+
+/** An error as the prelude's `describeError` writes it. */
+interface DescribedError {
+  name: string;
+  message: string;
+  stack: string;
+}
+
+/** Read what `describeError` wrote. */
+function parseDescribed(text: string): DescribedError {
+  try {
+    const parsed = JSON.parse(text) as { name?: unknown; message?: unknown; stack?: unknown };
+    return {
+      name: typeof parsed.name === 'string' ? parsed.name : 'Error',
+      message: typeof parsed.message === 'string' ? parsed.message : '',
+      stack: typeof parsed.stack === 'string' ? parsed.stack : '',
+    };
+  } catch {
+    return { name: 'Error', message: 'the error could not be read', stack: '' };
   }
 }
 
@@ -433,15 +541,14 @@ function isModuleFailure(error: unknown): boolean {
 }
 
 /**
- * The script's line from a QuickJS stack (`at f (run_js.js:LINE:COL)`): the first frame in the
- * script's file, minus the wrapper's line, clamped to the script (a syntax error found at the
- * closing wrapper line belongs to the script's last line).
+ * The position in the script from a QuickJS stack (`at f (run_js.js:LINE:COL)`): the first frame
+ * in the script's file, minus the wrapper's line. A line past the script's last is the wrapper's
+ * closing line (the script left something open); the caller says what that means.
  */
-function lineOf(stack: string, code: string): number | undefined {
-  const match = new RegExp(`${SCRIPT_FILENAME.replace(/\./g, '\\.')}:(\\d+)`).exec(stack);
-  if (!match) return undefined;
+function positionOf(stack: string): { line?: number; column?: number } {
+  const match = new RegExp(`${SCRIPT_FILENAME.replace(/\./g, '\\.')}:(\\d+)(?::(\\d+))?`).exec(stack);
+  if (!match) return {};
   const line = Number(match[1]) - WRAPPER_LINES_BEFORE;
-  if (!(line >= 1)) return undefined;
-  const lines = code.split('\n').length;
-  return Math.min(line, lines);
+  if (!(line >= 1)) return {};
+  return match[2] === undefined ? { line } : { line, column: Number(match[2]) };
 }

@@ -12,15 +12,16 @@ import { gateInternals } from '../../gate/gate-call.js';
 import { frameOf } from '../../gate/run-frame.js';
 import { messageOf, type StepGate } from '../../gate/step-gate.js';
 import type { EffectRecord, ITool, ToolExecutionContext, ToolExecutionResult } from '../../tool.js';
+import { CallLedger } from './call-ledger.js';
 import { refusedCall, toScriptCallResult, type ScriptCallResult } from './call-result.js';
+import { errorPosition, excerpt } from './error-position.js';
 import { resolveScriptLimits, type ScriptLimits, type ScriptToolOptions } from './limits.js';
-import type { SandboxCall } from './sandbox.js';
+import type { SandboxCall, SandboxOutcome } from './sandbox.js';
+import { defaultSandboxPool, type SandboxPool } from './worker-pool.js';
 import { runInWorker, type ScriptClock, type ScriptRunResult } from './worker-run.js';
 
 /** The arguments of `run_js`. */
 export interface ScriptToolInput {
-  /** What the script is for, in a few words (for people reading the log). */
-  intention: string;
   /** The body of an async function; `callTool(name, args)` is in scope. */
   code: string;
 }
@@ -34,13 +35,16 @@ const DESCRIPTION =
   'await callTool(name, args) resolves to {text, error} (error null on success); ' +
   'Promise.all runs calls at once. Return only the answer: a string as written, else JSON.';
 
+/**
+ * Only `code`: the tool reads nothing else, and the definition is sent on every turn. (An
+ * `intention` field, once listed, is not asked for; a model that still sends one is not refused.)
+ */
 const INPUT_SCHEMA = {
   type: 'object',
   properties: {
-    intention: { type: 'string' },
     code: { type: 'string', description: 'async function body' },
   },
-  required: ['intention', 'code'],
+  required: ['code'],
 };
 
 /**
@@ -50,30 +54,48 @@ const INPUT_SCHEMA = {
  */
 const CALL_TIMEOUT_GRACE_MS = 1000;
 
-/** Gate refusals that mean the tool never started, so its call is not in the effects ledger. */
-const DID_NOT_RUN = new Set(['permission_denied', 'approval_rejected', 'step_aborted']);
+/**
+ * How long a run that has ended waits for the calls it left in flight (a `callTool` the script
+ * did not await, a call the deadline cut off), so that how they ended can be listed in `effects`.
+ * An aborted run does not wait: the host asked it to stop.
+ */
+const IN_FLIGHT_GRACE_MS = 200;
+
+/** The most abandoned calls listed in a failure's `details.abandoned`; `abandonedCount` has them all. */
+const MAX_LISTED_ABANDONED = 20;
 
 /**
  * Make the `run_js` tool: one JavaScript body, run in a fresh QuickJS sandbox, whose only way
  * out is `callTool(name, args)`, which resolves every call through `gate`. The sandbox runs on a
- * worker thread, so a script never blocks the host's event loop, and the time limit holds
- * whatever the script does: at the deadline the worker is stopped.
+ * worker thread from a bounded pool, so a script never blocks the host's event loop, and the time
+ * limit holds whatever the script does: at the deadline the worker is stopped.
  *
  * - Inside the script a call resolves to `{ text, error }`: `text` is the output (a string as
  *   written, anything else as JSON, cut to `maxCallResultBytes` with a note), always a string;
  *   `error` is `null` on success, else `{ code, message, innerCode? }`. A refused or failed call
  *   is data; the script decides what to do with it.
- * - Only a thrown exception (`script_error`, with the message and the script's line), the time
- *   limit (`script_timeout`), the memory limit (`script_memory`) or an answer that is too long
- *   (`script_return_too_large`) or not JSON (`script_return_invalid`) fails the run. A script
- *   that waits on a promise nothing will settle fails at once as `script_error`.
+ * - Only a thrown exception (`script_error`, with the message, the script's line and column), the
+ *   time limit (`script_timeout`), the memory limit (`script_memory`) or an answer that is too
+ *   long (`script_return_too_large`), not JSON or holding a promise nobody awaited
+ *   (`script_return_invalid`) fails the run. A script that waits on a promise nothing will settle
+ *   fails at once as `script_error`; so does reading `.text` or `.error` of a call not awaited.
  * - The answer: a string is the output as written; `undefined` is `""`; anything else is its JSON.
- * - Calls past `maxCalls` are not made; they resolve to the `script_too_many_calls` error.
+ * - Calls past `maxCalls`, and calls whose arguments pass `maxCallArgsBytes` (or bring the run's
+ *   to more than `maxRunArgsBytes`), are not made; they resolve to `script_too_many_calls` and
+ *   `script_args_too_large` errors.
  * - Interactive tools (see {@link ScriptToolOptions.interactiveTools} and `ITool.interactive`)
  *   are refused with `tool_interactive`, and `run_js` itself with `pipeline_self_call`.
+ * - No call starts after the run ends, however it ends: the calls get the run's own abort signal
+ *   (which also fires with the host's), and the gate checks it after the host's checks, so an
+ *   approval that comes late starts nothing.
  * - The result's `effects` lists each call to a side-effecting tool that started, in the order
- *   the calls finished (a tool that failed after it started is listed: it may have changed
- *   something). Calls still in flight when a run fails are named in `details.abandoned`.
+ *   the calls finished, with its `outcome` (a tool that failed after it started is listed: it may
+ *   have changed something). Calls still in flight when the run ends are waited for briefly; those
+ *   still running are listed with the outcome `unknown`, and named in a failure's
+ *   `details.abandoned`.
+ * - When every sandbox of the pool is busy, the run waits for one, at most its time limit (its
+ *   script then still has the whole limit); past the pool's queue, or when none comes free in
+ *   time, it is refused with `budget_exceeded` (`details.limit: 'sandboxes'`) and never started.
  * - An abort ends the run at once with `step_aborted`.
  *
  * `hasSideEffects` is `true` exactly when `sideEffectingTools` lists a tool: only then can a
@@ -81,10 +103,11 @@ const DID_NOT_RUN = new Set(['permission_denied', 'approval_rejected', 'step_abo
  * chains `run_js` itself must therefore list it when it lists anything for it.
  *
  * @param gate - the gate every call passes
- * @param options - the limits; see {@link ScriptToolOptions}
+ * @param options - the limits and the pool; see {@link ScriptToolOptions}
  */
 export function createScriptTool(gate: StepGate, options: ScriptToolOptions = {}): ITool {
   const limits = resolveScriptLimits(options);
+  const pool = options.pool ?? defaultSandboxPool();
   const tool: ITool = {
     id: SCRIPT_TOOL_NAME,
     name: SCRIPT_TOOL_NAME,
@@ -95,7 +118,7 @@ export function createScriptTool(gate: StepGate, options: ScriptToolOptions = {}
     composition: true,
     async execute(args, context) {
       try {
-        return await execute(gate, tool, limits, args, context ?? {});
+        return await execute(gate, tool, limits, pool, args, context ?? {});
       } catch (error) {
         // Errors are data: nothing is thrown across the tool boundary.
         return failure('script_error', `run_js failed on the host: ${messageOf(error)}`, { message: messageOf(error) });
@@ -109,6 +132,7 @@ async function execute(
   gate: StepGate,
   self: ITool,
   limits: ScriptLimits,
+  pool: SandboxPool,
   args: Record<string, unknown> | undefined,
   context: ToolExecutionContext,
 ): Promise<ToolExecutionResult> {
@@ -118,32 +142,38 @@ async function execute(
       errors: ['code must be a string'],
     });
   }
-  const signal = context.signal;
-  if (signal?.aborted) return failure('step_aborted', 'Aborted before the script ran.', { tool: SCRIPT_TOOL_NAME });
+  const hostSignal = context.signal;
+  if (hostSignal?.aborted) return failure('step_aborted', 'Aborted before the script ran.', { tool: SCRIPT_TOOL_NAME });
+  // The run's own signal: it fires when the run ends, whatever ends it, and when the host's does.
+  // Every call gets it, so no call starts once the run is over.
+  const runEnded = new AbortController();
+  const onHostAbort = (): void => runEnded.abort(hostSignal?.reason);
+  hostSignal?.addEventListener('abort', onHostAbort, { once: true });
+  const signal = runEnded.signal;
   // Entered once per run: every call the script makes is one level deeper, as in a pipeline.
   // The script reads each result itself and returns only what the model should see.
   // Interactive tools are refused through every door nested under the script, not only here.
+  // An intention, when a caller still sends one, goes to approvals as the model's words.
   const intention = typeof args?.intention === 'string' ? args.intention : undefined;
   const door = { kind: 'run_js' as const, ...(intention !== undefined ? { intention } : {}) };
   const entered = enterComposition(context, { reader: 'code', noInteractive: limits.interactiveTools, limits: gateInternals(gate)?.limits, door }, signal);
-  if (!entered.ok) return entered.refusal;
+  if (!entered.ok) {
+    hostSignal?.removeEventListener('abort', onHostAbort);
+    return entered.refusal;
+  }
   const nested = entered.context;
   // A sandbox alive counts against the budget of the call from outside, across nested doors.
   const budget = frameOf(nested)!.budget;
-  if (budget.sandboxes >= budget.limits.sandboxes) return budgetRefusal('sandboxes', budget, 'The script was not started');
-
-  const effects: EffectRecord[] = [];
-  let finished = false;
+  if (budget.sandboxes >= budget.limits.sandboxes) {
+    hostSignal?.removeEventListener('abort', onHostAbort);
+    return budgetRefusal('sandboxes', budget, 'The script was not started');
+  }
+  const ledger = new CallLedger();
 
   const onCall = async (call: SandboxCall, clock: ScriptClock): Promise<ScriptCallResult> => {
     const step = `call ${call.index}`;
-    if (call.index > limits.maxCalls) {
-      return refusedCall(
-        'script_too_many_calls',
-        `This script already made ${limits.maxCalls} tool calls, the most one run may make; this call was not made. Return what you have, or batch the work into fewer calls.`,
-      );
-    }
-    if (call.args === null) {
+    const callArgs = parseArgs(call.args);
+    if (!callArgs) {
       return refusedCall('input_invalid', 'callTool args must be a plain object that JSON can write (no cycles, no BigInt).');
     }
     const resolved = gate.resolve(call.name);
@@ -155,58 +185,56 @@ async function execute(
     }
     if (limits.slowTools.has(call.name)) clock.extendTo(limits.slowTimeoutMs);
     // The instance checked above is the one the rule checks and the gate runs.
-    const { result, tool } = await callResolved(gate, call.name, resolved, call.args, nested, {
+    const pending = callResolved(gate, call.name, resolved, callArgs, nested, {
       sideEffectingTools: limits.sideEffectingTools,
       signal,
       step,
       timeoutMs: clock.remainingMs() + CALL_TIMEOUT_GRACE_MS,
     });
-    if (!finished && tool?.hasSideEffects === true && (result.success || !DID_NOT_RUN.has(String(result.details?.code)))) {
-      effects.push({ step, tool: call.name, ran: true });
-    }
+    const { result } = await ledger.track(step, call.name, resolved, pending);
     return toScriptCallResult(result, limits.maxCallResultBytes);
   };
 
+  let run: ScriptRunResult;
   budget.sandboxes++;
-  const run = await runInWorker(
-    {
-      code,
-      timeoutMs: limits.timeoutMs,
-      memoryLimitBytes: limits.memoryLimitBytes,
-      maxReturnChars: limits.maxReturnChars,
-      signal,
-    },
-    onCall,
-  );
-  budget.sandboxes--;
-  finished = true;
-  const abandoned = run.abandoned.map(({ index, name }) => ({ step: `call ${index}`, tool: name }));
-  return toResult(run, limits, effects.slice(), abandoned, code);
+  try {
+    run = await runInWorker({ code, limits, pool, signal: hostSignal }, onCall);
+  } finally {
+    budget.sandboxes--;
+    runEnded.abort();
+    hostSignal?.removeEventListener('abort', onHostAbort);
+  }
+  const effects = await ledger.close(run.outcome.kind === 'aborted' ? 0 : IN_FLIGHT_GRACE_MS);
+  return toResult(run, limits, pool, effects, code);
+}
+
+/** The script's args as an object, or `undefined` when they are not a plain JSON object. */
+function parseArgs(json: string | null): Record<string, unknown> | undefined {
+  if (json === null) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(json);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Turn a run's outcome into the tool's result; every failure names what to change. */
-function toResult(
-  run: ScriptRunResult,
-  limits: ScriptLimits,
-  effects: EffectRecord[],
-  abandoned: { step: string; tool: string }[],
-  code: string,
-): ToolExecutionResult {
+function toResult(run: ScriptRunResult, limits: ScriptLimits, pool: SandboxPool, effects: EffectRecord[], code: string): ToolExecutionResult {
   const outcome = run.outcome;
   if (outcome.kind === 'returned') return { success: true, output: outcome.text, effects };
-  const extra = { ...(abandoned.length > 0 ? { abandoned } : {}) };
+  const abandoned = run.abandoned.map(({ index, name }) => ({ step: `call ${index}`, tool: name }));
+  const extra =
+    abandoned.length === 0
+      ? {}
+      : abandoned.length <= MAX_LISTED_ABANDONED
+        ? { abandoned }
+        : { abandoned: abandoned.slice(0, MAX_LISTED_ABANDONED), abandonedCount: abandoned.length };
   let result: ToolExecutionResult;
   switch (outcome.kind) {
-    case 'threw': {
-      const message = outcome.name ? `${outcome.name}: ${outcome.message}` : outcome.message;
-      const where = outcome.line !== undefined ? ` at line ${outcome.line}` : '';
-      result = failure('script_error', `The script threw${where}: ${message}.${hintFor(outcome.name, outcome.message, code)} Fix the code and send it again.`, {
-        message,
-        ...(outcome.line !== undefined ? { line: outcome.line } : {}),
-        ...extra,
-      });
+    case 'threw':
+      result = thrownFailure(outcome, code, extra);
       break;
-    }
     case 'stalled':
       result = failure(
         'script_error',
@@ -245,9 +273,26 @@ function toResult(
         { reason: outcome.reason },
       );
       break;
+    case 'return_pending':
+      result = failure(
+        'script_return_invalid',
+        'The script returned a promise, or a value holding one: a callTool call was not awaited. Write `const r = await callTool(name, args)`, or `await Promise.all([...])` for several calls, and return what they resolve to.',
+        { reason: 'a promise that was not awaited', ...extra },
+      );
+      break;
+    case 'no_sandbox':
+      result = failure(
+        'budget_exceeded',
+        outcome.reason === 'queue_full'
+          ? `All ${pool.maxSandboxes} sandboxes are busy and ${pool.maxQueuedRuns} runs already wait for one; this run was not started. Run fewer scripts at once, or do more in one script.`
+          : `No sandbox came free within the run's ${formatMs(limits.timeoutMs)} limit (all ${pool.maxSandboxes} were busy); this run was not started. Run fewer scripts at once, or do more in one script.`,
+        { limit: 'sandboxes', reason: outcome.reason, maxSandboxes: pool.maxSandboxes, maxQueuedRuns: pool.maxQueuedRuns, queuedMs: run.queuedMs },
+      );
+      break;
     case 'crashed':
       result = failure('script_error', `The JavaScript sandbox failed: ${outcome.message}. Simplify the script (less recursion) and send it again.`, {
         message: outcome.message,
+        ...(run.output ? { output: run.output } : {}),
         ...extra,
       });
       break;
@@ -256,6 +301,28 @@ function toResult(
       break;
   }
   return { ...result, effects };
+}
+
+/** The failure for an exception the script threw (a syntax error included), pointing at its place. */
+function thrownFailure(
+  outcome: Extract<SandboxOutcome, { kind: 'threw' }>,
+  code: string,
+  extra: Record<string, unknown>,
+): ToolExecutionResult {
+  const syntax = outcome.name === 'SyntaxError';
+  const position = errorPosition(code, outcome.line, outcome.column, syntax);
+  const said = position?.note ?? outcome.message;
+  const message = outcome.name ? `${outcome.name}: ${said}` : said;
+  let where = '';
+  if (position) where = position.column === undefined ? ` at line ${position.line}` : ` at line ${position.line}, column ${position.column}`;
+  const lead = syntax ? 'The script has a syntax error' : 'The script threw';
+  const shown = position ? excerpt(code, position) : '';
+  return failure('script_error', `${lead}${where}: ${message}.${shown}\n${hintFor(outcome.name, outcome.message, code)}Fix the code and send it again.`, {
+    message,
+    ...(position ? { line: position.line } : {}),
+    ...(position?.column !== undefined ? { column: position.column } : {}),
+    ...extra,
+  });
 }
 
 /** Host globals a model reaches for that a sandbox does not have. */
@@ -267,11 +334,11 @@ const HOST_GLOBALS = new Set([
 /** A hint for the mistakes a model makes most in a sandbox: reaching for what is not there. */
 function hintFor(name: string, message: string, code: string): string {
   if (name === 'SyntaxError' && /^\s*(import|export)\s/m.test(code)) {
-    return ' Modules cannot be imported in run_js; callTool is the only interface.';
+    return 'Modules cannot be imported in run_js; callTool is the only interface. ';
   }
   const missing = /^'([\w$]+)' is not defined/.exec(message)?.[1];
   if ((name === 'ReferenceError' && missing !== undefined && HOST_GLOBALS.has(missing)) || /could not load module/.test(message)) {
-    return ' run_js has only standard JavaScript and callTool: no require, import, process, fetch, timers or console.';
+    return 'run_js has only standard JavaScript and callTool: no require, import, process, fetch, timers or console. ';
   }
   return '';
 }

@@ -1,17 +1,18 @@
 /**
- * One script run as the host sees it: a worker of its own, each of its calls handed to the
- * tool's handler, and the deadline and the abort enforced from here by stopping the worker.
+ * One script run as the host sees it: a worker from the pool (after a bounded wait when all are
+ * busy), each of its calls handed to the tool's handler, and the deadline and the abort enforced
+ * from here by stopping the worker.
  *
  * The worker ends a plain loop or a wait past the limit itself (and is reused); the host's timer
  * is the bound that always holds, whatever the script does, since a spinning worker cannot be
  * asked anything: it is terminated. The host's event loop never runs the script, so it stays free.
  */
-import type { Worker } from 'node:worker_threads';
 import { messageOf } from '../../gate/step-gate.js';
 import { refusedCall, type ScriptCallResult } from './call-result.js';
-import type { SandboxCall, SandboxOutcome } from './sandbox.js';
-import { acquireWorker, discardWorker, releaseWorker } from './worker-pool.js';
-import type { CallMessage, FromWorker, ToWorker } from './worker-protocol.js';
+import type { ScriptLimits } from './limits.js';
+import type { SandboxAnswer, SandboxCall, SandboxOutcome } from './sandbox.js';
+import { STARTUP_LIMIT_MS, workerPoolOf, type SandboxPool, type SandboxWorker, type WorkerPool } from './worker-pool.js';
+import { LIMIT_CELL, STARTED_CELL, type FromWorker, type RunMessage } from './worker-protocol.js';
 
 /**
  * How long past the deadline the host waits before it terminates the worker. The worker's own
@@ -21,11 +22,6 @@ import type { CallMessage, FromWorker, ToWorker } from './worker-protocol.js';
  */
 const KILL_GRACE_MS = 100;
 
-/**
- * How long a worker may take to get ready (start the thread, compile QuickJS) before the run
- * gives up on it. Not part of the script's time: the limit counts from the script's start.
- */
-const STARTUP_LIMIT_MS = 30_000;
 
 /** The longest `setTimeout` Node accepts, and the largest limit the shared `Int32Array` cell holds. */
 const MAX_MS = 2 ** 31 - 1;
@@ -48,21 +44,25 @@ export type ScriptCallHandler = (call: SandboxCall, clock: ScriptClock) => Promi
 export interface ScriptRunRequest {
   /** The script: the body of an async function. */
   code: string;
-  /** The time limit from the script's start, in milliseconds (a handler may stretch it). */
-  timeoutMs: number;
-  /** The heap limit, in bytes. */
-  memoryLimitBytes: number;
-  /** The longest answer, in characters. */
-  maxReturnChars: number;
+  /** The run's bounds. */
+  limits: ScriptLimits;
+  /** The pool the run takes its worker from. */
+  pool: SandboxPool;
   /** Ends the run (`aborted`) when it fires. */
   signal?: AbortSignal;
 }
 
 /**
- * How a run ended: as the sandbox reports it, or `aborted` (the signal fired), or `unavailable`
- * (no sandbox could be started).
+ * How a run ended: as the sandbox reports it, or `aborted` (the signal fired), `unavailable` (no
+ * sandbox could be started), or `no_sandbox` (the pool was full: `queue_full` when the queue was
+ * too, `wait_timeout` when none came free within the run's limit); a run that had no sandbox
+ * never started.
  */
-export type ScriptRunOutcome = SandboxOutcome | { kind: 'aborted' } | { kind: 'unavailable'; message: string };
+export type ScriptRunOutcome =
+  | SandboxOutcome
+  | { kind: 'aborted' }
+  | { kind: 'unavailable'; message: string }
+  | { kind: 'no_sandbox'; reason: 'queue_full' | 'wait_timeout' };
 
 /** A run's outcome, the time limit it ended with, and the calls it left in flight. */
 export interface ScriptRunResult {
@@ -70,160 +70,202 @@ export interface ScriptRunResult {
   outcome: ScriptRunOutcome;
   /** The run's limit in milliseconds from the script's start, as it stood when the run ended. */
   timeLimitMs: number;
+  /** How long the run waited for a sandbox, in milliseconds (not part of its time limit). */
+  queuedMs: number;
   /** The calls whose answers the script never received, by index and tool. */
   abandoned: { index: number; name: string }[];
+  /** What the QuickJS module printed, when the run crashed. */
+  output?: string[];
 }
 
 /**
  * Run one script in a sandbox worker. Never throws; resolves when the worker reports the end, or
  * at once when the deadline passes or the signal fires (the worker is then terminated).
  */
-export function runInWorker(request: ScriptRunRequest, onCall: ScriptCallHandler): Promise<ScriptRunResult> {
-  return new Promise((resolve) => new WorkerRun(request, onCall, resolve).start());
+export async function runInWorker(request: ScriptRunRequest, onCall: ScriptCallHandler): Promise<ScriptRunResult> {
+  const queuedAt = Date.now();
+  const { timeoutMs } = request.limits;
+  let pool: WorkerPool;
+  try {
+    pool = workerPoolOf(request.pool);
+  } catch (error) {
+    return { outcome: { kind: 'unavailable', message: messageOf(error) }, timeLimitMs: timeoutMs, queuedMs: 0, abandoned: [] };
+  }
+  const lease = await pool.acquire(timeoutMs, request.signal);
+  const queuedMs = Date.now() - queuedAt;
+  if (lease.kind !== 'worker') {
+    const outcome: ScriptRunOutcome =
+      lease.kind === 'queue_full' || lease.kind === 'wait_timeout' ? { kind: 'no_sandbox', reason: lease.kind } : lease;
+    return { outcome, timeLimitMs: timeoutMs, queuedMs, abandoned: [] };
+  }
+  const run = await new Promise<Omit<ScriptRunResult, 'queuedMs'>>((resolve) => new WorkerRun(request, onCall, pool, lease.worker, resolve).start());
+  return { ...run, queuedMs };
 }
 
-/** The host side of one run. A class so the worker's listeners share its state. */
+/** The host side of one run on its worker. A class so the worker's listeners share its state. */
 class WorkerRun {
-  /** The time limit the worker reads; see `RunMessage.timeLimit`. */
-  private readonly limit = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
-  private worker: Worker | undefined;
-  /** When the script started (`Date.now()` time, from the worker); the deadline counts from it. */
-  private startedAt: number | undefined;
+  private readonly runId: number;
+  /** When the run message was sent: the worker's script starts at or after it. */
+  private sentAt = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private ended = false;
-  /** The calls whose answers were not sent yet, by id: the abandoned ones if the host ends the run. */
+  /** The calls whose answers were not sent yet, by index: the abandoned ones if the host ends the run. */
   private readonly unanswered = new Map<number, string>();
+  /** Answers settled since the last post, sent together once the current tick's work is done. */
+  private pending: SandboxAnswer[] = [];
   private readonly clock: ScriptClock = {
     extendTo: (ms) => {
       if (ms <= this.limitMs()) return;
-      Atomics.store(this.limit, 0, toCell(ms));
-      this.armDeadline();
+      Atomics.store(this.sandbox.cells, LIMIT_CELL, toCell(ms));
     },
-    remainingMs: () => Math.max(1, (this.startedAt ?? Date.now()) + this.limitMs() - Date.now()),
+    remainingMs: () => Math.max(1, this.scriptStart() + this.limitMs() - Date.now()),
   };
 
   constructor(
     private readonly request: ScriptRunRequest,
     private readonly onCall: ScriptCallHandler,
-    private readonly resolve: (result: ScriptRunResult) => void,
-  ) {}
+    private readonly pool: WorkerPool,
+    private readonly sandbox: SandboxWorker,
+    private readonly resolve: (result: Omit<ScriptRunResult, 'queuedMs'>) => void,
+  ) {
+    this.runId = sandbox.nextRunId++;
+  }
 
   start(): void {
-    Atomics.store(this.limit, 0, toCell(this.request.timeoutMs));
-    const signal = this.request.signal;
-    if (signal?.aborted) return this.end({ kind: 'aborted' }, [], 'keep');
-    let worker: Worker;
-    try {
-      worker = acquireWorker();
-    } catch (error) {
-      return this.end({ kind: 'unavailable', message: messageOf(error) }, [], 'keep');
-    }
-    this.worker = worker;
+    const { limits, signal } = this.request;
+    Atomics.store(this.sandbox.cells, LIMIT_CELL, toCell(limits.timeoutMs));
+    if (signal?.aborted) return this.end({ kind: 'aborted' }, 'keep');
+    const worker = this.sandbox.worker;
     worker.on('message', this.onMessage);
     worker.on('error', this.onError);
     worker.on('exit', this.onExit);
     signal?.addEventListener('abort', this.onAbort, { once: true });
-    this.arm(STARTUP_LIMIT_MS, () =>
-      this.stop({ kind: 'unavailable', message: `the sandbox worker did not start within ${STARTUP_LIMIT_MS / 1000} s` }),
-    );
-    this.send({
+    const message: RunMessage = {
       type: 'run',
+      runId: this.runId,
       code: this.request.code,
-      limits: { memoryLimitBytes: this.request.memoryLimitBytes, maxReturnChars: this.request.maxReturnChars },
-      timeLimit: this.limit.buffer as SharedArrayBuffer,
-    });
+      limits: {
+        memoryLimitBytes: limits.memoryLimitBytes,
+        maxReturnChars: limits.maxReturnChars,
+        maxCalls: limits.maxCalls,
+        maxCallArgsBytes: limits.maxCallArgsBytes,
+        maxRunArgsBytes: limits.maxRunArgsBytes,
+        maxCallResultBytes: limits.maxCallResultBytes,
+      },
+    };
+    this.sentAt = Date.now();
+    worker.postMessage(message);
+    this.armDeadline();
   }
 
   private readonly onMessage = (message: FromWorker): void => {
-    if (this.ended) return;
-    switch (message.type) {
-      case 'started':
-        this.startedAt = message.at;
-        this.armDeadline();
-        break;
-      case 'call':
-        this.call(message);
-        break;
-      case 'done':
-        // A worker whose QuickJS failed on the host side is not trusted with another run.
-        this.end(message.outcome, message.abandoned, message.broken ? 'discard' : 'keep');
-        break;
+    if (this.ended || message.type === 'ready' || message.runId !== this.runId) return;
+    if (message.type === 'calls') {
+      for (const call of message.calls) this.call(call);
+    } else {
+      // A worker whose QuickJS failed on the host side replaced its instance; it is still sound.
+      this.end(message.outcome, 'keep', message.output);
     }
   };
 
   private readonly onError = (error: Error): void => {
     if (this.ended) return;
     const message = messageOf(error);
-    this.stop(this.startedAt === undefined ? { kind: 'unavailable', message } : { kind: 'crashed', message });
+    this.stop(this.started() ? { kind: 'crashed', message } : { kind: 'unavailable', message });
   };
 
   private readonly onExit = (code: number): void => {
     if (this.ended) return;
     const message = `the sandbox worker exited with code ${code}`;
-    this.stop(this.startedAt === undefined ? { kind: 'unavailable', message } : { kind: 'crashed', message });
+    this.stop(this.started() ? { kind: 'crashed', message } : { kind: 'unavailable', message });
   };
 
   private readonly onAbort = (): void => this.stop({ kind: 'aborted' });
 
-  /**
-   * Hand one call to the handler and send its answer back. The worker numbers the calls in the
-   * order the script made them, and its messages arrive in that order, so the id is the index.
-   */
-  private call(message: CallMessage): void {
-    this.unanswered.set(message.id, message.name);
-    void Promise.resolve()
-      .then(() => this.onCall({ index: message.id, name: message.name, args: message.args }, this.clock))
+  /** Hand one call to the handler and send its answer back. */
+  private call(call: SandboxCall): void {
+    this.unanswered.set(call.index, call.name);
+    let answer: Promise<ScriptCallResult>;
+    try {
+      answer = this.onCall(call, this.clock);
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    void answer
       .catch((error: unknown) => refusedCall('step_threw', `The call failed on the host: ${messageOf(error)}`))
       .then((result) => {
         if (this.ended) return;
-        this.unanswered.delete(message.id);
-        this.send({ type: 'answer', id: message.id, result });
+        this.unanswered.delete(call.index);
+        if (this.pending.length === 0) queueMicrotask(this.flush);
+        this.pending.push({ index: call.index, result });
       });
   }
 
-  /** (Re)arm the timer that terminates the worker once the deadline and the grace have passed. */
+  private readonly flush = (): void => {
+    if (this.ended || this.pending.length === 0) return;
+    const answers = this.pending;
+    this.pending = [];
+    this.sandbox.answer({ runId: this.runId, answers });
+  };
+
+  /**
+   * Arm the timer that terminates the worker once the deadline and the grace have passed. Until
+   * the script starts (in the worker), the deadline counts from the time the run was sent, which
+   * is never later; when the timer fires it looks again, at the script's real start and at the
+   * limit as it stands then (a slow tool stretches it), and waits on if it is early.
+   */
   private armDeadline(): void {
-    if (this.startedAt === undefined || this.ended) return;
-    const stopAt = this.startedAt + this.limitMs() + KILL_GRACE_MS;
-    this.arm(stopAt - Date.now(), () => {
-      // A limit longer than one timer can wait is waited for in pieces.
-      if (Date.now() < stopAt) this.armDeadline();
-      else this.stop({ kind: 'timeout' });
-    });
+    const started = this.started();
+    const limitEnd = this.scriptStart() + this.limitMs() + KILL_GRACE_MS;
+    const stopAt = started ? limitEnd : Math.min(limitEnd, this.sentAt + STARTUP_LIMIT_MS);
+    this.timer = setTimeout(this.onDeadline, Math.min(MAX_MS, Math.max(0, stopAt - Date.now())));
   }
 
-  private arm(ms: number, fire: () => void): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(fire, Math.min(MAX_MS, Math.max(0, ms)));
+  private readonly onDeadline = (): void => {
+    if (this.ended) return;
+    const now = Date.now();
+    if (this.started()) {
+      if (now >= this.scriptStart() + this.limitMs() + KILL_GRACE_MS) return this.stop({ kind: 'timeout' });
+    } else if (now >= this.sentAt + STARTUP_LIMIT_MS) {
+      // The worker was ready, but making an instance for this run's heap limit took too long.
+      return this.stop({ kind: 'unavailable', message: `the sandbox worker did not start within ${STARTUP_LIMIT_MS / 1000} s` });
+    }
+    this.armDeadline();
+  };
+
+  /** Whether this run's script has started in the worker. */
+  private started(): boolean {
+    return Atomics.load(this.sandbox.cells, STARTED_CELL) === this.runId;
+  }
+
+  /** When the script started (`Date.now()` time); until it has, the time the run was sent. */
+  private scriptStart(): number {
+    return this.started() ? this.sandbox.startedAt[0] : this.sentAt;
   }
 
   /** End the run from the host: the worker is terminated, whatever it is doing. */
   private stop(outcome: ScriptRunOutcome): void {
-    const abandoned = [...this.unanswered].map(([index, name]) => ({ index, name }));
-    this.end(outcome, abandoned, 'discard');
+    this.end(outcome, 'discard');
   }
 
-  private end(outcome: ScriptRunOutcome, abandoned: { index: number; name: string }[], worker: 'keep' | 'discard'): void {
+  private end(outcome: ScriptRunOutcome, worker: 'keep' | 'discard', output?: string[]): void {
     if (this.ended) return;
     this.ended = true;
     clearTimeout(this.timer);
     this.request.signal?.removeEventListener('abort', this.onAbort);
-    if (this.worker) {
-      this.worker.off('message', this.onMessage);
-      this.worker.off('error', this.onError);
-      this.worker.off('exit', this.onExit);
-      if (worker === 'keep') releaseWorker(this.worker);
-      else discardWorker(this.worker);
-    }
-    this.resolve({ outcome, timeLimitMs: this.limitMs(), abandoned });
+    const sandbox = this.sandbox.worker;
+    sandbox.off('message', this.onMessage);
+    sandbox.off('error', this.onError);
+    sandbox.off('exit', this.onExit);
+    if (worker === 'keep') this.pool.release(this.sandbox);
+    else this.pool.discard(this.sandbox);
+    const abandoned = [...this.unanswered].map(([index, name]) => ({ index, name }));
+    this.resolve({ outcome, timeLimitMs: this.limitMs(), abandoned, ...(output ? { output } : {}) });
   }
 
-  private send(message: ToWorker): void {
-    this.worker?.postMessage(message);
-  }
-
+  /** The script's limit, in milliseconds from its start. */
   private limitMs(): number {
-    return Atomics.load(this.limit, 0);
+    return Atomics.load(this.sandbox.cells, LIMIT_CELL);
   }
 }
 

@@ -1,9 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createScriptTool } from '../../../src/agent-tools/script/index.js';
+import {
+  createSandboxPool,
+  createScriptTool,
+  DEFAULT_MAX_CALL_ARGS_BYTES,
+  DEFAULT_MAX_RUN_ARGS_BYTES,
+  resolveScriptLimits,
+} from '../../../src/agent-tools/script/index.js';
 import { delay, json, mockTool, registry } from './helpers.js';
 
 const run = (tool: ReturnType<typeof createScriptTool>, code: string, context = {}) =>
-  tool.execute({ intention: 'test', code }, context);
+  tool.execute({ code }, context);
 
 // Compile the WebAssembly module once before the timing tests, so no test pays for it.
 beforeAll(async () => {
@@ -115,7 +121,8 @@ describe('run_js time limits', () => {
     const start = Date.now();
     const result = await run(tool, 'const r = await callTool("never", {}); return r.error ? "carried on" : "done";');
     expect(result.details).toMatchObject({ code: 'script_timeout', abandoned: [{ step: 'call 1', tool: 'never' }] });
-    expect(Date.now() - start).toBeLessThan(700);
+    // The limit, then the short grace the call in flight gets before it is listed as unknown.
+    expect(Date.now() - start).toBeLessThan(900);
   });
 
   it('ignores an answer that arrives after the run ended', async () => {
@@ -137,7 +144,7 @@ describe('run_js time limits', () => {
       return 'built';
     });
     const wait = mockTool('wait', async () => {
-      await delay(500);
+      await delay(1000);
       return 'waited';
     });
     const tool = createScriptTool(registry(build, wait).gate(), { timeoutMs: 200, slowTimeoutMs: 1500, slowTools: ['build'] });
@@ -148,7 +155,8 @@ describe('run_js time limits', () => {
     const start = Date.now();
     const plain = await run(tool, 'return (await callTool("wait", {})).text');
     expect(plain.details).toMatchObject({ code: 'script_timeout', timeoutMs: 200 });
-    expect(Date.now() - start).toBeLessThan(450);
+    // The deadline plus the short grace the calls in flight get, well before the 1 s tool ends.
+    expect(Date.now() - start).toBeLessThan(800);
   });
 
   it('still ends a run that called a slow tool at slowTimeoutMs', async () => {
@@ -172,6 +180,19 @@ describe('run_js memory limit', () => {
     expect(Date.now() - start).toBeLessThan(5000);
     expect((await run(tool, 'return [1, 2, 3].map((n) => n * 2)')).output).toBe('[2,4,6]');
   }, 20_000);
+
+  it('holds the host to the cap: memory bombs, one after another and at once, leave the process at most a few caps larger', async () => {
+    const pool = createSandboxPool({ maxSandboxes: 2 });
+    const tool = createScriptTool(registry().gate(), { memoryLimitBytes: 32 * 1024 * 1024, timeoutMs: 10_000, pool });
+    const bomb = "const a = []; while (true) a.push('x'.repeat(1e6) + a.length);";
+    await run(tool, 'return 1');
+    const before = process.memoryUsage().rss;
+    for (let i = 0; i < 3; i++) expect((await run(tool, bomb)).details?.code).toBe('script_memory');
+    const results = await Promise.all(Array.from({ length: 6 }, () => run(tool, bomb)));
+    expect(results.map((r) => r.details?.code)).toEqual(Array(6).fill('script_memory'));
+    // Two sandboxes, each capped at 16 MB + 32 MB + a reserve: far from the gigabytes a bomb would take.
+    expect(process.memoryUsage().rss - before).toBeLessThan(250 * 1024 * 1024);
+  }, 60_000);
 
   it('ends a script that fills its heap, catches the error and calls on, as script_memory', async () => {
     const big = mockTool('big', () => 'y'.repeat(40_000));
@@ -200,5 +221,56 @@ describe('run_js memory limit', () => {
     expect(result.details?.code).toBe('script_error');
     expect(result.details?.message).toMatch(/stack overflow/);
     expect((await run(tool, 'return "fine"')).output).toBe('fine');
+  });
+});
+
+describe('run_js caps what the calls carry out', () => {
+  it("refuses a call whose arguments pass maxCallArgsBytes, without making it or copying them out", async () => {
+    const sink = mockTool('sink', (args) => (args.data as string).length);
+    const tool = createScriptTool(registry(sink).gate(), { maxCallArgsBytes: 1000 });
+    const result = await run(
+      tool,
+      `const small = await callTool("sink", { data: "x".repeat(900) });
+       const large = await callTool("sink", { data: "x".repeat(2000) });
+       const wide = await callTool("sink", { data: "é".repeat(600) });
+       return [small.text, large.error, wide.error.code];`,
+    );
+    const [small, large, wide] = json(result.output);
+    expect(small).toBe('900');
+    expect(large.code).toBe('script_args_too_large');
+    expect(large.message).toMatch(/at most 1000.*not made/);
+    // 600 characters, but 1,200 bytes of UTF-8: the bound is in bytes.
+    expect(wide).toBe('script_args_too_large');
+    expect(sink.calls).toHaveLength(1);
+  });
+
+  it('refuses the calls that would take the run past maxRunArgsBytes, however large its heap', async () => {
+    let received = 0;
+    const sink = mockTool('sink', (args) => {
+      received += (args.data as string).length;
+      return 'kept';
+    });
+    const tool = createScriptTool(registry(sink).gate(), { maxCalls: 100 });
+    // 50 calls of 600 KB each would be 30 MB of arguments; the run may pass 8 MB in all.
+    const result = await run(
+      tool,
+      `const data = "x".repeat(600 * 1024);
+       const codes = [];
+       for (let i = 0; i < 50; i++) { const r = await callTool("sink", { data }); codes.push(r.error ? r.error.code : r.text); }
+       return [codes.filter((c) => c === "kept").length, codes.filter((c) => c === "script_args_too_large").length];`,
+    );
+    const [kept, refused] = json(result.output);
+    expect(kept).toBe(13);
+    expect(refused).toBe(37);
+    expect(received).toBeLessThanOrEqual(8 * 1024 * 1024);
+  }, 20_000);
+
+  it('takes its defaults from DEFAULT_MAX_CALL_ARGS_BYTES and DEFAULT_MAX_RUN_ARGS_BYTES', () => {
+    expect(resolveScriptLimits({})).toMatchObject({
+      maxCallArgsBytes: DEFAULT_MAX_CALL_ARGS_BYTES,
+      maxRunArgsBytes: DEFAULT_MAX_RUN_ARGS_BYTES,
+    });
+    expect(DEFAULT_MAX_CALL_ARGS_BYTES).toBe(1024 * 1024);
+    expect(DEFAULT_MAX_RUN_ARGS_BYTES).toBe(8 * 1024 * 1024);
   });
 });

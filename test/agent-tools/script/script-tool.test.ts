@@ -6,7 +6,7 @@ import type { ApprovalAction } from '../../../src/gate/step-gate.js';
 import { delay, json, mockTool, registry } from './helpers.js';
 
 const run = (tool: ReturnType<typeof createScriptTool>, code: string, context = {}) =>
-  tool.execute({ intention: 'test', code }, context);
+  tool.execute({ code }, context);
 
 // Compile the WebAssembly module once before the timing tests, so no test pays for it.
 beforeAll(async () => {
@@ -19,7 +19,11 @@ describe('run_js definition', () => {
     const tokens = encode(JSON.stringify({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }));
     expect(tokens.length).toBeLessThanOrEqual(140);
     expect(tool.name).toBe('run_js');
-    expect(tool.inputSchema).toMatchObject({ required: ['intention', 'code'] });
+    expect(tool.inputSchema).toEqual({
+      type: 'object',
+      properties: { code: { type: 'string', description: 'async function body' } },
+      required: ['code'],
+    });
   });
 
   it('declares side effects only when the host lists side-effecting tools', () => {
@@ -35,6 +39,12 @@ describe('run_js definition', () => {
       expect(result.success).toBe(false);
       expect(result.details?.code).toBe('input_invalid');
     }
+  });
+
+  it('asks only for `code`, and still runs a call that sends the `intention` it once asked for', async () => {
+    const tool = createScriptTool(registry().gate());
+    expect(Object.keys(tool.inputSchema.properties as object)).toEqual(['code']);
+    expect(await tool.execute({ intention: 'old callers send this', code: 'return 1' }, {})).toMatchObject({ success: true, output: '1' });
   });
 });
 
@@ -133,6 +143,17 @@ describe('run_js calls tools through the gate', () => {
     expect(echo.calls).toEqual([]);
   });
 
+  it('reads every call of a batch, whatever characters its tool name holds', async () => {
+    const echo = mockTool('echo', (args) => args);
+    const tool = createScriptTool(registry(echo).gate());
+    const result = await run(
+      tool,
+      `const rs = await Promise.all([callTool("bad\\uD800name", {}), callTool("echo", { s: "\\uDC00 é" }), callTool("é😀", {})]);
+       return rs.map((r) => r.error ? r.error.code : r.text);`,
+    );
+    expect(json(result.output)).toEqual(['step_missing', JSON.stringify({ s: '\uDC00 é' }), 'step_missing']);
+  });
+
   it("applies the host's permission check to every call", async () => {
     const secret = mockTool('secret', () => 'classified');
     const open = mockTool('open', () => 'public');
@@ -172,7 +193,7 @@ describe('run_js calls tools through the gate', () => {
       ['call 2', 'write', { path: '/etc/passwd' }],
     ]);
     // The refused call never ran, so only the first is in the ledger.
-    expect(result.effects).toEqual([{ step: 'call 1', tool: 'write', ran: true }]);
+    expect(result.effects).toEqual([{ step: 'call 1', tool: 'write', ran: true, outcome: 'ran' }]);
   });
 
   it('keeps an effects ledger of the side-effecting calls that ran, in the order they finished', async () => {
@@ -196,10 +217,10 @@ describe('run_js calls tools through the gate', () => {
     );
     expect(result.success).toBe(true);
     expect(result.effects).toEqual([
-      { step: 'call 3', tool: 'write', ran: true },
-      { step: 'call 2', tool: 'write', ran: true },
+      { step: 'call 3', tool: 'write', ran: true, outcome: 'ran' },
+      { step: 'call 2', tool: 'write', ran: true, outcome: 'ran' },
       // A tool that started and then failed may have changed something: it is listed.
-      { step: 'call 4', tool: 'fail', ran: true },
+      { step: 'call 4', tool: 'fail', ran: true, outcome: 'failed' },
     ]);
   });
 
@@ -208,7 +229,7 @@ describe('run_js calls tools through the gate', () => {
     const tool = createScriptTool(registry(write).gate(), { sideEffectingTools: ['write'] });
     const result = await run(tool, `await callTool("write", {}); throw new Error("after the write");`);
     expect(result.details?.code).toBe('script_error');
-    expect(result.effects).toEqual([{ step: 'call 1', tool: 'write', ran: true }]);
+    expect(result.effects).toEqual([{ step: 'call 1', tool: 'write', ran: true, outcome: 'ran' }]);
   });
 
   it('runs every call one composition level deeper, with the host fields and the signal', async () => {
@@ -224,7 +245,26 @@ describe('run_js calls tools through the gate', () => {
       signal: controller.signal,
     });
     expect(json(result.output)).toEqual({ depth: 3, user: 'ada' });
-    expect(probe.contexts[0].signal).toBe(controller.signal);
+    // The call's signal is the run's own: it fires with the host's, and when the run ends.
+    const signal = probe.contexts[0].signal as AbortSignal;
+    expect(signal).toBeInstanceOf(AbortSignal);
+    expect(signal.aborted).toBe(true);
+    const live = await run(tool, `callTool("probe", {}); await callTool("probe", {}); return 1`, { signal: controller.signal });
+    expect(live.success).toBe(true);
+  });
+
+  it('aborts the signal its calls hold when the host aborts', async () => {
+    const controller = new AbortController();
+    let seen: AbortSignal | undefined;
+    const hold = mockTool('hold', (_args, context) => {
+      seen = context.signal;
+      return new Promise((resolve) => context.signal?.addEventListener('abort', () => resolve('stopped')));
+    });
+    const tool = createScriptTool(registry(hold).gate());
+    setTimeout(() => controller.abort(), 50);
+    const result = await run(tool, 'return (await callTool("hold", {})).text', { signal: controller.signal });
+    expect(result.details?.code).toBe('step_aborted');
+    expect(seen?.aborted).toBe(true);
   });
 
   it('refuses a run nested MAX_COMPOSITION_DEPTH deep', async () => {
@@ -246,16 +286,19 @@ describe('run_js calls tools through the gate', () => {
 
   it('ends the run at once when the signal fires during a call', async () => {
     const controller = new AbortController();
+    let abortedAt = 0;
     const slow = mockTool('slow', async () => {
+      setTimeout(() => {
+        abortedAt = Date.now();
+        controller.abort();
+      }, 50);
       await delay(1000);
       return 'late';
     });
     const tool = createScriptTool(registry(slow).gate());
-    setTimeout(() => controller.abort(), 50);
-    const start = Date.now();
     const result = await run(tool, 'await callTool("slow", {}); return "finished"', { signal: controller.signal });
     expect(result.details?.code).toBe('step_aborted');
-    expect(Date.now() - start).toBeLessThan(500);
+    expect(Date.now() - abortedAt).toBeLessThan(400);
     expect(result.details?.abandoned).toEqual([{ step: 'call 1', tool: 'slow' }]);
   });
 
@@ -363,5 +406,123 @@ describe('run_js answers', () => {
     expect(result.details?.code).toBe('script_error');
     expect(result.error).toMatch(/never|nothing will settle/);
     expect(Date.now() - start).toBeLessThan(1000);
+  });
+});
+
+describe('no call outlives its run', () => {
+  it('waits for a call the script did not await, and lists it in effects with how it ended', async () => {
+    let finished = false;
+    const write = mockTool(
+      'write',
+      async () => {
+        await delay(50);
+        finished = true;
+        return 'written';
+      },
+      { hasSideEffects: true },
+    );
+    const tool = createScriptTool(registry(write).gate(), { sideEffectingTools: ['write'] });
+    const result = await run(tool, 'callTool("write", { path: "notes.md" }); return "done"');
+    expect(result).toMatchObject({ success: true, output: 'done' });
+    expect(result.effects).toEqual([{ step: 'call 1', tool: 'write', ran: true, outcome: 'ran' }]);
+    // The call ended before the run's result was given.
+    expect(finished).toBe(true);
+  });
+
+  it('lists a call still running after the grace as unknown, and aborts its signal', async () => {
+    let signal: AbortSignal | undefined;
+    const hang = mockTool(
+      'hang',
+      (_args, context) => {
+        signal = context.signal;
+        return new Promise(() => {});
+      },
+      { hasSideEffects: true },
+    );
+    const tool = createScriptTool(registry(hang).gate(), { sideEffectingTools: ['hang'] });
+    const result = await run(tool, 'callTool("hang", {}); return "done"');
+    expect(result.effects).toEqual([{ step: 'call 1', tool: 'hang', ran: true, outcome: 'unknown' }]);
+    expect(signal?.aborted).toBe(true);
+  });
+
+  /** A host check that answers yes, 300 ms late. */
+  const late = async <T>(answer: T): Promise<T> => {
+    await delay(300);
+    return answer;
+  };
+
+  it.each([
+    [
+      'an approval that arrives after the run timed out',
+      { approvals: { requestApproval: () => late({ approved: true }) } },
+      { timeoutMs: 100 },
+      'return (await callTool("write", {})).text',
+      { details: { code: 'script_timeout' } },
+    ],
+    [
+      'a permission check that ends after the script returned',
+      { permissionManager: { isExecutionAllowed: () => late({ isAllowed: true }) } },
+      {},
+      'callTool("write", {}); return "fired"',
+      { output: 'fired' },
+    ],
+  ])('starts nothing after %s', async (_name, checks, options, code, ended) => {
+    const write = mockTool('write', () => 'written', { hasSideEffects: true });
+    const tool = createScriptTool(registry(write).gate(checks), { sideEffectingTools: ['write'], ...options });
+    expect(await run(tool, code)).toMatchObject(ended);
+    await delay(400);
+    expect(write.calls).toEqual([]);
+  });
+});
+
+describe('errors that say how to fix them', () => {
+  const tool = createScriptTool(registry(mockTool('read', () => 'contents')).gate());
+
+  it('points a syntax error at the bracket the script left open, never at the wrapper', async () => {
+    const result = await run(tool, 'const ok = true;\nif (ok) {\n  return 1;\n');
+    expect(result.details).toMatchObject({ code: 'script_error', line: 2, column: 9 });
+    expect(result.details?.message).toBe("SyntaxError: the '{' here is never closed");
+    expect(result.error).toContain('    if (ok) {\n            ^');
+    // Brackets inside strings, template literals, comments and regular expressions are not counted.
+    for (const [code, line, column] of [
+      ['const o = { a: 1,\n  b: [1, 2],\n', 1, 11],
+      ['const r = /[(]/;\nif (r.test("(")) {\n', 2, 18],
+      ['// a comment with {\nconst t = `x${"}"}`;\nfunction f() {\n  return "{";\n', 3, 14],
+    ] as const) {
+      expect((await run(tool, code)).details, code).toMatchObject({ line, column });
+    }
+  });
+
+  it('points any other syntax error at its line and token, with the line shown', async () => {
+    const result = await run(tool, 'const a = 1;\nconst b = ;\nreturn a;');
+    expect(result.details).toMatchObject({ code: 'script_error', line: 2, column: 11 });
+    expect(result.error).toContain("unexpected token in expression: ';'");
+    expect(result.error).toContain('    const b = ;\n              ^');
+  });
+
+  it('says the script stops mid-statement when nothing is open', async () => {
+    const result = await run(tool, 'const a = 1;\nreturn a +\n\n');
+    expect(result.details).toMatchObject({ line: 2 });
+    expect(result.details?.message).toBe('SyntaxError: the script ends in the middle of a statement or expression');
+  });
+
+  it('fails reading .text of a call that was not awaited, saying to await it', async () => {
+    const result = await run(tool, 'const r = callTool("read", {});\nreturn r.text;');
+    expect(result.success).toBe(false);
+    expect(result.details).toMatchObject({ code: 'script_error', line: 2 });
+    expect(result.error).toMatch(/await it first/);
+  });
+
+  it('fails an answer holding calls that were not awaited, saying to await them', async () => {
+    for (const code of ['return [callTool("read", {}), callTool("read", {})]', 'return { file: callTool("read", {}) }']) {
+      const result = await run(tool, code);
+      expect(result.success, code).toBe(false);
+      expect(result.details?.code).toBe('script_return_invalid');
+      expect(result.error).toMatch(/not awaited.*Promise\.all/s);
+    }
+    // An answer that only looks like an empty object is still an answer.
+    expect((await run(tool, 'return [{}, { a: {} }]')).output).toBe('[{},{"a":{}}]');
+    // And a promise returned as the answer is awaited, as in any async function.
+    expect((await run(tool, 'return callTool("read", {})')).output).toBe('{"text":"contents","error":null}');
   });
 });
