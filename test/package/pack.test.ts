@@ -171,7 +171,9 @@ const tool: ITool<{ id: number }> = builder.build('lookup_twice', 'Look a user u
 export const result: Promise<ToolExecutionResult> = tool.execute({ id: 7 }, {});
 `);
     await writeFile(path.join(app, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'] },
+      // skipLibCheck, as most projects set it: checking the frameworks' own declarations takes minutes,
+      // and the package's declarations are checked when they are built. Every import is still resolved and typed.
+      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] },
       files: ['check.ts'],
     }));
     await sh(process.execPath, [TSC, '-p', 'tsconfig.json'], app);
