@@ -70,8 +70,11 @@ export interface ApprovalDecision {
 
 /** The host's approval hook, asked before every side-effecting step. */
 export interface ApprovalProvider {
-  /** Ask whether `action` may run. */
-  requestApproval(action: ApprovalAction): ApprovalDecision | Promise<ApprovalDecision>;
+  /**
+   * Ask whether `action` may run. `context` is the context the call would run with, so a host
+   * can tell which request, session or user the approval belongs to.
+   */
+  requestApproval(action: ApprovalAction, context: ToolExecutionContext): ApprovalDecision | Promise<ApprovalDecision>;
 }
 
 /**
@@ -259,7 +262,7 @@ export function createStepGate(options: StepGateOptions): StepGate {
       let decision: unknown;
       try {
         const caller = callerOf(context);
-        decision = await approvals.requestApproval({ toolId: tool.id, toolName: tool.name, step, args, ...(caller ? { caller } : {}) });
+        decision = await approvals.requestApproval({ toolId: tool.id, toolName: tool.name, step, args, ...(caller ? { caller } : {}) }, context);
       } catch (error) {
         return failure('approval_rejected', `The approval for tool "${tool.name}" failed: ${messageOf(error)}`, { tool: tool.name, step, reason: 'approval failed' });
       }

@@ -71,3 +71,14 @@ describe('one prompt per effect', () => {
     ]);
   });
 });
+
+describe('an approval knows whose call it is', () => {
+  it('is given the context the call would run with', async () => {
+    const seen: unknown[] = [];
+    const write = tool('write_file', () => 'written', { hasSideEffects: true });
+    const gate = registry(write).gate({ approvals: { requestApproval: (_a, context) => (seen.push(context.sessionId), { approved: true }) } });
+    const pipeline = createRunPipelineTool(gate, { sideEffectingTools: ['write_file'] });
+    await pipeline.execute({ steps: [{ tool: 'write_file', args: {} }] }, { sessionId: 'session-9' });
+    expect(seen).toEqual(['session-9']);
+  });
+});
