@@ -81,7 +81,7 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
       wrapped = {
         ...tool,
         async execute(args, context) {
-          const decision = await provider.requestApproval({ toolId: tool.id, toolName: tool.name, step: tool.name, args });
+          const decision = await provider.requestApproval({ toolId: tool.id, toolName: tool.name, step: tool.name, args }, context);
           if (decision.approved !== true) return failure('approval_rejected', decision.reason ?? `Approval refused for tool "${tool.name}".`, { tool: tool.name, step: tool.name });
           return tool.execute(args, context);
         },
