@@ -7,7 +7,7 @@ import { failure } from '../codes.js';
 import { toToolSet, type SideEffectingTools } from '../gate/chainable.js';
 import { messageOf, type StepGate } from '../gate/step-gate.js';
 import { compileNode } from '../engine/compile-node.js';
-import { createCompileEnv, enterRun } from '../engine/plan.js';
+import { createCompileEnv, ended, enterRun } from '../engine/plan.js';
 import type { DoorInfo } from '../gate/run-frame.js';
 import { plannedRefusal } from '../engine/planned-calls.js';
 import { runSequence, type NodeOutcome, type NodePlan } from '../engine/run-state.js';
@@ -143,7 +143,7 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
     const state = entered.state;
     // Every step is one call: a pipeline the budget cannot cover is refused before its first step.
     const over = plannedRefusal(state, plans.length, { input: args, prev: undefined, steps: [], named: new Map() });
-    if (over) return over;
+    if (over) return ended(state, over);
     const stopOnError = args.stop_on_error !== false;
     const outcomes: NodeOutcome[] = [];
     // Record every step's outcome; without stop_on_error a failure reads as null to later steps.
@@ -168,15 +168,15 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
     const text = unresolved.length ? `${renderReports(reports)}\n${unresolvedNote(unresolved)}` : renderReports(reports);
     const notes = unresolved.length ? { unresolved } : {};
     const failed = reports.filter((r, i) => !r.ok && outcomes[i]);
-    if (!failed.length) return { success: true, output: text, details: { steps: reports, ...notes }, effects: state.effects };
+    if (!failed.length) return ended(state, { success: true, output: text, details: { steps: reports, ...notes }, effects: state.effects });
     const first = outcomes.find((o) => o && !o.ok) as Extract<NodeOutcome, { ok: false }>;
-    return {
+    return ended(state, {
       success: false,
       output: text,
       error: `${failed.length} of ${ids.length} steps failed; first: ${failed[0].id}: ${(failed[0] as { error: string }).error}`,
       details: { ...first.failure.details, steps: reports, ...notes },
       effects: state.effects,
-    };
+    });
   }
   return tool;
 }

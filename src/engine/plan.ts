@@ -127,11 +127,11 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
     if (refusal) return Promise.resolve(refusal);
     const state = runState(context, settings, signal, env.stepTimeoutMs);
     const over = plannedRefusal(state, planned, { input, prev: undefined, steps: [], named: NO_NAMES });
-    if (over) return Promise.resolve(over);
+    if (over) return Promise.resolve(ended(state, over));
     if (settings.precheck) {
       // Every call the plan may make is checked before the first runs, so a refusal comes before any effect.
       const refused = precheckCalls(state, settings, calls);
-      if (refused) return Promise.resolve(runResult(state, { input, prev: undefined, steps: [], named: NO_NAMES }, refused, undefined, annotations));
+      if (refused) return Promise.resolve(ended(state, runResult(state, { input, prev: undefined, steps: [], named: NO_NAMES }, refused, undefined, annotations)));
     }
     // The executor is one shared function, not a closure made per run (see `capture`).
     const promise = new Promise<ToolExecutionResult>(capture);
@@ -289,7 +289,13 @@ interface RunEnding {
 
 /** Hand a finished run's result on. */
 function endRun(ending: RunEnding, state: RunState, refs: RefScope, failed: NodeOutcome | undefined): void {
-  ending.resolve(runResult(state, refs, failed, ending.shapeOutput, ending.annotations));
+  ending.resolve(ended(state, runResult(state, refs, failed, ending.shapeOutput, ending.annotations)));
+}
+
+/** A run's result, once its door's span (when tracing) has ended with it. */
+export function ended(state: RunState, result: ToolExecutionResult): ToolExecutionResult {
+  state.frame.end(result);
+  return result;
 }
 
 /** The result of a run of top-level steps: the failure that stopped it with its details, or the (mapped) output. */
@@ -384,6 +390,8 @@ export function runSettings(options: PlanRunOptions): RunSettings {
     door: options.door ?? COMPOSITE_DOOR,
     precheck: options.precheck ?? false,
     validateArgs: options.validateArgs ?? false,
+    tracer: internals?.tracer,
+    dryRun: options.dry !== undefined,
   };
 }
 

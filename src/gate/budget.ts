@@ -50,10 +50,12 @@ function positive(value: number | undefined, fallback: number): number {
 
 /** A call waiting for a place in flight: started by {@link CallBudget.release} when one frees. */
 export interface WaitingCall {
-  /** Whether it still waits (false once it gave up at its timeout, or was started). */
-  waiting: boolean;
-  /** Start it now that it holds a place. */
-  startWaiting(): void;
+  /** Whether it still waits (false once it gave up at its timeout). */
+  live: boolean;
+  /** The budget it waits on. */
+  budget: CallBudget;
+  /** Start it now that it holds a place (the budget has counted it). */
+  start(): void;
 }
 
 /** The counts of one call from outside, shared by reference by every door under it. */
@@ -91,7 +93,6 @@ export class CallBudget {
 
   /** Queue `call` until a place is free. */
   wait(call: WaitingCall): void {
-    call.waiting = true;
     (this.queue ??= []).push(call);
   }
 
@@ -105,10 +106,10 @@ export class CallBudget {
     try {
       while (this.inFlight < this.limits.inFlight && this.head < queue.length) {
         const next = queue[this.head++];
-        if (!next.waiting) continue;
-        next.waiting = false;
+        if (!next.live) continue;
+        next.live = false;
         this.inFlight++;
-        next.startWaiting();
+        next.start();
       }
       if (this.head === queue.length) {
         queue.length = 0;

@@ -1,8 +1,7 @@
 import { failure } from '../codes.js';
 import type { ResultReader } from '../shaping/result-reader.js';
 import type { ToolExecutionContext, ToolExecutionResult } from '../tool.js';
-import { DEFAULT_BUDGET_LIMITS, type BudgetLimits } from './budget.js';
-import { frameFor, type DoorInfo } from './run-frame.js';
+import { frameFor, type FrameEntry } from './run-frame.js';
 
 /** How deep compositions may nest: a run whose caller is already this deep is refused. */
 export const MAX_COMPOSITION_DEPTH = 8;
@@ -19,17 +18,11 @@ export function depthOf(context: ToolExecutionContext | undefined): number {
 }
 
 /** How a door enters one level of composition: made once per door, not per run. */
-export interface DoorEntry {
+export interface DoorEntry extends FrameEntry {
   /** The id of the composition being entered, for the cycle guard. */
   readonly compositionId?: string;
   /** Who reads the steps' results (see `readerOf`); absent: the caller's reader. */
   readonly reader?: ResultReader;
-  /** The budget limits of a call from outside that starts here (absent: the defaults). */
-  readonly limits?: Readonly<BudgetLimits>;
-  /** Tools refused below this door, with every `interactive: true` tool (a script's door sets it). */
-  readonly noInteractive?: ReadonlySet<string>;
-  /** Which door this is, for approvals and traces. */
-  readonly door?: DoorInfo;
 }
 
 /**
@@ -96,7 +89,7 @@ export function nestedContext(context: ToolExecutionContext, entry: DoorEntry, s
   else if (path.length === 0) nextPath = [compositionId];
   else nextPath = [...path, compositionId];
   const sessionData = context.sessionData;
-  const frame = frameFor(context, entry.limits ?? DEFAULT_BUDGET_LIMITS, entry.noInteractive, entry.door);
+  const frame = frameFor(context, entry);
   // Literal keys (DEPTH_KEY, PATH_KEY, FRAME_KEY): computed keys would take the literal's slow path.
   // The reader is written in the literal too: adding it afterwards would change the object's shape.
   const reader = entry.reader;

@@ -1,12 +1,13 @@
 /**
  * Calls starting and ending, told to the host as they happen: for progress displays ("3 read_file
- * ok"), logs and live views. The listener travels in the context (`context.onEvent`), so a host
+ * ok"), logs and live views, and to the gate's tracer as spans (see `tracing.ts`). The listener travels in the context (`context.onEvent`), so a host
  * that sets it on the call it makes hears every call under it, through every nested door. A
  * listener that throws is ignored: it is told, it cannot change the run.
  */
 import type { ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import type { GateCall } from './gate-call.js';
-import { frameOf, type DoorKind } from './run-frame.js';
+import { frameOf, type DoorKind, type RunFrame } from './run-frame.js';
+import { endSpan, startCallSpan, type Span, type Tracer } from './tracing.js';
 
 /** What every event says about its call. */
 interface ToolEventBase {
@@ -47,16 +48,51 @@ export function listenerOf(context: ToolExecutionContext): ((event: ToolEvent) =
   return typeof listener === 'function' ? (listener as (event: ToolEvent) => void) : undefined;
 }
 
-/** Tell `call.listener` that its tool started. */
-export function emitStarted(call: GateCall, context: ToolExecutionContext): void {
-  call.startedAt = performance.now();
-  tell(call.listener!, { type: 'call_started', ...about(call, context) });
+/**
+ * Who is told of one call's start and end: the context's listener and the gate's tracer. Made
+ * only for a call something watches, so an unwatched call pays for one check.
+ */
+export interface CallObservation {
+  /** The context's listener, if any. */
+  listener: ((event: ToolEvent) => void) | undefined;
+  /** The call's context (for the door and the path). */
+  context: ToolExecutionContext;
+  /** When the tool started (`performance.now()`); 0 before it does. */
+  startedAt: number;
+  /** The tracer of the run's frame, if any. */
+  tracer: Tracer | undefined;
+  /** The span of the door that makes the call. */
+  parent: Span | undefined;
+  /** The call's own span, once started. */
+  span: Span | undefined;
 }
 
-/** Tell `listener` that `call` ended with `result`. */
-export function emitEnded(listener: (event: ToolEvent) => void, call: GateCall, context: ToolExecutionContext, result: ToolExecutionResult): void {
-  const ms = call.startedAt > 0 ? performance.now() - call.startedAt : 0;
-  const ended: ToolCallEnded = { type: 'call_ended', ...about(call, context), ok: result.success === true, ms };
+/** The observation of a call made with `context` in `frame`, or `undefined` when nothing watches it. */
+export function observe(context: ToolExecutionContext, frame: RunFrame | undefined): CallObservation | undefined {
+  const listener = listenerOf(context);
+  const tracer = frame?.tracer;
+  if (listener === undefined && tracer === undefined) return undefined;
+  return { listener, context, startedAt: 0, tracer, parent: frame?.span, span: undefined };
+}
+
+/** The call's tool starts: the listener is told, and its span begins. */
+export function observedStart(observation: CallObservation, call: GateCall): void {
+  observation.startedAt = performance.now();
+  // A composition's run is a span of its own (its door's), the child of this one's door: not twice.
+  if (observation.tracer && call.tool.composition !== true) observation.span = startCallSpan(observation.tracer, call.tool, call.step, observation.parent);
+  if (observation.listener) tell(observation.listener, { type: 'call_started', ...about(call, observation.context) });
+}
+
+/** The call ended with `result` (started or not): the listener is told, and its span ends. */
+export function observedEnd(observation: CallObservation, call: GateCall, result: ToolExecutionResult): void {
+  // A call refused before it started still gets its span, with the refusal's code.
+  const refusedEarly = observation.startedAt === 0 && observation.tracer !== undefined;
+  const span = observation.span ?? (refusedEarly ? startCallSpan(observation.tracer!, call.tool, call.step, observation.parent) : undefined);
+  if (span) endSpan(span, result);
+  const listener = observation.listener;
+  if (!listener) return;
+  const ms = observation.startedAt > 0 ? performance.now() - observation.startedAt : 0;
+  const ended: ToolCallEnded = { type: 'call_ended', ...about(call, observation.context), ok: result.success === true, ms };
   const code = result.details?.code;
   if (typeof code === 'string') ended.code = code;
   tell(listener, ended);

@@ -7,9 +7,9 @@
  */
 import { failure } from '../codes.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult, ToolResultDetails } from '../tool.js';
-import { budgetRefusal, type CallBudget } from './budget.js';
+import { budgetRefusal, type CallBudget, type WaitingCall } from './budget.js';
 import { freeSlot, type GateCall } from './gate-call.js';
-import { emitEnded, emitStarted, listenerOf } from './events.js';
+import { observe, observedEnd, observedStart } from './events.js';
 import { frameOf } from './run-frame.js';
 import { unwatch, watch } from './watchdog.js';
 
@@ -24,12 +24,11 @@ export function callChecked(
   signal: AbortSignal | undefined,
 ): ToolExecutionResult | undefined {
   const tool = call.tool;
-  const listener = context.onEvent;
-  if (listener === undefined) call.listener = undefined;
-  else watchEvents(call, context);
+  const frame = call.frame ?? frameOf(context);
+  // One check when nothing watches; the rest only when a listener or a tracer does.
+  call.observed = context.onEvent === undefined && frame?.tracer === undefined ? undefined : observe(context, frame);
   const abort = signal ?? context.signal;
   if (abort?.aborted) return ended(call, aborted(call));
-  const frame = call.frame ?? frameOf(context);
   if (frame !== undefined) {
     if (frame.noInteractive !== undefined && frame.refusesInteractive(tool.name, tool.interactive)) return ended(call, interactive(call));
     const budget = frame.budget;
@@ -45,27 +44,53 @@ export function callChecked(
   return launch(call, args, context);
 }
 
-/** Keep the call's listener (and its context) to tell it of the call's start and end. */
-function watchEvents(call: GateCall, context: ToolExecutionContext): void {
-  call.listener = listenerOf(context);
-  call.listenerContext = call.listener ? context : undefined;
-  call.startedAt = 0;
-}
-
-/** A result known at once, after the call's listener (if any) is told. */
+/** A result known at once, after whoever watches the call (a listener, a tracer) is told. */
 function ended(call: GateCall, result: ToolExecutionResult): ToolExecutionResult {
-  const listener = call.listener;
-  if (listener !== undefined) {
-    call.listener = undefined;
-    emitEnded(listener, call, call.listenerContext!, result);
-    call.listenerContext = undefined;
+  const observed = call.observed;
+  if (observed !== undefined) {
+    call.observed = undefined;
+    observedEnd(observed, call, result);
   }
   return result;
 }
 
-/** Deliver a call's result, after its listener (if any) is told. Every delivery the gate makes passes here. */
+/** Deliver a call's result, after whoever watches it is told. Every delivery the gate makes passes here. */
 export function finishCall(call: GateCall, result: ToolExecutionResult): void {
   call.deliver(ended(call, result));
+}
+
+/** A call waiting for a place in flight: what it starts with, once the budget gives it one. */
+class Waiting implements WaitingCall {
+  // Declared and set in the constructor, not class fields: see GateCall.
+  declare live: boolean;
+  declare readonly budget: CallBudget;
+  private declare readonly call: GateCall;
+  private declare readonly args: Record<string, unknown>;
+  private declare readonly context: ToolExecutionContext;
+
+  constructor(call: GateCall, budget: CallBudget, args: Record<string, unknown>, context: ToolExecutionContext) {
+    this.live = true;
+    this.budget = budget;
+    this.call = call;
+    this.args = args;
+    this.context = context;
+  }
+
+  /** A place is free (the budget counted it): start the call, unless it was aborted meanwhile. */
+  start(): void {
+    const call = this.call;
+    if (call.timed) unwatch(call, call.reused);
+    call.wait = undefined;
+    call.slot = this.budget;
+    let now: ToolExecutionResult | undefined;
+    if (this.context.signal?.aborted) {
+      freeSlot(call);
+      now = aborted(call);
+    } else {
+      now = launch(call, this.args, this.context);
+    }
+    if (now) finishCall(call, now);
+  }
 }
 
 /** Queue the call until a place in flight is free; it waits at most its own timeout. */
@@ -76,37 +101,19 @@ function waitForPlace(
   context: ToolExecutionContext,
   abort: AbortSignal | undefined,
 ): undefined {
-  call.slot = budget;
-  call.waitArgs = args;
-  call.waitContext = abort === context.signal ? context : { ...context, signal: abort };
-  budget.wait(call);
+  const wait = new Waiting(call, budget, args, abort === context.signal ? context : { ...context, signal: abort });
+  call.wait = wait;
+  budget.wait(wait);
   const timeoutMs = call.timeoutMs;
   call.timed = timeoutMs !== undefined && timeoutMs > 0 && Number.isFinite(timeoutMs);
   if (call.timed) watch(call, timeoutMs!);
   return undefined;
 }
 
-/** A waiting call got its place (the budget counted it): start it, unless it was aborted meanwhile. */
-export function startWaiting(call: GateCall): void {
-  if (call.timed) unwatch(call, call.reused);
-  const args = call.waitArgs!;
-  const context = call.waitContext!;
-  call.waitArgs = undefined;
-  call.waitContext = undefined;
-  let now: ToolExecutionResult | undefined;
-  if (context.signal?.aborted) {
-    freeSlot(call);
-    now = aborted(call);
-  } else {
-    now = launch(call, args, context);
-  }
-  if (now) finishCall(call, now);
-}
-
 /** Run the tool: its result when known at once, else `undefined` and `call.deliver` gets it once. */
 function launch(call: GateCall, args: Record<string, unknown>, context: ToolExecutionContext): ToolExecutionResult | undefined {
   const tool = call.tool;
-  if (call.listener !== undefined) emitStarted(call, context);
+  if (call.observed !== undefined) observedStart(call.observed, call);
   let pending: unknown;
   try {
     pending = tool.execute(args, context);

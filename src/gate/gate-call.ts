@@ -9,9 +9,10 @@
 import { failure } from '../codes.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { budgetRefusal, type BudgetLimits, type CallBudget, type WaitingCall } from './budget.js';
-import { finishCall, retireCallbacks, startWaiting } from './execute-call.js';
-import type { ToolEvent } from './events.js';
+import { finishCall, retireCallbacks } from './execute-call.js';
+import type { CallObservation } from './events.js';
 import type { RunFrame } from './run-frame.js';
+import type { Tracer } from './tracing.js';
 import type { Watch } from './watchdog.js';
 
 /**
@@ -19,7 +20,7 @@ import type { Watch } from './watchdog.js';
  * goes ({@link GateCall.deliver}); the gate fills and reads the rest. A record may be aimed again
  * once its previous call has delivered, never while a call is in flight.
  */
-export abstract class GateCall implements Watch, WaitingCall {
+export abstract class GateCall implements Watch {
   // The fields are declared, and set in the constructor, rather than initialised as class fields:
   // under ES2022 semantics each initialiser is a property definition, which costs about 10 ns more
   // per object in Node 20, and these records are made per call.
@@ -48,23 +49,15 @@ export abstract class GateCall implements Watch, WaitingCall {
   declare onError: ((error: unknown) => void) | undefined;
   /** The budget whose in-flight place the call holds while its tool runs, if any. */
   declare slot: CallBudget | undefined;
-  /** Whether the call waits for an in-flight place (see {@link CallBudget.wait}). */
-  declare waiting: boolean;
-  /** What a waiting call starts with once it has a place. */
-  declare waitArgs: Record<string, unknown> | undefined;
-  /** See {@link GateCall.waitArgs}. */
-  declare waitContext: ToolExecutionContext | undefined;
-  /** The listener of the call in flight (`context.onEvent`), told when it starts and ends. */
-  declare listener: ((event: ToolEvent) => void) | undefined;
-  /** The context of the call in flight, kept only while a listener is to be told of its end. */
-  declare listenerContext: ToolExecutionContext | undefined;
-  /** When the tool started (`performance.now()`), while a listener is told; 0 otherwise. */
-  declare startedAt: number;
   /**
    * The frame of the run that makes the call, when the engine knows it (it is the one the call's
    * context carries): saves looking it up in the context at every call.
    */
   declare frame: RunFrame | undefined;
+  /** While the call waits for an in-flight place: what it starts with once it has one. */
+  declare wait: WaitingCall | undefined;
+  /** Who is told of the call in flight's start and end, when anything is (a listener, a tracer). */
+  declare observed: CallObservation | undefined;
 
   /** A record not yet aimed at a call. */
   constructor() {
@@ -79,13 +72,9 @@ export abstract class GateCall implements Watch, WaitingCall {
     this.onResult = undefined;
     this.onError = undefined;
     this.slot = undefined;
-    this.waiting = false;
-    this.waitArgs = undefined;
-    this.waitContext = undefined;
-    this.listener = undefined;
-    this.listenerContext = undefined;
-    this.startedAt = 0;
     this.frame = undefined;
+    this.wait = undefined;
+    this.observed = undefined;
   }
 
   /** Aim the record at a call. */
@@ -98,11 +87,6 @@ export abstract class GateCall implements Watch, WaitingCall {
   /** Receives the call's result when it was not known at once; called exactly once per call. */
   abstract deliver(result: ToolExecutionResult): void;
 
-  /** A place in flight is free: start the call that waited for it. */
-  startWaiting(): void {
-    startWaiting(this);
-  }
-
   /**
    * The watchdog's deadline passed: a call still waiting for a place ends with `budget_exceeded`,
    * a running one with `step_timeout` (its place is freed: the tool may still be running, but the
@@ -110,13 +94,13 @@ export abstract class GateCall implements Watch, WaitingCall {
    */
   expire(): void {
     const tool = this.tool;
-    if (this.waiting) {
-      this.waiting = false;
-      const budget = this.slot!;
+    const wait = this.wait;
+    if (wait !== undefined) {
+      // It never got a place: it leaves the queue (the budget skips it) and holds nothing.
+      wait.live = false;
+      this.wait = undefined;
       this.slot = undefined;
-      this.waitArgs = undefined;
-      this.waitContext = undefined;
-      finishCall(this, budgetRefusal('inFlight', budget, `Tool "${tool.name}" waited ${this.timeoutMs} ms for a free place and did not start`));
+      finishCall(this, budgetRefusal('inFlight', wait.budget, `Tool "${tool.name}" waited ${this.timeoutMs} ms for a free place and did not start`));
       return;
     }
     retireCallbacks(this);
@@ -173,6 +157,8 @@ export interface GateInternals {
   readonly start: StartCall;
   /** The host's registry version, when it gave one (see `StepGateOptions.version`). */
   readonly version: (() => unknown) | undefined;
+  /** The host's OpenTelemetry tracer, when it gave one. */
+  readonly tracer: Tracer | undefined;
   /** The budget limits of a call from outside that enters a door through this gate. */
   readonly limits: Readonly<BudgetLimits>;
   /** The host's own resolver, which may throw (the gate's `resolve` turns a throw into "not found"): for reporting at build time. */

@@ -3,8 +3,9 @@ import type { ITool, ToolExecutionContext, ToolExecutionResult, ToolResolver } f
 import { budgetLimits, type BudgetLimits } from './budget.js';
 import { callChecked, messageOf } from './execute-call.js';
 import { GateCall, registerGate, type StartCall } from './gate-call.js';
-import { emitEnded, listenerOf } from './events.js';
+import { observe, observedEnd } from './events.js';
 import { frameOf, type DoorKind } from './run-frame.js';
+import type { Tracer } from './tracing.js';
 
 export { messageOf };
 
@@ -130,6 +131,14 @@ export interface StepGateOptions {
    * `DEFAULT_BUDGET_LIMITS`.
    */
   budget?: Partial<BudgetLimits>;
+  /**
+   * An OpenTelemetry tracer (`@opentelemetry/api`): every door's run through this gate is a span
+   * (`execute_tool <name>`), and every call a child span of the door that made it, following the
+   * GenAI semantic conventions (`gen_ai.operation.name`, `gen_ai.tool.name`, `error.type`), with
+   * `toolweave.step`, `toolweave.side_effects`, `toolweave.inner_code` and `toolweave.dry_run`.
+   * The parent travels with the run: no context manager is needed. Without one, nothing is traced.
+   */
+  tracer?: Tracer;
 }
 
 /** Per-call options of {@link StepGate.run}. */
@@ -240,7 +249,7 @@ export function createStepGate(options: StepGateOptions): StepGate {
   // Frozen, and known by identity: a copy or a changed object is driven through its own `run`.
   Object.freeze(gate);
   // Without host checks the engine calls the gate's own part directly: one function less per call.
-  registerGate(gate, { start: hasHostChecks ? start : callChecked, version: options.version, limits: budgetLimits(options.budget), lookup: resolve });
+  registerGate(gate, { start: hasHostChecks ? start : callChecked, version: options.version, tracer: options.tracer, limits: budgetLimits(options.budget), lookup: resolve });
 
   /** The permission check, the host's checks, then the approval (side-effecting tools only): a refusal, or `undefined` to go on. */
   async function hostChecks(
@@ -295,10 +304,10 @@ function callerOf(context: ToolExecutionContext): ApprovalCaller | undefined {
   };
 }
 
-/** A call the host's checks refused: its listener (if any) is told, then it is delivered. */
+/** A call the host's checks refused: whoever watches it (a listener, a tracer) is told, then it is delivered. */
 function refused(call: GateCall, context: ToolExecutionContext, refusal: ToolExecutionResult): void {
-  const listener = listenerOf(context);
-  if (listener) emitEnded(listener, call, context, refusal);
+  const observation = observe(context, call.frame ?? frameOf(context));
+  if (observation) observedEnd(observation, call, refusal);
   call.deliver(refusal);
 }
 

@@ -156,17 +156,21 @@ async function execute(
   // An intention, when a caller still sends one, goes to approvals as the model's words.
   const intention = typeof args?.intention === 'string' ? args.intention : undefined;
   const door = { kind: 'run_js' as const, ...(intention !== undefined ? { intention } : {}) };
-  const entered = enterComposition(context, { reader: 'code', noInteractive: limits.interactiveTools, limits: gateInternals(gate)?.limits, door }, signal);
+  const internals = gateInternals(gate);
+  const entered = enterComposition(context, { reader: 'code', noInteractive: limits.interactiveTools, limits: internals?.limits, tracer: internals?.tracer, door }, signal);
   if (!entered.ok) {
     hostSignal?.removeEventListener('abort', onHostAbort);
     return entered.refusal;
   }
   const nested = entered.context;
   // A sandbox alive counts against the budget of the call from outside, across nested doors.
-  const budget = frameOf(nested)!.budget;
+  const frame = frameOf(nested)!;
+  const budget = frame.budget;
   if (budget.sandboxes >= budget.limits.sandboxes) {
     hostSignal?.removeEventListener('abort', onHostAbort);
-    return budgetRefusal('sandboxes', budget, 'The script was not started');
+    const refusal = budgetRefusal('sandboxes', budget, 'The script was not started');
+    frame.end(refusal);
+    return refusal;
   }
   const ledger = new CallLedger();
 
@@ -205,7 +209,10 @@ async function execute(
     hostSignal?.removeEventListener('abort', onHostAbort);
   }
   const effects = await ledger.close(run.outcome.kind === 'aborted' ? 0 : IN_FLIGHT_GRACE_MS);
-  return toResult(run, limits, pool, effects, code);
+  const result = toResult(run, limits, pool, effects, code);
+  // The script's span (when tracing) ends with its verdict; its calls' spans are its children.
+  frame.end(result);
+  return result;
 }
 
 /** The script's args as an object, or `undefined` when they are not a plain JSON object. */
