@@ -6,6 +6,7 @@
  * Target: the 20-step chain within 1.5x of the hand-written loop, and the cost per step flat from
  * 20 to 2,000 steps.
  */
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ComposableToolBuilder, createStepGate, type ITool } from '../dist/index.js';
 import { compare, printComparisons, type Comparison } from './measure.js';
 
@@ -25,6 +26,10 @@ const registry = new Map(tools.map((t) => [t.name, t]));
 let registryVersion = 1;
 const plainGate = createStepGate({ resolve: (name) => registry.get(name) });
 const versionedGate = createStepGate({ resolve: (name) => registry.get(name), version: () => registryVersion, budget: { calls: 10_000 } });
+// With an OpenTelemetry tracer (the SDK's own provider, spans kept in memory and dropped each round).
+const exporter = new InMemorySpanExporter();
+const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer('bench');
+const tracedGate = createStepGate({ resolve: (name) => registry.get(name), tracer });
 
 /** What a host typically passes: a few ids and a user object. */
 const context = () => ({ sessionId: 's-1', requestId: 'r-42', tenant: 'acme', user: { id: 7, name: 'Ann', roles: ['dev'] }, locale: 'en' });
@@ -61,11 +66,16 @@ function viaComposite(tool: ITool) {
 const rows: Comparison[] = [];
 const perStep: string[] = [];
 for (const [steps, iterations] of [[20, 500], [200, 60], [2000, 6]] as const) {
-  for (const [label, gate] of [['', plainGate], [', registry version', versionedGate]] as const) {
+  const gates = steps === 20 ? ([['', plainGate], [', registry version', versionedGate], [', OpenTelemetry tracer', tracedGate]] as const) : ([['', plainGate], [', registry version', versionedGate]] as const);
+  for (const [label, gate] of gates) {
     const tool = composite(steps, gate);
     const [a, b] = [await handWritten(steps)(), await viaComposite(tool)()];
     if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`results differ: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
-    const row = await compare(`${steps}-step chain${label}`, handWritten(steps), viaComposite(tool), { iterations });
+    const row = await compare(`${steps}-step chain${label}`, handWritten(steps), async () => {
+      const out = await viaComposite(tool)();
+      exporter.reset();
+      return out;
+    }, { iterations });
     rows.push(row);
     perStep.push(`| ${row.name} | ${(((row.candidateMs - row.baselineMs) * 1e6) / steps).toFixed(0)} ns |`);
   }

@@ -25,15 +25,21 @@ const REFERENCE = /\$\{\s*([^\s.{}[\]]+)\.output((?:\.[^\s.{}[\]]+|\[\d+\])*)\s*
 const MAX_VALUES = 10_000;
 
 /**
- * The holes for step `index`'s args, by their exact text, and the references left as written.
+ * The holes for step `index`'s args, by their exact text, the references left as written, and
+ * the earlier steps the holes read (what `schedule: 'auto'` waits for).
  *
  * @param args - the step's args, as the model sent them
  * @param index - the step's position (0-based)
  * @param ids - every step's id, in order
  */
-export function stepReferences(args: unknown, index: number, ids: readonly string[]): { holes: Map<string, Accessor>; unresolved: UnresolvedReference[] } {
+export function stepReferences(
+  args: unknown,
+  index: number,
+  ids: readonly string[],
+): { holes: Map<string, Accessor>; unresolved: UnresolvedReference[]; reads: Set<number> } {
   const holes = new Map<string, Accessor>();
   const unresolved: UnresolvedReference[] = [];
+  const reads = new Set<number>();
   for (const text of stringsIn(args)) {
     for (const match of text.matchAll(REFERENCE)) {
       const [written, ref, path] = match;
@@ -53,6 +59,7 @@ export function stepReferences(args: unknown, index: number, ids: readonly strin
         continue;
       }
       const walk = compileWalk(parsed.segments);
+      reads.add(target);
       holes.set(written, (scope) => {
         try {
           return walk(scope.steps[target]);
@@ -62,7 +69,7 @@ export function stepReferences(args: unknown, index: number, ids: readonly strin
       });
     }
   }
-  return { holes, unresolved };
+  return { holes, unresolved, reads };
 }
 
 /** The step a reference names: `step_N` by position, else by id; -1 when none. */

@@ -11,6 +11,7 @@ import { createCompileEnv, ended, enterRun } from '../engine/plan.js';
 import type { DoorInfo } from '../gate/run-frame.js';
 import { plannedRefusal } from '../engine/planned-calls.js';
 import { runSequence, type NodeOutcome, type NodePlan } from '../engine/run-state.js';
+import { runAuto } from '../engine/schedule.js';
 import type { RefScope } from '../refs/scope.js';
 import { compileSchema } from '../spec/ajv.js';
 import { kindDefinition } from '../spec/schema.js';
@@ -34,6 +35,12 @@ export interface RunPipelineToolOptions {
   maxSteps?: number;
   /** Per-step timeout in milliseconds (default: the engine's). */
   stepTimeoutMs?: number;
+  /**
+   * `auto`: run steps side by side where they read nothing of each other (a `${step_N.output}`
+   * waits for step N), with side-effecting steps as barriers; the report keeps the steps' order.
+   * Default `sequential`. The model-facing schema is the same either way.
+   */
+  schedule?: 'sequential' | 'auto';
 }
 
 /** One step of a run_pipeline call, as the model sends it. */
@@ -120,11 +127,13 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
 
     const env = createCompileEnv([], { references: false, stepTimeoutMs: options.stepTimeoutMs });
     const unresolved: UnresolvedReference[] = [];
+    const reads: number[][] = [];
     const plans: NodePlan[] = steps.map((step, i) => {
       const node: StepNode = { tool: step.tool, args: step.args ?? {} };
       // Only earlier steps become holes: a reference to a later or unknown step stays as written, and is reported.
       const references = stepReferences(node.args, i, ids);
       unresolved.push(...references.unresolved);
+      reads.push([...references.reads]);
       return compileNode(node, env, {
         path: ids[i],
         stepsBefore: i,
@@ -152,13 +161,18 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
       outcomes[i] = outcome;
       return outcome.ok || stopOnError ? outcome : { ok: true, output: null };
     });
-    const scope: RefScope = { input: args, prev: undefined, steps: [], named: new Map() };
-    await new Promise<void>((resolve) =>
-      runSequence(recorded, state, () => scope, (_, output) => {
-        scope.steps.push(output);
-        scope.prev = output;
-      }, () => resolve()),
-    );
+    if (options.schedule === 'auto') {
+      // Side by side where the references allow; `recorded` keeps every outcome, in order.
+      await runAuto(recorded.map((plan, i) => ({ plan, reads: reads[i], tools: [steps[i].tool] })), state, args, new Map(), stopOnError);
+    } else {
+      const scope: RefScope = { input: args, prev: undefined, steps: [], named: new Map() };
+      await new Promise<void>((resolve) =>
+        runSequence(recorded, state, () => scope, (_, output) => {
+          scope.steps.push(output);
+          scope.prev = output;
+        }, () => resolve()),
+      );
+    }
     const reports: PipelineStepReport[] = ids.map((id, i) => {
       const outcome = outcomes[i];
       if (!outcome) return { id, ok: false, error: 'not run: an earlier step failed' };

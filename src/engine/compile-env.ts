@@ -1,6 +1,6 @@
 /** What compiling one node needs to know about where it sits, and where its problems go. */
 import { compileMapping } from '../refs/compile.js';
-import type { Accessor, CompileSite, CompiledMapping } from '../refs/scope.js';
+import type { Accessor, CompileSite, CompiledMapping, StepRead } from '../refs/scope.js';
 
 /** Per-spec compile settings and the problems found so far. */
 export interface CompileEnv {
@@ -40,6 +40,8 @@ export interface NodeSite {
   inPipeStage: boolean;
   /** More holes allowed here (run_pipeline's `${step_1.output}`). */
   extraHoles?: ReadonlyMap<string, Accessor>;
+  /** Told each earlier output a reference here reads (see `CompileSite.onRead`). */
+  onRead?: (read: StepRead) => void;
 }
 
 /** The reference compiler's view of a site. */
@@ -55,6 +57,7 @@ export function refSite(env: CompileEnv, site: NodeSite, step: string): CompileS
     strict: env.strict,
     references: env.references,
     ...(site.extraHoles ? { extraHoles: site.extraHoles } : {}),
+    ...(site.onRead ? { onRead: site.onRead } : {}),
   };
 }
 

@@ -10,7 +10,7 @@ import { compositionRefusal, nestedContext, type DoorEntry } from '../gate/depth
 import { gateInternals, type StartCall } from '../gate/gate-call.js';
 import { frameOf, type DoorInfo } from '../gate/run-frame.js';
 import { messageOf, type StepGate } from '../gate/step-gate.js';
-import type { RefScope } from '../refs/scope.js';
+import type { RefScope, StepRead } from '../refs/scope.js';
 import type { ResultReader } from '../shaping/result-reader.js';
 import { collectNames } from '../spec/nodes.js';
 import type { ComposableToolSpec, SpecNode } from '../spec/types.js';
@@ -19,6 +19,7 @@ import { compileAt, type CompileEnv, type NodeSite, type PlanCall } from './comp
 import { compileNode } from './compile-node.js';
 import { LeafChain, failed, type Leaf } from './leaf.js';
 import { plannedOf, plannedRefusal, sumPlanned } from './planned-calls.js';
+import { runAuto, type ScheduledStep } from './schedule.js';
 import { Sequence, completedSteps, type NodeOutcome, type NodePlan, type ResolvedTools, type RunState } from './run-state.js';
 import type { SnapshotProvider } from './snapshot.js';
 
@@ -82,7 +83,12 @@ export interface Plan {
 export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {}): Plan {
   const env = createCompileEnv(spec.steps, options);
   const namesBefore = new Set<string>();
+  // Under schedule 'auto', what each top-level step reads of the others, and every tool it may call.
+  const auto = spec.schedule === 'auto';
+  const stepOfName = new Map<string, number>();
+  const scheduled: { reads: Set<number>; tools: string[] }[] = [];
   const steps = spec.steps.map((node, i) => {
+    const reads = new Set<number>();
     const site: NodeSite = {
       path: options.stepPath ? options.stepPath(i) : `steps[${i}]`,
       stepsBefore: i,
@@ -90,11 +96,18 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
       hasPrev: i > 0,
       inForEach: false,
       inPipeStage: false,
+      ...(auto ? { onRead: (read: StepRead) => noteRead(read, i, reads, stepOfName) } : {}),
     };
+    const leavesBefore = env.leaves.length;
     const plan = compileTolerant(node, env, site);
-    for (const name of collectNames([node])) namesBefore.add(name);
+    for (const name of collectNames([node])) {
+      namesBefore.add(name);
+      stepOfName.set(name, i);
+    }
+    if (auto) scheduled.push({ reads, tools: [...new Set(env.leaves.slice(leavesBefore).map((call) => call.tool))] });
     return plan;
   });
+  const schedule: ScheduledStep[] | undefined = auto ? steps.map((plan, i) => ({ plan, reads: [...scheduled[i].reads], tools: scheduled[i].tools })) : undefined;
   const outputSite: NodeSite = {
     path: 'output',
     stepsBefore: steps.length,
@@ -141,8 +154,9 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
     try {
       const named = hasNames ? new Map() : NO_NAMES;
       const ending: RunEnding = { shapeOutput, annotations, resolve };
+      if (schedule !== undefined) runScheduled(schedule, state, input, named, ending);
       // A dry run, and a gate a host made, take the general path.
-      if (chain !== undefined && settings.dry === undefined && settings.startCall !== undefined) new ChainRun(chain, state, input, named, ending).start();
+      else if (chain !== undefined && settings.dry === undefined && settings.startCall !== undefined) new ChainRun(chain, state, input, named, ending).start();
       else new PlanRun(steps, state, input, named, ending).start();
     } catch (error) {
       resolve(failure('step_threw', `The run failed unexpectedly: ${messageOf(error)}`));
@@ -240,6 +254,20 @@ class ChainRun extends LeafChain {
   protected override end(failed: NodeOutcome | undefined): void {
     endRun(this.ending, this.runState, this.refs, failed);
   }
+}
+
+/** Note an earlier output step `i` reads; a read of its own inner nodes is not a dependency. */
+function noteRead(read: StepRead, i: number, reads: Set<number>, stepOfName: ReadonlyMap<string, number>): void {
+  const from = read.kind === 'prev' ? i - 1 : read.kind === 'position' ? read.index : stepOfName.get(read.name) ?? -1;
+  if (from >= 0 && from < i) reads.add(from);
+}
+
+/** Run the top-level steps under `schedule: 'auto'`, then end the run as a sequence would. */
+function runScheduled(schedule: readonly ScheduledStep[], state: RunState, input: unknown, named: Map<string, unknown>, ending: RunEnding): void {
+  runAuto(schedule, state, input, named, true).then(
+    ({ outputs, failed }) => endRun(ending, state, { input, prev: outputs[outputs.length - 1], steps: outputs, named }, failed),
+    (error: unknown) => ending.resolve(ended(state, failure('step_threw', `The run failed unexpectedly: ${messageOf(error)}`))),
+  );
 }
 
 /** The first call of each tool among `calls`: the rule is the tool's, so one check per tool is enough. */

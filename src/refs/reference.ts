@@ -52,6 +52,8 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
     case 'prev':
       readRoot = (s) => s.prev;
       if (!site.hasPrev) problem = 'has no previous step to read here';
+      // In a pipe stage after the first (or a check) $prev is the stage before, not a top-level step.
+      else if (!site.inPipeStage) site.onRead?.({ kind: 'prev' });
       break;
     case 'item':
       readRoot = (s) => s.item;
@@ -70,6 +72,7 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
         if (!Number.isSafeInteger(n)) return { ok: false, problem: `step position ${first[1]} is too large` };
         readRoot = (s) => readOwn(s.steps, n);
         if (n >= site.stepsBefore) problem = FORWARD;
+        site.onRead?.({ kind: 'position', index: n });
       } else {
         let name: string;
         if (first[2] !== undefined) {
@@ -88,6 +91,7 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
           name = first[4];
         }
         readRoot = (s) => s.named.get(name);
+        site.onRead?.({ kind: 'name', name });
         if (!site.namesBefore.has(name)) {
           problem = site.allNames.has(name) ? FORWARD : `refers to no step named ${JSON.stringify(name)}`;
         }

@@ -48,7 +48,16 @@ export interface CompileSite {
   references?: boolean;
   /** More holes allowed here, by their exact text (run_pipeline's `${step_1.output}`). */
   extraHoles?: ReadonlyMap<string, Accessor>;
+  /**
+   * Told each earlier output a compiled reference reads: the previous top-level step's (`$prev`
+   * where it means that), a step's by position, a named node's. What a `schedule: 'auto'` plan
+   * orders its steps by.
+   */
+  onRead?: (read: StepRead) => void;
 }
+
+/** An earlier output a reference reads (see {@link CompileSite.onRead}). */
+export type StepRead = { kind: 'prev' } | { kind: 'position'; index: number } | { kind: 'name'; name: string };
 
 /** The compiler's answer: the accessor, and every problem it found (strict mode). */
 export interface CompiledMapping {

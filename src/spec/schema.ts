@@ -140,6 +140,7 @@ export const COMPOSABLE_TOOL_SPEC_SCHEMA: JSONSchemaObject = {
     steps: { type: 'array', minItems: 1, items: NODE },
     output: {},
     outputSchema: { type: 'object' },
+    schedule: { enum: ['sequential', 'auto'] },
   },
   additionalProperties: false,
   $defs: nodeDefinitions(),

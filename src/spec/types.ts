@@ -120,4 +120,12 @@ export interface ComposableToolSpec {
   output?: unknown;
   /** When given, the final output is checked against it (`output_invalid`). */
   outputSchema?: JSONSchemaObject;
+  /**
+   * How the top-level steps run: `sequential` (the default), one after another; `auto`, each as
+   * soon as the steps its references read have finished, side by side where they read nothing of
+   * each other. A step that may have side effects (or is undeclared, or is itself a composition)
+   * is a barrier either way: it starts after every earlier step, and every later one after it.
+   * The trace and the effects ledger keep the declared order.
+   */
+  schedule?: 'sequential' | 'auto';
 }

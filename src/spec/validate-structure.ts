@@ -91,10 +91,11 @@ export function checkSpecStructure(spec: unknown): { errors: string[]; walkable:
   const errors: string[] = [];
   if (!isRecord(spec)) return { errors: ['the spec must be an object'], walkable: false };
   for (const key of Object.keys(spec)) {
-    if (!['mode', 'steps', 'output', 'outputSchema'].includes(key)) errors.push(`the spec has an unknown field "${key}"`);
+    if (!['mode', 'steps', 'output', 'outputSchema', 'schedule'].includes(key)) errors.push(`the spec has an unknown field "${key}"`);
   }
   if (spec.mode !== undefined && spec.mode !== 'compose') errors.push('mode must be "compose"');
   if (spec.outputSchema !== undefined && !isRecord(spec.outputSchema)) errors.push('outputSchema must be an object');
+  if (spec.schedule !== undefined && spec.schedule !== 'sequential' && spec.schedule !== 'auto') errors.push('schedule must be "sequential" or "auto"');
   if (!Array.isArray(spec.steps) || spec.steps.length === 0) {
     errors.push('steps must be a non-empty array');
     return { errors, walkable: false };
