@@ -7,7 +7,7 @@ import { failure } from './codes.js';
 import { checkChainable, toToolSet, type ChainCheck, type SideEffectingTools } from './gate/chainable.js';
 import type { DoorInfo } from './gate/run-frame.js';
 import { isStepGate, messageOf, type StepGate } from './gate/step-gate.js';
-import { DEFAULT_STEP_TIMEOUT_MS, runSettings, settingsFit, type RunSettings } from './engine/plan.js';
+import { DEFAULT_STEP_TIMEOUT_MS, dryRunOf, runSettings, settingsFit, type RunSettings } from './engine/plan.js';
 import type { SnapshotProvider } from './engine/snapshot.js';
 import { compileSchema, schemaProblems, type SchemaCheck } from './spec/ajv.js';
 import { registryProblems } from './spec/registry-check.js';
@@ -267,7 +267,9 @@ export class ComposableToolBuilder {
               validateArgs: builder.validateArgs,
             });
           }
-          const running = plan.runWith(args, ctx, settings, ctx.signal);
+          // A dry run the host asked for in the context: settings of its own, made for this run.
+          const dry = dryRunOf(ctx);
+          const running = plan.runWith(args, ctx, dry ? { ...settings, dry, dryRun: true } : settings, ctx.signal);
           return checkOutput ? running.then((result) => withCheckedOutput(name, checkOutput, result)) : running;
         } catch (error) {
           return Promise.resolve(failure('step_threw', `Composite "${name}" failed unexpectedly: ${messageOf(error)}`));
@@ -292,7 +294,7 @@ export class ComposableToolBuilder {
         gate: this.gate,
         sideEffectingTools: this.sideEffecting,
         snapshots: this.snapshots,
-        dry: options.dry,
+        dry: options.dry ?? dryRunOf(context ?? {}),
         reader: 'code',
         precheck: true,
         validateArgs: this.validateArgs,

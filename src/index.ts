@@ -12,6 +12,7 @@ export type {
   ToolResultDetails,
   EffectRecord,
   EffectOutcome,
+  DryRun,
   ToolResolver,
 } from './tool.js';
 export { ERROR_CODES, failure, type ErrorCode, type FailureDetails } from './codes.js';

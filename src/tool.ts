@@ -23,6 +23,13 @@ export interface ToolExecutionContext {
    */
   onEvent?: (event: ToolEvent) => void;
   /**
+   * A dry run, asked for by the host (it is not an argument, so a model cannot ask for one). At
+   * every door (a composite, run_pipeline, compose, run_js) pure calls run for real, but no
+   * side-effecting call, composition or undo is made: each is listed `wouldRun` in the effects
+   * ledger with its arguments, and its output is taken from `stepOutputs` (see {@link DryRun}).
+   */
+  dryRun?: DryRun;
+  /**
    * Any other field the host needs; passed through unchanged. Typed `any`, not `unknown`, so that
    * an orchestrator's own context interface (agentos's, say, which has no index signature) is
    * accepted where this one is: TypeScript lets an interface meet an open index signature only
@@ -113,6 +120,18 @@ export interface ITool<I = Record<string, unknown>, O = unknown> {
   composition?: boolean;
   /** Run the tool. Should resolve to a result; the gate turns a throw into a failure result. */
   execute(args: I, context: ToolExecutionContext): Promise<ToolExecutionResult<O>>;
+}
+
+/** What a dry run is given: the outputs the calls it does not make answer with. */
+export interface DryRun {
+  /**
+   * The output each call that is not made answers with, by its step's name or place (a
+   * run_pipeline step's id; a compose node's place, such as `tree.calls.save`). A composite,
+   * run_pipeline or compose call without one is refused (`dry_run_needs_output`); a run_js call
+   * reads `call N` (its number in the run), then the tool's name, else gets the text
+   * `dry run: "<tool>" was not run`.
+   */
+  stepOutputs?: Record<string, unknown>;
 }
 
 /** A host's tool lookup by name. */

@@ -6,7 +6,7 @@
 import { failure } from '../codes.js';
 import { toToolSet, type SideEffectingTools } from '../gate/chainable.js';
 import { messageOf, type StepGate } from '../gate/step-gate.js';
-import { compilePlan } from '../engine/plan.js';
+import { compilePlan, dryRunOf } from '../engine/plan.js';
 import type { DoorInfo } from '../gate/run-frame.js';
 import type { SnapshotProvider } from '../engine/snapshot.js';
 import { childrenOf } from '../spec/nodes.js';
@@ -67,7 +67,7 @@ export function createComposeTool(gate: StepGate, options: ComposeToolOptions = 
         if (plan.errors.length) return failure('spec_invalid', `Invalid tree: ${plan.errors.join('; ')}`, { errors: plan.errors });
         const ctx = context ?? {};
         // The tree's nodes read each other's results: code, not the model, reads them.
-        return await plan.run({}, ctx, { gate, sideEffectingTools, snapshots: options.snapshots, signal: ctx.signal, reader: 'code', validateArgs: true, door: COMPOSE_DOOR });
+        return await plan.run({}, ctx, { gate, sideEffectingTools, snapshots: options.snapshots, signal: ctx.signal, reader: 'code', validateArgs: true, door: COMPOSE_DOOR, dry: dryRunOf(ctx) });
       } catch (error) {
         return failure('step_threw', `compose failed unexpectedly: ${messageOf(error)}`);
       }

@@ -7,7 +7,7 @@ import { failure } from '../codes.js';
 import { toToolSet, type SideEffectingTools } from '../gate/chainable.js';
 import { messageOf, type StepGate } from '../gate/step-gate.js';
 import { compileNode } from '../engine/compile-node.js';
-import { createCompileEnv, ended, enterRun } from '../engine/plan.js';
+import { createCompileEnv, dryRunOf, ended, enterRun } from '../engine/plan.js';
 import type { DoorInfo } from '../gate/run-frame.js';
 import { plannedRefusal } from '../engine/planned-calls.js';
 import { runSequence, type NodeOutcome, type NodePlan } from '../engine/run-state.js';
@@ -147,7 +147,7 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
     // A step whose arguments cannot be compiled (a cycle, from a host caller) is refused before anything runs.
     if (env.errors.length) return failure('input_invalid', `Invalid run_pipeline input: ${env.errors.join('; ')}`, { errors: env.errors });
 
-    const entered = enterRun(context, { gate, sideEffectingTools, signal: context.signal, validateArgs: true, door: PIPELINE_DOOR }, env.stepTimeoutMs);
+    const entered = enterRun(context, { gate, sideEffectingTools, signal: context.signal, validateArgs: true, door: PIPELINE_DOOR, dry: dryRunOf(context) }, env.stepTimeoutMs);
     if (!entered.ok) return entered.refusal;
     const state = entered.state;
     // Every step is one call: a pipeline the budget cannot cover is refused before its first step.

@@ -14,7 +14,7 @@ import type { RefScope, StepRead } from '../refs/scope.js';
 import type { ResultReader } from '../shaping/result-reader.js';
 import { collectNames } from '../spec/nodes.js';
 import type { ComposableToolSpec, SpecNode } from '../spec/types.js';
-import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
+import type { DryRun, ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { compileAt, type CompileEnv, type NodeSite, type PlanCall } from './compile-env.js';
 import { compileNode } from './compile-node.js';
 import { LeafChain, failed, type Leaf } from './leaf.js';
@@ -475,3 +475,11 @@ function runState(context: ToolExecutionContext, settings: RunSettings, signal: 
 
 /** The annotations around a top-level node: none. Shared: annotate makes a new list, never writes one. */
 const NO_ANNOTATIONS: RunState['annotations'] = Object.freeze([]);
+
+/** The dry run a host asked for in `context.dryRun`, in the engine's form; `undefined` for a real run. */
+export function dryRunOf(context: ToolExecutionContext): { stepOutputs: Record<string, unknown> } | undefined {
+  const dry = context.dryRun;
+  if (dry === undefined || dry === null || typeof dry !== 'object') return undefined;
+  const outputs = (dry as DryRun).stepOutputs;
+  return { stepOutputs: typeof outputs === 'object' && outputs !== null ? outputs : {} };
+}

@@ -55,6 +55,11 @@ export class CallLedger {
     return call;
   }
 
+  /** A dry run's call that was not made: listed as one that would run, with its arguments. */
+  wouldRun(step: string, name: string, args: Record<string, unknown>): void {
+    if (!this.closed) this.effects.push({ step, tool: name, wouldRun: true, args });
+  }
+
   /**
    * Close the ledger once the run has ended: wait up to `graceMs` for the calls in flight, then
    * list those still unsettled as `unknown`. Later settlements are not recorded.

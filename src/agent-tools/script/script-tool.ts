@@ -6,6 +6,8 @@
 import { SCRIPT_TOOL_NAME } from '../batching-names.js';
 import { failure } from '../../codes.js';
 import { callResolved } from '../../gate/call.js';
+import { checkChainable } from '../../gate/chainable.js';
+import { dryRunOf } from '../../engine/plan.js';
 import { budgetRefusal } from '../../gate/budget.js';
 import { enterComposition } from '../../gate/depth.js';
 import { gateInternals } from '../../gate/gate-call.js';
@@ -157,7 +159,7 @@ async function execute(
   const intention = typeof args?.intention === 'string' ? args.intention : undefined;
   const door = { kind: 'run_js' as const, ...(intention !== undefined ? { intention } : {}) };
   const internals = gateInternals(gate);
-  const entered = enterComposition(context, { reader: 'code', noInteractive: limits.interactiveTools, limits: internals?.limits, tracer: internals?.tracer, door }, signal);
+  const entered = enterComposition(context, { reader: 'code', noInteractive: limits.interactiveTools, limits: internals?.limits, tracer: internals?.tracer, door, dryRun: context.dryRun !== undefined }, signal);
   if (!entered.ok) {
     hostSignal?.removeEventListener('abort', onHostAbort);
     return entered.refusal;
@@ -173,6 +175,8 @@ async function execute(
     return refusal;
   }
   const ledger = new CallLedger();
+  // A dry run the host asked for: side-effecting calls and compositions are listed, not made.
+  const dry = dryRunOf(context);
 
   const onCall = async (call: SandboxCall, clock: ScriptClock): Promise<ScriptCallResult> => {
     const step = `call ${call.index}`;
@@ -186,6 +190,15 @@ async function execute(
     }
     if (limits.interactiveTools.has(call.name) || resolved?.interactive === true) {
       return refusedCall('tool_interactive', `Tool "${call.name}" needs its own moment with a person or the host; call it directly, not from a script.`);
+    }
+    if (dry && resolved !== undefined && (resolved.hasSideEffects === true || resolved.composition === true)) {
+      // A dry run: the rule still decides, but the call is not made; it is listed with its arguments.
+      const check = checkChainable(call.name, resolved, limits.sideEffectingTools, () => gate.names?.());
+      if (!check.ok) return toScriptCallResult(check.refusal, limits.maxCallResultBytes);
+      ledger.wouldRun(step, call.name, callArgs);
+      const outputs = dry.stepOutputs;
+      const output = Object.hasOwn(outputs, step) ? outputs[step] : Object.hasOwn(outputs, call.name) ? outputs[call.name] : `dry run: "${call.name}" was not run`;
+      return toScriptCallResult({ success: true, output }, limits.maxCallResultBytes);
     }
     if (limits.slowTools.has(call.name)) clock.extendTo(limits.slowTimeoutMs);
     // The instance checked above is the one the rule checks and the gate runs.
