@@ -120,13 +120,14 @@ printTable(['way', 'tokens', 'bytes', 'tools offered'], WAYS.map((w) => {
   return [w, countTokens(body), countBytes(body), o.tools.length];
 }));
 {
-  // The script way's own definitions, as the issue bounds them: name, description and inputSchema.
-  const o = offer('script', createFsTools(FIXTURE_REPO));
-  const own = o.tools.filter((t) => t.name === 'run_js' || t.name === 'get_observation');
+  // The three definitions a model is sent on every turn whatever the task, bounded together:
+  // name, description and inputSchema of run_pipeline, run_js and get_observation.
+  const tools = [...offer('pipeline', createFsTools(FIXTURE_REPO)).tools, ...offer('script', createFsTools(FIXTURE_REPO)).tools];
+  const own = ['run_pipeline', 'run_js', 'get_observation'].map((name) => tools.find((t) => t.name === name)!);
   const sizes = own.map((t) => countTokens(JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema })));
   const sum = sizes.reduce((a, b) => a + b, 0);
-  console.log(`\nrun_js and get_observation definitions: ${own.map((t, i) => `${t.name} ${sizes[i]}`).join(' + ')} = ${sum} tokens (bound: about 250)`);
-  if (sum > 250) failures.push(`run_js and get_observation definitions are ${sum} tokens, over about 250`);
+  console.log(`\nrun_pipeline, run_js and get_observation definitions: ${own.map((t, i) => `${t.name} ${sizes[i]}`).join(' + ')} = ${sum} tokens (bound: 250)`);
+  if (sum > 250) failures.push(`the run_pipeline, run_js and get_observation definitions are ${sum} tokens, over 250`);
 }
 const withoutLog = large.filter((t) => t.id !== 2);
 const direct5 = sumTallies(withoutLog.map((t) => runs.get(t.id)!.direct.tally));

@@ -14,7 +14,6 @@ import { runSequence, type NodeOutcome, type NodePlan } from '../engine/run-stat
 import { runAuto } from '../engine/schedule.js';
 import type { RefScope } from '../refs/scope.js';
 import { compileSchema } from '../spec/ajv.js';
-import { kindDefinition } from '../spec/schema.js';
 import type { StepNode } from '../spec/types.js';
 import type { ITool, JSONSchemaObject, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { RUN_PIPELINE_TOOL_NAME } from './batching-names.js';
@@ -58,27 +57,37 @@ export type PipelineStepReport =
   | { id: string; ok: true; output: unknown }
   | { id: string; ok: false; error: string; code?: string };
 
-/** The input schema: the model form of a step (from the spec schema's own definitions) with an `id`. */
-function inputSchema(maxSteps: number): JSONSchemaObject {
-  const step = kindDefinition('step', 'model') as { properties: Record<string, unknown> };
+/**
+ * The input schema a model is sent: kept to what it needs, since it is paid for on every turn. The
+ * bounds and the details (the step count, an id used twice, what each tool's args must be) are
+ * checked when a call arrives, each with a message that says what to change.
+ */
+function inputSchema(): JSONSchemaObject {
+  return {
+    type: 'object',
+    properties: {
+      steps: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, tool: { type: 'string' }, args: { type: 'object' } }, required: ['tool'] } },
+      stop_on_error: { type: 'boolean' },
+    },
+    required: ['steps'],
+  };
+}
+
+/** What a call is checked against when it arrives: the published schema, and the bounds it leaves out. */
+function checkedSchema(maxSteps: number): JSONSchemaObject {
+  const published = inputSchema() as { properties: { steps: { items: Record<string, unknown> } } };
   return {
     type: 'object',
     required: ['steps'],
     properties: {
-      steps: {
-        type: 'array',
-        minItems: 1,
-        maxItems: maxSteps,
-        items: { ...step, properties: { id: { type: 'string' }, ...step.properties } },
-      },
-      stop_on_error: { type: 'boolean', description: 'default true' },
+      steps: { type: 'array', minItems: 1, maxItems: maxSteps, items: { ...published.properties.steps.items, additionalProperties: false } },
+      stop_on_error: { type: 'boolean' },
     },
     additionalProperties: false,
   };
 }
 
-const DESCRIPTION =
-  'Run tool calls in order in one call, when the next calls are known in advance. In a string arg, ${step_N.output} (1-based) or ${<id>.output} is replaced by an earlier step\'s output (a whole-string reference keeps its value). Returns each step\'s output or error under an "<id>: ok" line.';
+const DESCRIPTION = "Run tool calls in order, in one call. String args may use ${step_N.output} or ${id.output.field}: an earlier step's output.";
 
 /**
  * Make the `run_pipeline` tool. Only tools the gate resolves are callable, each checked by the
@@ -87,11 +96,11 @@ const DESCRIPTION =
  */
 export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOptions = {}): ITool {
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_PIPELINE_STEPS;
-  const schema = inputSchema(maxSteps);
+  const schema = inputSchema();
   // The host's list, made a set once: every call and every run reads it.
   const sideEffectingTools = toToolSet(options.sideEffectingTools);
   // The step bound is checked first, for its own code; the schema then says the same.
-  const check = compileSchema(schema);
+  const check = compileSchema(checkedSchema(maxSteps));
   const tool: ITool = {
     id: `toolweave:${RUN_PIPELINE_TOOL_NAME}`,
     name: RUN_PIPELINE_TOOL_NAME,

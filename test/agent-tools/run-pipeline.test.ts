@@ -1,5 +1,7 @@
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
+import { createGetObservationTool, createObservationStore } from '../../src/agent-tools/observations/index.js';
+import { createScriptTool } from '../../src/agent-tools/script/index.js';
 import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { MAX_COMPOSITION_DEPTH } from '../../src/gate/depth.js';
 import { registry, tool } from '../helpers/tools.js';
@@ -124,9 +126,17 @@ describe('run_pipeline', () => {
     expect((await small.execute({ steps: [{ tool: 'echo' }] }, { sessionData: { emergentDepth: MAX_COMPOSITION_DEPTH } })).details?.code).toBe('nesting_too_deep');
   });
 
-  it('its definition stays small (o200k_base over name, description, inputSchema)', () => {
+  it('its definition, with run_js and get_observation, stays within 250 tokens (o200k_base over name, description, inputSchema)', () => {
+    const { pipeline, reg } = setup();
+    const gate = reg.gate();
+    const tools = [pipeline, createScriptTool(gate), createGetObservationTool(createObservationStore())];
+    const tokens = tools.map((t) => encode(JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema })).length);
+    expect(tokens.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(250);
+  });
+
+  it('still checks what its small schema leaves out: an unknown field, an empty list', async () => {
     const { pipeline } = setup();
-    const tokens = encode(JSON.stringify({ name: pipeline.name, description: pipeline.description, inputSchema: pipeline.inputSchema })).length;
-    expect(tokens).toBeLessThanOrEqual(250);
+    expect((await pipeline.execute({ steps: [] }, {})).details?.code).toBe('input_invalid');
+    expect((await pipeline.execute({ steps: [{ tool: 'echo', argz: {} }] }, {})).error).toContain('unknown field "argz"');
   });
 });

@@ -110,12 +110,12 @@ export function createGetObservationTool(
     id: 'get_observation',
     name: 'get_observation',
     displayName: 'Get observation',
-    description: `Read stored tool output by obs_ id: up to ${maxLines} lines per id from a 0-based line offset. Several ids per call.`,
+    description: `Page stored output by obs_ id: ${maxLines} lines per id from a 0-based line offset.`,
     inputSchema: {
       type: 'object',
       properties: {
         ids: { type: 'array', items: { type: 'string' } },
-        offset: { type: 'integer', minimum: 0 },
+        offset: { type: 'integer' },
         lines: { type: 'integer' },
       },
       required: ['ids'],

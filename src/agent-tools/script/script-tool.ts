@@ -33,9 +33,8 @@ export interface ScriptToolInput {
  * every turn, so each word costs every request.
  */
 const DESCRIPTION =
-  'Run an async JavaScript function body in a sandbox. ' +
-  'await callTool(name, args) resolves to {text, error} (error null on success); ' +
-  'Promise.all runs calls at once. Return only the answer: a string as written, else JSON.';
+  'Run an async JS function body in a sandbox. await callTool(name, args) gives {text, error} (error null if ok); ' +
+  'Promise.all runs calls at once. Return only the answer.';
 
 /**
  * Only `code`: the tool reads nothing else, and the definition is sent on every turn. (An
@@ -44,7 +43,7 @@ const DESCRIPTION =
 const INPUT_SCHEMA = {
   type: 'object',
   properties: {
-    code: { type: 'string', description: 'async function body' },
+    code: { type: 'string' },
   },
   required: ['code'],
 };

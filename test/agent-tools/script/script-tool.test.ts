@@ -21,7 +21,7 @@ describe('run_js definition', () => {
     expect(tool.name).toBe('run_js');
     expect(tool.inputSchema).toEqual({
       type: 'object',
-      properties: { code: { type: 'string', description: 'async function body' } },
+      properties: { code: { type: 'string' } },
       required: ['code'],
     });
   });
