@@ -44,6 +44,11 @@ export type AiSdkTool = Tool<Record<string, unknown>, PresentedResult>;
  * `generateText({ model, tools: toAiSdkTools([composite, runPipeline]) })`.
  *
  * @throws TypeError when two tools share a name (a programming error)
+ *
+ * @example
+ * ```ts
+ * const result = await generateText({ model, tools: toAiSdkTools([greetUser, runPipeline, runJs]), prompt });
+ * ```
  */
 export function toAiSdkTools(tools: Iterable<ITool>, options: AiSdkToolsOptions = {}): Record<string, AiSdkTool> {
   const set: Record<string, AiSdkTool> = {};
@@ -73,6 +78,12 @@ export function toAiSdkTools(tools: Iterable<ITool>, options: AiSdkToolsOptions 
  *
  * @throws TypeError for a tool without `execute` (client-side and provider tools run elsewhere),
  * a schema that resolves asynchronously, or a declaration for a tool that is not there
+ *
+ * @example
+ * ```ts
+ * const steps = fromAiSdkTools({ weather, sendEmail }, { tools: { weather: { hasSideEffects: false }, sendEmail: { hasSideEffects: true } } });
+ * for (const tool of steps) registry.set(tool.name, tool);
+ * ```
  */
 export function fromAiSdkTools(tools: Record<string, Tool>, options?: ImportOptions): ITool[] {
   const names = Object.keys(tools);

@@ -108,6 +108,12 @@ class ToolweaveLangChainTool extends StructuredTool<JSONSchema, Record<string, u
  * or a `ToolNode` of them.
  *
  * @throws TypeError when two tools share a name (a programming error)
+ *
+ * @example
+ * ```ts
+ * const agentTools = toLangChainTools([greetUser, runPipeline]);
+ * const message = await agentTools[0].invoke({ id: 'call_1', name: 'greet_user', args: { id: 7 }, type: 'tool_call' });
+ * ```
  */
 export function toLangChainTools(tools: Iterable<ITool>, options: LangChainToolsOptions = {}): LangChainTool[] {
   return byName(tools, 'toLangChainTools').map((tool) => new ToolweaveLangChainTool(tool, options));
@@ -122,6 +128,12 @@ export function toLangChainTools(tools: Iterable<ITool>, options: LangChainTools
  * the toolweave context as `configurable`.
  *
  * @throws TypeError for a declaration of a tool that is not there
+ *
+ * @example
+ * ```ts
+ * const steps = fromLangChainTools([searchTool], { tools: { search: { hasSideEffects: false } } });
+ * for (const tool of steps) registry.set(tool.name, tool);
+ * ```
  */
 export function fromLangChainTools(tools: readonly StructuredToolInterface[], options?: ImportOptions): ITool[] {
   const declared = declarationsFor('fromLangChainTools', tools.map((t) => t.name), options);

@@ -66,6 +66,11 @@ export type OpenAIAgentsTool<TContext = unknown> = FunctionTool<TContext, OpenAI
  * Each tool's `strict` says which form it was sent in.
  *
  * @throws TypeError when two tools share a name (a programming error)
+ *
+ * @example
+ * ```ts
+ * const agent = new Agent({ name: 'helper', instructions, tools: toOpenAIAgentsTools([greetUser, runJs]) });
+ * ```
  */
 export function toOpenAIAgentsTools<TContext = unknown>(tools: Iterable<ITool>, options: OpenAIAgentsToolsOptions<TContext> = {}): OpenAIAgentsTool<TContext>[] {
   return byName(tools, 'toOpenAIAgentsTools').map((source) => {
@@ -134,6 +139,12 @@ function sdkDefaultErrorText(): Promise<string> {
  * `hasSideEffects: true` and give the gate its `approvals`.
  *
  * @throws TypeError for a declaration of a tool that is not there
+ *
+ * @example
+ * ```ts
+ * const steps = fromOpenAIAgentsTools([lookupTool], { tools: { lookup: { hasSideEffects: false } } });
+ * for (const tool of steps) registry.set(tool.name, tool);
+ * ```
  */
 export function fromOpenAIAgentsTools<TContext>(tools: readonly InvocableFunctionTool<TContext>[], options?: ImportOptions): ITool[] {
   const declared = declarationsFor('fromOpenAIAgentsTools', tools.map((t) => t.name), options);

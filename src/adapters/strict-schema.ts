@@ -45,6 +45,12 @@ class NoStrictForm extends Error {}
  * The strict form of `schema`; see the module comment for what has none. Never throws.
  *
  * @param schema - a tool's input schema
+ *
+ * @example
+ * ```ts
+ * const form = toStrictSchema(tool.inputSchema);
+ * if (form) console.log(form.schema); // every property required, optional ones nullable
+ * ```
  */
 export function toStrictSchema(schema: JSONSchemaObject): StrictForm {
   try {

@@ -43,6 +43,13 @@ const DESCRIPTION =
 /**
  * Make the `compose` tool. A bad tree is refused with every problem listed before anything
  * runs; every call it names is checked against the host's chainability rule first.
+ *
+ * @example
+ * ```ts
+ * const compose = createComposeTool(gate, { sideEffectingTools: ['edit_file'] });
+ * registry.set(compose.name, compose);
+ * const result = await compose.execute({ combinator: 'gather', calls: { a: { tool: 'read_file', args: { path: 'a.ts' } }, b: { tool: 'read_file', args: { path: 'b.ts' } } } }, {});
+ * ```
  */
 export function createComposeTool(gate: StepGate, options: ComposeToolOptions = {}): ITool {
   // The host's list, made a set once: every call and every run reads it.

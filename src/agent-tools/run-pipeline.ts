@@ -93,6 +93,13 @@ const DESCRIPTION = "Run tool calls in order, in one call. String args may use $
  * Make the `run_pipeline` tool. Only tools the gate resolves are callable, each checked by the
  * host's chainability rule (checked for every step before anything runs, and again as each
  * runs); the pipeline cannot call itself; the step count is bounded.
+ *
+ * @example
+ * ```ts
+ * const pipeline = createRunPipelineTool(gate, { sideEffectingTools: ['write_file'], maxSteps: 10 });
+ * registry.set(pipeline.name, pipeline);
+ * const result = await pipeline.execute({ steps: [{ id: 'ls', tool: 'list_dir', args: { path: 'src' } }, { tool: 'read_file', args: { path: 'src/${ls.output.first}' } }] }, {});
+ * ```
  */
 export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOptions = {}): ITool {
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_PIPELINE_STEPS;

@@ -26,6 +26,11 @@ export type GuideTool = Pick<ITool, 'name'> & Partial<Pick<ITool, 'hasSideEffect
  *
  * @param tools - every tool the model is offered
  * @param options - `sideEffectingTools`: the host's chainable side-effecting tools, to name them
+ *
+ * @example
+ * ```ts
+ * const system = `${basePrompt}\n\n${renderUsageGuide([...registry.values()], { sideEffectingTools: ['write_file'] })}`;
+ * ```
  */
 export function renderUsageGuide(tools: readonly GuideTool[], options: { sideEffectingTools?: SideEffectingTools } = {}): string {
   const names = new Set(tools.map((t) => t.name));

@@ -23,6 +23,11 @@ export interface CallByNameResult {
 /**
  * Resolve a tool by name, check it against the chainability rule, and run that very instance
  * through the gate. The path every front door (pipeline, compose, script) takes for one call.
+ *
+ * @example
+ * ```ts
+ * const { result, tool } = await callByName(gate, 'read_file', { path: 'a.ts' }, context, { sideEffectingTools: ['write_file'], step: 'my door' });
+ * ```
  */
 export function callByName(
   gate: StepGate,
@@ -37,6 +42,12 @@ export function callByName(
 /**
  * {@link callByName} for a caller that has already resolved `name` (to check something else of
  * the tool first): the chainability rule on that instance, then the gate runs that instance.
+ *
+ * @example
+ * ```ts
+ * const tool = gate.resolve('read_file');
+ * if (tool?.interactive !== true) await callResolved(gate, 'read_file', tool, { path: 'a.ts' }, context);
+ * ```
  */
 export async function callResolved(
   gate: StepGate,

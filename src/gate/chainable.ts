@@ -31,6 +31,12 @@ const EMPTY: ReadonlySet<string> = new Set();
  * @param tool - what that name resolved to, if anything
  * @param sideEffectingTools - the host's list of side-effecting tools that may be chained
  * @param names - the registered names, for "did you mean" on a missing tool
+ *
+ * @example
+ * ```ts
+ * const check = checkChainable('write_file', registry.get('write_file'), ['write_file']);
+ * if (!check.ok) console.log(check.refusal.details?.code); // step_not_chainable, side_effects_undeclared, step_missing
+ * ```
  */
 export function checkChainable(
   name: string,

@@ -21,6 +21,12 @@ export interface Serving {
 /**
  * Serve `server` on stdio: MCP messages on stdin and stdout (stdout carries nothing else: log to
  * stderr). Streams other than the process's own may be given, for tests.
+ *
+ * @example
+ * ```ts
+ * const server = createMcpServer(tools, { gate });
+ * await serveStdio(server);
+ * ```
  */
 export async function serveStdio(server: Server, io: { stdin?: Readable; stdout?: Writable } = {}): Promise<Serving> {
   const transport = new StdioServerTransport(io.stdin, io.stdout);

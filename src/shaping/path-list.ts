@@ -79,6 +79,11 @@ export function shapePathList(lines: readonly string[]): ShapedPathList {
  *
  * The one exception to "never longer": when the flat text cannot stand for the lines (a single
  * empty line, a first line equal to the marker, a line holding `\n`), the grouped form ships.
+ *
+ * @example
+ * ```ts
+ * const { text, grouped } = compressPathList(['src/app/a.ts', 'src/app/b.ts', 'src/lib/c.ts']);
+ * ```
  */
 export function compressPathList(lines: readonly string[]): CompressedPathList {
   const { text, grouped } = shapePathList(lines);
@@ -88,6 +93,11 @@ export function compressPathList(lines: readonly string[]): CompressedPathList {
 /**
  * Read a text from {@link compressPathList} back into its lines, grouped or flat: a first line
  * equal to the marker means grouped, anything else is a flat list, and `''` is no lines.
+ *
+ * @example
+ * ```ts
+ * const lines = expandPathList(compressPathList(paths).text); // every original line, in order
+ * ```
  */
 export function expandPathList(text: string): string[] {
   if (text === '') return [];

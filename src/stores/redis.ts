@@ -78,6 +78,12 @@ class StoreUnavailable extends Error {}
  *
  * @throws TypeError when `client` is missing, RangeError when an option is out of range
  * (programming errors, not results).
+ *
+ * @example
+ * ```ts
+ * const store = createRedisObservationStore({ client: new Redis(process.env.REDIS_URL!), ttlSeconds: 3600 });
+ * const tools = withObservations([readFile], store);
+ * ```
  */
 export function createRedisObservationStore(options: RedisObservationStoreOptions): ObservationStore {
   const { client } = options;

@@ -98,6 +98,12 @@ interface ReadId {
  * result, never a throw. Failures: `input_invalid`, `observation_unknown` (also for an id of
  * another scope), `observation_expired`, `observation_offset` (the offset is at or past the end
  * of a non-empty body; offset 0 of an empty body reads as empty), `observation_store_unavailable`.
+ *
+ * @example
+ * ```ts
+ * const store = createObservationStore();
+ * registry.set('get_observation', createGetObservationTool(store));
+ * ```
  */
 export function createGetObservationTool(
   store: ObservationStore,

@@ -56,6 +56,12 @@ function positiveOption(name: string, value: number | undefined, fallback: numbe
  * (`toolweave/redis`).
  *
  * @throws RangeError when an option is out of range (a programming error, not a result).
+ *
+ * @example
+ * ```ts
+ * const store = createObservationStore({ maxBytes: 64 * 1024 * 1024 });
+ * const tools = withObservations([readFile, grepFiles], store);
+ * ```
  */
 export function createObservationStore(options: ObservationStoreOptions = {}): ObservationStore {
   const maxBytes = positiveOption('maxBytes', options.maxBytes, DEFAULT_OBSERVATION_STORE_BYTES);

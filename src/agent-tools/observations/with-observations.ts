@@ -166,6 +166,13 @@ function wrapTool<I, O>(tool: ITool<I, O>, store: ObservationStore, settings: Se
  * code reads it (a run_js call, a step of a composite or a compose tree: the door marks the
  * context, see {@link readerOf}) the result passes through unchanged, so a registry can be
  * wrapped once and used through every door.
+ *
+ * @example
+ * ```ts
+ * const store = createObservationStore();
+ * for (const tool of withObservations([readFile, grepFiles], store)) registry.set(tool.name, tool);
+ * registry.set('get_observation', createGetObservationTool(store));
+ * ```
  */
 export function withObservations<I, O>(
   tool: ITool<I, O>,

@@ -105,6 +105,13 @@ const MAX_LISTED_ABANDONED = 20;
  *
  * @param gate - the gate every call passes
  * @param options - the limits and the pool; see {@link ScriptToolOptions}
+ *
+ * @example
+ * ```ts
+ * const runJs = createScriptTool(gate, { sideEffectingTools: ['write_file'], timeoutMs: 10_000 });
+ * registry.set(runJs.name, runJs);
+ * const result = await runJs.execute({ code: "const r = await callTool('read_file', { path: 'a.ts' }); return r.text.length;" }, {});
+ * ```
  */
 export function createScriptTool(gate: StepGate, options: ScriptToolOptions = {}): ITool {
   const limits = resolveScriptLimits(options);

@@ -9,6 +9,12 @@ export const TRY_AND_CHECK_MAX_ATTEMPTS = 5;
 /**
  * A check passes unless its call fails or its output says no: `false`, or an object whose
  * `ok`, `passed` or `success` is `false` (how test runners and linters report).
+ *
+ * @example
+ * ```ts
+ * checkPassed({ passed: false }); // false
+ * checkPassed('3 tests passed'); // true
+ * ```
  */
 export function checkPassed(output: unknown): boolean {
   if (output === false) return false;
