@@ -20,6 +20,8 @@ export interface CompileEnv {
   tools: Set<string>;
   /** Every call a node or a compensation may make, in spec order: its label and its tool. */
   leaves: PlanCall[];
+  /** Each tool the spec names, by its place among them (what a run's resolved tools are indexed by). */
+  toolSlots: Map<string, number>;
   /** Every annotate node's intent and hypothesis, in spec order. */
   annotations: { step: string; intent: string; hypothesis?: string }[];
 }
@@ -75,8 +77,17 @@ export interface PlanCall {
   label: string;
   /** The tool it calls. */
   tool: string;
+  /** The tool's place among the spec's tools (see `CompileEnv.toolSlots`). */
+  slot: number;
   /** It is a compensation, run only when a scope rolls back. */
   undo?: true;
   /** Its arguments, when the mapping reads nothing at run time (so they can be checked at build). */
   staticArgs?: unknown;
+}
+
+/** The place of `tool` among the spec's tools, given one the first time it is named. */
+export function toolSlot(env: CompileEnv, tool: string): number {
+  let slot = env.toolSlots.get(tool);
+  if (slot === undefined) env.toolSlots.set(tool, (slot = env.toolSlots.size));
+  return slot;
 }

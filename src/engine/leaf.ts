@@ -10,7 +10,7 @@ import { isRecord } from '../spec/nodes.js';
 import type { StepNode } from '../spec/types.js';
 import type { EffectOutcome, ITool, ToolExecutionResult } from '../tool.js';
 import type { Accessor, RefScope } from '../refs/scope.js';
-import { compileAt, type CompileEnv, type NodeSite, type PlanCall } from './compile-env.js';
+import { compileAt, toolSlot, type CompileEnv, type NodeSite, type PlanCall } from './compile-env.js';
 import { fromDrive, threwOutcome, type Lane, type LeafRecorder, type NodeOutcome, type NodePlan, type RunState, type TraceEntry, type UndoAction } from './run-state.js';
 
 /** What a mapping that reads nothing is resolved against, once, to know its arguments at build time. */
@@ -20,12 +20,13 @@ const NO_SCOPE: RefScope = { input: undefined, prev: undefined, steps: [], named
 export function compileLeaf(node: StepNode, env: CompileEnv, site: NodeSite, label: string): NodePlan {
   const toolName = node.tool;
   env.tools.add(toolName);
-  const call: PlanCall = { label, tool: toolName };
+  const slot = toolSlot(env, toolName);
+  const call: PlanCall = { label, tool: toolName, slot };
   env.leaves.push(call);
   const mapping = compileAt(env, node.inputMapping ?? node.args ?? {}, site, label);
   if (!mapping.dynamic) call.staticArgs = mapping.accessor(NO_SCOPE);
   const undo = node.compensate ? compileCompensation(node.compensate.tool, node.compensate.args, env, site, label) : undefined;
-  const leaf = new Leaf(label, toolName, node.name, mapping.accessor, node.timeoutMs ?? env.stepTimeoutMs, undo);
+  const leaf = new Leaf(label, toolName, slot, node.name, mapping.accessor, node.timeoutMs ?? env.stepTimeoutMs, undo);
   const plan = fromDrive((state, scope, lane) => leaf.drive(state, scope, lane));
   // A leaf with nothing to undo may run in a top-level chain's fast path (see LeafChain).
   if (!undo) plan.leaf = leaf;
@@ -47,6 +48,7 @@ export class Leaf implements LeafRecorder {
   /**
    * @param label - the step's label: its name, or its place in the spec
    * @param toolName - the tool it calls, resolved through the gate at every run
+   * @param slot - the tool's place among the plan's tools (see `CompileEnv.toolSlots`)
    * @param name - the node's name, under which its output is recorded (`$steps.<name>`)
    * @param argsOf - its compiled argument mapping
    * @param timeoutMs - its timeout
@@ -55,6 +57,7 @@ export class Leaf implements LeafRecorder {
   constructor(
     readonly label: string,
     readonly toolName: string,
+    readonly slot: number,
     readonly name: string | undefined,
     readonly argsOf: Accessor,
     readonly timeoutMs: number,
@@ -153,7 +156,7 @@ export class Leaf implements LeafRecorder {
    */
   private resolve(state: RunState): ITool | undefined {
     const known = state.resolved;
-    if (known !== undefined && state.version!() === known.version) return known.tools.get(this.toolName);
+    if (known !== undefined && state.version!() === known.version) return known.bySlot[this.slot];
     return state.gate.resolve(this.toolName);
   }
 
@@ -207,7 +210,7 @@ type Compensation = ReturnType<typeof compileCompensation>;
 function compileCompensation(tool: string, args: unknown, env: CompileEnv, site: NodeSite, label: string) {
   env.tools.add(tool);
   const step = `${label} (undo)`;
-  env.leaves.push({ label: step, tool, undo: true });
+  env.leaves.push({ label: step, tool, slot: toolSlot(env, tool), undo: true });
   const mapping = compileAt(env, args ?? {}, { ...site, hasPrev: true }, step);
   return {
     tool,

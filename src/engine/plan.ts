@@ -293,16 +293,18 @@ function precheckCalls(state: RunState, settings: RunSettings, calls: readonly P
   const gate = state.gate;
   // Kept only when a version can say later that they still stand.
   const tools = version ? new Map<string, ITool | undefined>() : undefined;
+  const bySlot: (ITool | undefined)[] = [];
   for (const call of calls) {
     const tool = gate.resolve(call.tool);
     tools?.set(call.tool, tool);
+    bySlot[call.slot] = tool;
     if (tool !== undefined && settings.compositionId !== undefined && tool.id === settings.compositionId) continue;
     if (!isChainable(call.tool, tool, state.sideEffectingTools)) {
       return failed(state, call.label, call.tool, chainRefusal(call.tool, tool, () => gate.names?.()));
     }
   }
   if (tools) {
-    settings.checked = { version: seen, tools };
+    settings.checked = { version: seen, tools, bySlot };
     state.resolved = settings.checked;
   }
   return undefined;
@@ -361,6 +363,7 @@ export function createCompileEnv(nodes: readonly unknown[], options: PlanOptions
     warnings: [],
     tools: new Set(),
     leaves: [],
+    toolSlots: new Map(),
     annotations: [],
   };
 }

@@ -93,6 +93,8 @@ export interface ResolvedTools {
   version: unknown;
   /** Each tool by the name it was resolved under. */
   tools: Map<string, ITool | undefined>;
+  /** The same, by the tool's place among the plan's tools (a leaf's `slot`): one array read a step. */
+  bySlot: readonly (ITool | undefined)[];
 }
 
 /** What a node's run comes to: its output, or the failure that ended it. */
