@@ -3,7 +3,7 @@ import { failure } from '../codes.js';
 import { argsRefusal } from '../gate/args-check.js';
 import { callByName, runThroughGate } from '../gate/call.js';
 import { chainRefusal, isChainable } from '../gate/chainable.js';
-import { GateCall, type StartCall } from '../gate/gate-call.js';
+import { GateCall } from '../gate/gate-call.js';
 import type { GateRunOptions } from '../gate/step-gate.js';
 import { release } from '../gate/watchdog.js';
 import { isRecord } from '../spec/nodes.js';

@@ -395,7 +395,6 @@ class ScriptRun {
    * once for a plain answer, else with the ending functions.
    */
   private finish(): SandboxOutcome {
-    const vm = this.vm as QuickJSContext;
     this.release();
     let text = this.finishWith();
     if (text === '?') {
