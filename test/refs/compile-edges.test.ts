@@ -21,7 +21,8 @@ describe('bracket segments after other segments', () => {
   });
 
   it('a bad bracket is refused even when a good one follows', () => {
-    for (const bad of ['$input[x]["b"]', "$input[x]['b']", '$input[x][0]', '$input.a[b]["b"]']) {
+    // '[abc]' is as long as "['b']": a bracket found further on must not stand in for it.
+    for (const bad of ['$input[x]["b"]', "$input[x]['b']", "$input[abc]['b']", '$input[abc]["b"]', '$input[x][0]', '$input.a[b]["b"]']) {
       const errors = compileMapping(bad, site()).errors;
       expect(errors, bad).toHaveLength(1);
       expect(errors[0], bad).toContain('is not a valid path');
@@ -34,6 +35,9 @@ describe('bracket segments after other segments', () => {
     for (const bad of ['$steps[x].fetchUser', "$steps[x]['fetchUser']", '$steps{x}.fetchUser']) {
       expect(compileMapping(bad, site()).errors, bad).toHaveLength(1);
     }
+    // '[x]' is as long as '.ab': a name found further on must not stand in for the head.
+    const known = { namesBefore: new Set(['ab']), allNames: new Set(['ab']) };
+    expect(compileMapping('$steps[x].ab.c', site(known)).errors[0]).toContain('must be followed by [n] (a step position) or .name (a step name)');
   });
 });
 
