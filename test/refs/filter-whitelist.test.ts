@@ -172,3 +172,33 @@ describe('the shape of a filter', () => {
     expect(a('@.a==2')).toEqual([2]);
   });
 });
+
+describe('members only after what can have them', () => {
+  it.each([
+    ["$input.items[?('abc'.length == 3)]", 'a string literal'],
+    ['$input.items[?(1 .toFixed)]', 'a number'],
+    ['$input.items[?(true.x)]', 'a literal word'],
+    ['$input.items[?((@.a).b)]', 'a group'],
+  ])('refuses a member of %s (%s)', (path) => {
+    expectRefused(path, 'unexpected "."', { items: [{ a: 1 }] });
+  });
+
+  it('numbers of every digit, @-words with no space before an operator', () => {
+    const input = { items: [{ a: 0 }, { a: 9 }, { a: 5 }], list: Array.from({ length: 13 }, (_, i) => i), m: { a: { n: 1 }, b: { n: 2 } } };
+    expect(run('$input.items[?(@.a == 0 || @.a == 9)].a', { input })).toEqual([0, 9]);
+    expect(run('$input.list[?(@ == 12)]', { input })).toEqual([12]);
+    expect(run('$input.items[?(@.a == 5)].a', { input })).toEqual([5]);
+    expect(run("$input.m[?(@property=='b')].n", { input })).toEqual([2]);
+    expect(run('$input.items[?(@.list[12] == 12)].a', { input: { items: [{ list: input.list, a: 0 }, { list: [], a: 5 }] } })).toEqual([0]);
+  });
+});
+
+describe('slices are JSONPath', () => {
+  it('with and without a start, negative, and of several digits', () => {
+    const input = { list: Array.from({ length: 13 }, (_, i) => i) };
+    expect(run('$input.list[1:3]', { input })).toEqual([1, 2]);
+    expect(run('$input.list[-2:]', { input })).toEqual([11, 12]);
+    expect(run('$input.list[:2]', { input })).toEqual([0, 1]);
+    expect(run('$input.list[10:12]', { input })).toEqual([10, 11]);
+  });
+});
