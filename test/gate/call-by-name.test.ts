@@ -161,7 +161,11 @@ describe('a host-made gate: every answer becomes a result with a code', () => {
     ['a failure that is a string', { success: 'false' }],
   ])('a gate answering %s is step_bad_result; the step defaults to the tool name', async (_, answer) => {
     const { result } = await callByName(gateAnswering(() => Promise.resolve(answer as never)), 'pure', {}, {});
-    expect(result).toMatchObject({ success: false, details: { code: 'step_bad_result', tool: 'pure', step: 'pure' } });
+    expect(result).toStrictEqual({
+      success: false,
+      error: 'The gate answered something that is not a tool result for tool "pure".',
+      details: { code: 'step_bad_result', tool: 'pure', step: 'pure' },
+    });
   });
 
   it('a gate answering something that throws when read is step_bad_result', async () => {

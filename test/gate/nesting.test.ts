@@ -172,3 +172,29 @@ describe('an abort reaches nested compositions', () => {
     expect(log.calls).toEqual([]);
   });
 });
+
+describe('the refusals, exactly', () => {
+  it('a composition entered from a context whose path already holds it: composition_cycle, before any step', async () => {
+    const { log, add } = setup([]);
+    const a = add('a', { steps: [{ tool: 'log', inputMapping: {} }] });
+    const result = await a.execute({}, { sessionData: { compositionPath: ['host:outer', 'toolweave:a'] } });
+    expect(result).toStrictEqual({
+      success: false,
+      error: 'Composition "toolweave:a" reaches itself.',
+      details: { code: 'composition_cycle', composition: 'toolweave:a', path: ['host:outer', 'toolweave:a', 'toolweave:a'] },
+    });
+    expect(log.calls).toHaveLength(0);
+  });
+
+  it('a composition entered at the depth limit: nesting_too_deep, naming the depth and the limit', async () => {
+    const { log, add } = setup([]);
+    const a = add('a', { steps: [{ tool: 'log', inputMapping: {} }] });
+    const result = await a.execute({}, { sessionData: { emergentDepth: MAX_COMPOSITION_DEPTH + 3 } });
+    expect(result).toStrictEqual({
+      success: false,
+      error: `Compositions nest at most ${MAX_COMPOSITION_DEPTH} deep.`,
+      details: { code: 'nesting_too_deep', depth: MAX_COMPOSITION_DEPTH + 3, limit: MAX_COMPOSITION_DEPTH },
+    });
+    expect(log.calls).toHaveLength(0);
+  });
+});
