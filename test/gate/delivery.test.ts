@@ -8,21 +8,9 @@ import { ComposableToolBuilder } from '../../src/builder.js';
 import type { ToolEvent } from '../../src/gate/events.js';
 import { GateCall, gateInternals } from '../../src/gate/gate-call.js';
 import { release } from '../../src/gate/watchdog.js';
-import type { ITool, ToolExecutionResult } from '../../src/tool.js';
+import type { ToolExecutionResult } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';
-
-/** A tool whose execute returns what `answer` makes, as it is. */
-function raw(name: string, answer: () => unknown): ITool {
-  return {
-    id: `test:${name}`,
-    name,
-    displayName: name,
-    description: name,
-    inputSchema: { type: 'object' },
-    hasSideEffects: false,
-    execute: () => answer() as Promise<ToolExecutionResult>,
-  };
-}
+import { raw } from './raw-tool.js';
 
 /** The `call_ended` events a listener heard, as [tool, code or 'ok']. */
 function endings(events: ToolEvent[]): [string, string][] {
@@ -95,54 +83,26 @@ describe('a call ends exactly once', () => {
   it.each([
     ['with no host checks', {}],
     ['with a host check', { checks: [() => ({ isAllowed: true })] }],
-  ])('in a gather (%s), a quick call whose deadline passes while another still runs keeps its output', async (_, gateOptions) => {
+  ])('in a gather (%s), a quick call whose deadline passes while another still runs is recorded once', async (_, gateOptions) => {
     const quick = tool('quick', () => 'quick done');
+    const failing = raw('failing', () => Promise.reject(new Error('no')));
     const slow = tool('slow', async () => (await delay(250), 'slow done'));
-    const reg = registry(quick, slow);
+    const reg = registry(quick, failing, slow);
     const builder = new ComposableToolBuilder(reg.gate(gateOptions));
-    const composite = builder.build('c', 'c', { type: 'object' }, {
-      steps: [
-        {
-          combinator: 'gather',
-          calls: {
-            a: { tool: 'quick', inputMapping: {}, timeoutMs: 15 },
-            b: { tool: 'slow', inputMapping: {}, timeoutMs: 2000 },
-          },
-        },
-      ],
-    });
-    const result = await composite.execute({}, {});
-    expect(result).toMatchObject({ success: true, output: { a: 'quick done', b: 'slow done' } });
-    expect(result.details?.trace).toEqual([
+    /** `first` with a 15 ms deadline, beside a call that takes 250 ms (well within its own). */
+    const besideSlow = (first: Record<string, unknown>) =>
+      builder.build('c', 'c', { type: 'object' }, { steps: [{ combinator: 'gather', calls: { a: { inputMapping: {}, timeoutMs: 15, ...first } as never, b: { tool: 'slow', inputMapping: {}, timeoutMs: 2000 } } }] }).execute({}, {});
+    // The trace has one entry per call: a second ending (a step_timeout after the answer) would add one.
+    const succeeded = await besideSlow({ tool: 'quick' });
+    expect(succeeded).toMatchObject({ success: true, output: { a: 'quick done', b: 'slow done' } });
+    expect(succeeded.details?.trace).toEqual([
       { step: 'steps[0].calls.a', tool: 'quick', ok: true },
       { step: 'steps[0].calls.b', tool: 'slow', ok: true },
     ]);
-  });
-
-  it.each([
-    ['with no host checks', {}],
-    ['with a host check', { checks: [() => ({ isAllowed: true })] }],
-  ])('in a gather (%s), a quick call that fails, with onError continue, is recorded once', async (_, gateOptions) => {
-    const failing = raw('failing', () => Promise.reject(new Error('no')));
-    const slow = tool('slow', async () => (await delay(250), 'slow done'));
-    const reg = registry(failing, slow);
-    const builder = new ComposableToolBuilder(reg.gate(gateOptions));
-    const composite = builder.build('c', 'c', { type: 'object' }, {
-      steps: [
-        {
-          combinator: 'gather',
-          calls: {
-            a: { tool: 'failing', inputMapping: {}, timeoutMs: 15, onError: 'continue' },
-            b: { tool: 'slow', inputMapping: {}, timeoutMs: 2000 },
-          },
-        },
-      ],
-    });
-    const result = await composite.execute({}, {});
-    expect(result).toMatchObject({ success: true, output: { a: null, b: 'slow done' } });
-    expect(result.details?.continued).toEqual([expect.objectContaining({ details: expect.objectContaining({ code: 'step_threw' }) })]);
-    // The trace has one entry per call: a second ending (a step_timeout after the failure) would add one.
-    expect(result.details?.trace).toEqual([
+    const failed = await besideSlow({ tool: 'failing', onError: 'continue' });
+    expect(failed).toMatchObject({ success: true, output: { a: null, b: 'slow done' } });
+    expect(failed.details?.continued).toEqual([expect.objectContaining({ details: expect.objectContaining({ code: 'step_threw' }) })]);
+    expect(failed.details?.trace).toEqual([
       { step: 'steps[0].calls.a', tool: 'failing', ok: false, code: 'step_threw' },
       { step: 'steps[0].calls.b', tool: 'slow', ok: true },
     ]);
@@ -260,25 +220,5 @@ describe("a tool's own failure", () => {
       const result = await registry(failing).gate().run(failing, {}, {});
       expect(result).toEqual({ success: false, error: 'Tool "failing" failed.', details: { code: 'step_failed', innerCode: undefined, tool: 'failing', step: 'failing' } });
     }
-  });
-
-  it('from a nested composition keeps the root cause: its step, tool and code, and the path to it', async () => {
-    const failing = tool('failing', () => ({ success: false, error: 'no such file', details: { code: 'ENOENT' } }));
-    const reg = registry(failing);
-    const builder = new ComposableToolBuilder(reg.gate());
-    builder.bind({ sideEffectingTools: ['inner', 'middle'] });
-    reg.add(builder.build('inner', 'inner', { type: 'object' }, { steps: [{ name: 'read', tool: 'failing', inputMapping: {} }] }) as ITool);
-    reg.add(builder.build('middle', 'middle', { type: 'object' }, { steps: [{ name: 'call_inner', tool: 'inner', inputMapping: {} }] }) as ITool);
-    const outer = builder.build('outer', 'outer', { type: 'object' }, { steps: [{ name: 'call_middle', tool: 'middle', inputMapping: {} }] });
-    const result = await outer.execute({}, {});
-    expect(result.success).toBe(false);
-    expect(result.error).toBe('Step "call_middle" (middle) > step "call_inner" (inner) > step "read" (failing): no such file');
-    expect(result.details).toMatchObject({
-      code: 'step_failed',
-      innerCode: 'ENOENT',
-      step: 'call_middle',
-      tool: 'middle',
-      inner: { step: 'call_inner', tool: 'inner', code: 'step_failed', innerCode: 'ENOENT', inner: { step: 'read', tool: 'failing', code: 'step_failed', innerCode: 'ENOENT' } },
-    });
   });
 });

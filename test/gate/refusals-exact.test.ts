@@ -8,7 +8,7 @@ import { createScriptTool } from '../../src/agent-tools/script/index.js';
 import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import { createStepGate, isStepGate, type ApprovalAction } from '../../src/gate/step-gate.js';
-import type { ITool, ToolExecutionResult } from '../../src/tool.js';
+import type { ITool } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';
 
 const getterThrowing = (field: string, base: Record<string, unknown> = {}) =>
@@ -316,5 +316,3 @@ describe('the gate object', () => {
   });
 });
 
-/** Keep the type import used when the file is read alone. */
-export type { ToolExecutionResult };
