@@ -92,6 +92,12 @@ describe("a tool's failure from inside", () => {
     expect(result.details?.inner).toStrictEqual({ step: 'deep', code: 'E_IN' });
   });
 
+  it('an inner chain that is null is not kept', async () => {
+    const inner = tool('inner', () => ({ success: false, error: 'it broke', details: { code: 'E_IN', step: 'deep', inner: null } }));
+    const result = await registry(inner).gate().run(inner, {}, {}, undefined, { step: 'outer_step' });
+    expect(result.details?.inner).toStrictEqual({ step: 'deep', code: 'E_IN' });
+  });
+
   it('an inner step without a code keeps no code of its own', async () => {
     const inner = tool('inner', () => ({ success: false, error: 'it broke', details: { step: 'deep', tool: 'x', innerCode: 42 } }));
     const result = await registry(inner).gate().run(inner, {}, {}, undefined, { step: 'outer_step' });

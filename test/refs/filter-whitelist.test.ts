@@ -153,6 +153,8 @@ describe('the shape of a filter', () => {
     ['$input.items[?(@.a = 1)]', 'unexpected "="'],
     ['$input.items[(@.length - 1)]', 'script expressions "[(...)]" are not allowed'],
     ['$input.items[1,(@.length - 1)]', 'script expressions "[(...)]" are not allowed'],
+    ['$input.items[(1)]', 'script expressions "[(...)]" are not allowed'],
+    ['$input.items[?(@.a)x]', 'filter "?(@.a)x" is not allowed: it is malformed'],
   ])('refuses %s: %s', (path, reason) => {
     expectRefused(path, reason, { items: [{ a: 1 }] });
   });
