@@ -94,6 +94,16 @@ describe('dotted paths of any length', () => {
     expect(errorOf('$input["a\\q"]')).toContain('bad escape in ["a\\q"]');
   });
 
+  it('a bare name stops at path punctuation, quotes, whitespace and JSONPath operators: such a key needs brackets', () => {
+    for (const ch of ["'", '"', '`', '?', '@', '(', ')', ',', ':', '^', '~', '{', '}', ' ', '\t']) {
+      const key = `x${ch}y`;
+      const c = compileMapping(`$input.${key}`, site({ strict: false }));
+      const read = c.accessor(scope({ input: { [key]: 'by name', x: { y: 'nested' } } }));
+      expect(read, JSON.stringify(ch)).not.toBe('by name');
+      expect(run(`$input[${JSON.stringify(key)}]`, { input: { [key]: 'by name' } }), JSON.stringify(ch)).toBe('by name');
+    }
+  });
+
   it('quoted keys: JSON escapes in double quotes, anything but a quote in single quotes', () => {
     const input = { 'a"b': 1, 'a.b': 2, "it's": 3, 'x]y': 4, 'tab\there': 5 };
     expect(run('$input["a\\"b"]', { input })).toBe(1);
