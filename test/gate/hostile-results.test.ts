@@ -1,20 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ComposableToolBuilder } from '../../src/builder.js';
-import type { ITool, ToolExecutionResult } from '../../src/tool.js';
+import type { ITool } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';
-
-/** A tool whose execute returns whatever `answer` makes, as it is (no wrapping). */
-function raw(name: string, answer: () => unknown): ITool {
-  return {
-    id: `test:${name}`,
-    name,
-    displayName: name,
-    description: name,
-    inputSchema: { type: 'object' },
-    hasSideEffects: false,
-    execute: () => answer() as Promise<ToolExecutionResult>,
-  };
-}
+import { raw } from './raw-tool.js';
 
 const throwingGetter = (field: string, base: Record<string, unknown> = {}) =>
   Object.defineProperty({ ...base }, field, {
