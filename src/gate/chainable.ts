@@ -99,7 +99,9 @@ export function chainProblem(name: string, tool: ITool | undefined, names?: () =
     } catch {
       known = undefined;
     }
-    return { code: 'step_missing', message: `No tool named "${name}" is registered${didYouMean(name, known)}.` };
+    // The suggestion ends with its own question mark.
+    const suggestion = didYouMean(name, known);
+    return { code: 'step_missing', message: `No tool named "${name}" is registered${suggestion || '.'}` };
   }
   if (tool.hasSideEffects === true) {
     return {

@@ -72,3 +72,14 @@ describe('how a refusal says it', () => {
     expect(far.result.error).toBe('No tool named "delete_everything" is registered.');
   });
 });
+
+describe('the step_missing message', () => {
+  it('ends with the question, or with a full stop when nothing is close', async () => {
+    const { checkChainable } = await import('../../src/gate/chainable.js');
+    const names = () => ['read', 'write'];
+    const close = checkChainable('raed', undefined, [], names);
+    const far = checkChainable('zzzzzz', undefined, [], names);
+    expect(!close.ok && close.refusal.error).toBe('No tool named "raed" is registered; did you mean read?');
+    expect(!far.ok && far.refusal.error).toBe('No tool named "zzzzzz" is registered.');
+  });
+});
