@@ -190,8 +190,10 @@ describe('run_js memory limit', () => {
     for (let i = 0; i < 3; i++) expect((await run(tool, bomb)).details?.code).toBe('script_memory');
     const results = await Promise.all(Array.from({ length: 6 }, () => run(tool, bomb)));
     expect(results.map((r) => r.details?.code)).toEqual(Array(6).fill('script_memory'));
-    // Two sandboxes, each capped at 16 MB + 32 MB + a reserve: far from the gigabytes a bomb would take.
-    expect(process.memoryUsage().rss - before).toBeLessThan(250 * 1024 * 1024);
+    // Two sandboxes, each capped at 16 MB + 32 MB + a reserve: about 160 MB in all here, far from
+    // the gigabytes nine uncapped bombs would take. The bound leaves room for the test process's
+    // own heap, which grows when the code is instrumented (coverage, mutation testing).
+    expect(process.memoryUsage().rss - before).toBeLessThan(512 * 1024 * 1024);
   }, 60_000);
 
   it('ends a script that fills its heap, catches the error and calls on, as script_memory', async () => {
