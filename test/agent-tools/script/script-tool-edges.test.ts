@@ -84,6 +84,24 @@ describe('run_js as a tool', () => {
     expect(reason).toBe('the user pressed stop');
   });
 
+  it('does not wait for the calls in flight when aborted: one that ends soon after is listed as unknown', async () => {
+    const controller = new AbortController();
+    const write = mockTool(
+      'write',
+      (_args, context) => {
+        // The tool winds down a little after the abort, well within the grace a run that was not aborted gives.
+        const woundDown = new Promise((resolve) => context.signal?.addEventListener('abort', () => setTimeout(() => resolve('wound down'), 150), { once: true }));
+        controller.abort();
+        return woundDown;
+      },
+      { hasSideEffects: true },
+    );
+    const tool = createScriptTool(registry(write).gate(), { sideEffectingTools: ['write'] });
+    const result = await run(tool, 'await callTool("write", {}); return 1', { signal: controller.signal });
+    expect(result.details?.code).toBe('step_aborted');
+    expect(result.effects).toEqual([{ step: 'call 1', tool: 'write', ran: true, outcome: 'unknown' }]);
+  });
+
   it('refuses to start a script past the sandboxes budget, saying it was not started', async () => {
     let inner: Awaited<ReturnType<ITool['execute']>> | undefined;
     const reg = registry();
@@ -332,6 +350,12 @@ describe('run_js errors point at the place and say what to change', () => {
     const result = await run(tool, 'const a = 1;\nthrow "plain"');
     expect(result.error).toBe(`The script threw: Thrown value: plain.\n${fixIt}`);
     expect(result.details).toEqual({ code: 'script_error', message: 'Thrown value: plain' });
+  });
+
+  it('gives an error whose name is empty by its message alone', async () => {
+    const result = await run(tool, 'const e = new Error("nameless");\ne.name = "";\nthrow e;');
+    expect(result.details).toMatchObject({ code: 'script_error', message: 'nameless' });
+    expect(result.error).toMatch(/^The script threw at line 1, column 20: nameless\.\n/);
   });
 });
 
