@@ -1,6 +1,6 @@
 // Mutation testing of the security boundary: the gate and the reference compiler, the engine's leaf
 // (every step's one call through the gate) and the run_js tool (`npm run mutation`).
-// It takes half an hour or more on two cores, so it is not part of `npm test` or CI. Narrow a run
+// It takes an hour or more on two cores, so it is not part of `npm test` or CI. Narrow a run
 // while working on one file: `npx stryker run --mutate src/refs/jsonpath.ts`.
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
