@@ -285,14 +285,20 @@ describe('run_js ends with the run', () => {
 });
 
 describe('run_js when no sandbox is free', () => {
-  it('says how many sandboxes are busy and how many runs wait when the queue is full', async () => {
-    const pool = createSandboxPool({ maxSandboxes: 1, maxQueuedRuns: 0 });
+  /** A pool of one sandbox, held by a script waiting on a tool until `release.open` is called. */
+  async function heldPool(maxQueuedRuns: number) {
+    const pool = createSandboxPool({ maxSandboxes: 1, maxQueuedRuns });
     const release = latch();
     const hold = mockTool('hold', () => release.opened);
     const tool = createScriptTool(registry(hold).gate(), { pool });
     await run(tool, 'return 1'); // the pool's one sandbox is started and idle
     const held = run(tool, 'return (await callTool("hold", {})).text');
     while (hold.calls.length === 0) await delay(5);
+    return { pool, tool, release, held };
+  }
+
+  it('says how many sandboxes are busy and how many runs wait when the queue is full', async () => {
+    const { tool, release, held } = await heldPool(0);
     const refused = await run(tool, 'return 1');
     release.open('done');
     expect(refused.details).toMatchObject({ code: 'budget_exceeded', limit: 'sandboxes', reason: 'queue_full', maxSandboxes: 1, maxQueuedRuns: 0 });
@@ -303,14 +309,8 @@ describe('run_js when no sandbox is free', () => {
   });
 
   it('says no sandbox came free within the time limit when the wait ran out', async () => {
-    const pool = createSandboxPool({ maxSandboxes: 1, maxQueuedRuns: 3 });
-    const release = latch();
-    const hold = mockTool('hold', () => release.opened);
-    const holder = createScriptTool(registry(hold).gate(), { pool });
+    const { pool, release, held } = await heldPool(3);
     const waiter = createScriptTool(registry().gate(), { pool, timeoutMs: 150 });
-    await run(holder, 'return 1');
-    const held = run(holder, 'return (await callTool("hold", {})).text');
-    while (hold.calls.length === 0) await delay(5);
     const late = await run(waiter, 'return 1');
     release.open('done');
     expect(late.details).toMatchObject({ code: 'budget_exceeded', limit: 'sandboxes', reason: 'wait_timeout', maxSandboxes: 1, maxQueuedRuns: 3 });

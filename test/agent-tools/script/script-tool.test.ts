@@ -131,18 +131,6 @@ describe('run_js calls tools through the gate', () => {
     expect(threw.message).toContain('kaput');
   });
 
-  it('answers args that are not a plain JSON object with input_invalid, without calling the tool', async () => {
-    const echo = mockTool('echo', (args) => args);
-    const tool = createScriptTool(registry(echo).gate());
-    const result = await run(
-      tool,
-      `const cyclic = {}; cyclic.self = cyclic;
-       return [(await callTool("echo", [1])).error.code, (await callTool("echo", cyclic)).error.code, (await callTool("echo", 5)).error.code];`,
-    );
-    expect(json(result.output)).toEqual(['input_invalid', 'input_invalid', 'input_invalid']);
-    expect(echo.calls).toEqual([]);
-  });
-
   it('reads every call of a batch, whatever characters its tool name holds', async () => {
     const echo = mockTool('echo', (args) => args);
     const tool = createScriptTool(registry(echo).gate());
