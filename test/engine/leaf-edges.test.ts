@@ -24,10 +24,8 @@ function setup(options: { strictMode?: boolean; onWarning?: (warning: string) =>
       return `undid ${String(a.id)}`;
     }, { hasSideEffects: true }),
     pureUndo: tool('pure_undo', () => 'nothing to undo'),
-    unlistedUndo: tool('unlisted_undo', () => 'never', { hasSideEffects: true }),
     fail: tool('fail', () => ({ success: false, error: 'it broke', details: { code: 'E_BROKE' } })),
     blank: tool('blank', () => ({ success: false, error: '', details: { code: 'E_BLANK' } })),
-    silent: tool('silent', () => ({ success: false, details: { code: 'E_SILENT' } })),
     garbled: { ...tool('garbled', () => 1, { hasSideEffects: true }), execute: async () => 'not a result' as never },
   };
   const reg = registry(...Object.values(tools));
