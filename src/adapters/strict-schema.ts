@@ -12,6 +12,7 @@
  * apart from a branch's own).
  */
 import type { JSONSchemaObject } from '../index.js';
+import { isRecord } from '../spec/nodes.js';
 
 /** The strict form of a schema and how to read its arguments back, or why it has none. */
 export type StrictForm =
@@ -192,8 +193,4 @@ function resolve(ref: string, root: JSONSchemaObject): unknown {
   const defs = root[match[1]];
   const name = match[2].replace(/~1/gu, '/').replace(/~0/gu, '~');
   return isRecord(defs) && Object.prototype.hasOwnProperty.call(defs, name) ? defs[name] : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -291,20 +291,18 @@ function precheckCalls(state: RunState, settings: RunSettings, calls: readonly P
     return undefined;
   }
   const gate = state.gate;
-  // Kept only when a version can say later that they still stand.
-  const tools = version ? new Map<string, ITool | undefined>() : undefined;
   const bySlot: (ITool | undefined)[] = [];
   for (const call of calls) {
     const tool = gate.resolve(call.tool);
-    tools?.set(call.tool, tool);
     bySlot[call.slot] = tool;
     if (tool !== undefined && settings.compositionId !== undefined && tool.id === settings.compositionId) continue;
     if (!isChainable(call.tool, tool, state.sideEffectingTools)) {
       return failed(state, call.label, call.tool, chainRefusal(call.tool, tool, () => gate.names?.()));
     }
   }
-  if (tools) {
-    settings.checked = { version: seen, tools, bySlot };
+  // Kept only when a version can say later that they still stand.
+  if (version) {
+    settings.checked = { version: seen, bySlot };
     state.resolved = settings.checked;
   }
   return undefined;

@@ -91,9 +91,7 @@ export interface RunState {
 export interface ResolvedTools {
   /** The host's registry version when they were resolved. */
   version: unknown;
-  /** Each tool by the name it was resolved under. */
-  tools: Map<string, ITool | undefined>;
-  /** The same, by the tool's place among the plan's tools (a leaf's `slot`): one array read a step. */
+  /** Each tool by its place among the plan's tools (a leaf's `slot`): one array read a step. */
   bySlot: readonly (ITool | undefined)[];
 }
 

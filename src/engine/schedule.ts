@@ -133,7 +133,7 @@ class AutoRun {
 
 /** Whether a call of `name` may change something, as the registry stands now: side-effecting, undeclared, missing, or a composition. */
 function mayChange(state: RunState, name: string): boolean {
-  const known = state.resolved;
-  const tool = known !== undefined && known.tools.has(name) ? known.tools.get(name) : state.gate.resolve(name);
+  // Asked once per tool at the start of a run; each step's own check still resolves it as it runs.
+  const tool = state.gate.resolve(name);
   return tool === undefined || tool.hasSideEffects !== false || tool.composition === true;
 }

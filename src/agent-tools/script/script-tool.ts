@@ -8,6 +8,7 @@ import { failure } from '../../codes.js';
 import { callResolved } from '../../gate/call.js';
 import { checkChainable } from '../../gate/chainable.js';
 import { dryRunOf } from '../../engine/plan.js';
+import { isRecord } from '../../spec/nodes.js';
 import { budgetRefusal } from '../../gate/budget.js';
 import { enterComposition } from '../../gate/depth.js';
 import { gateInternals } from '../../gate/gate-call.js';
@@ -239,7 +240,7 @@ function parseArgs(json: string | null): Record<string, unknown> | undefined {
   if (json === null) return undefined;
   try {
     const parsed: unknown = JSON.parse(json);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    return isRecord(parsed) ? parsed : undefined;
   } catch {
     return undefined;
   }
