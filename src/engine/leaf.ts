@@ -5,7 +5,7 @@ import { callByName, runThroughGate } from '../gate/call.js';
 import { chainRefusal, isChainable } from '../gate/chainable.js';
 import { GateCall } from '../gate/gate-call.js';
 import type { GateRunOptions } from '../gate/step-gate.js';
-import { release } from '../gate/watchdog.js';
+import { release, ticksFor } from '../gate/watchdog.js';
 import { isRecord } from '../spec/nodes.js';
 import type { StepNode } from '../spec/types.js';
 import type { EffectOutcome, ITool, ToolExecutionResult } from '../tool.js';
@@ -43,7 +43,9 @@ export class Leaf implements LeafRecorder {
   /** The gate options for a host-made gate. */
   private readonly runOptions: GateRunOptions;
   /** Its trace entry for a success with no annotation around it: the same every time, so made once (and frozen). */
-  private readonly okEntry: TraceEntry;
+  readonly okEntry: TraceEntry;
+  /** Its timeout in watchdog ticks, computed once rather than at every call. */
+  private readonly ticks: number;
 
   /**
    * @param label - the step's label: its name, or its place in the spec
@@ -65,6 +67,7 @@ export class Leaf implements LeafRecorder {
   ) {
     this.runOptions = { step: label, timeoutMs };
     this.okEntry = Object.freeze({ step: label, tool: toolName, ok: true });
+    this.ticks = ticksFor(timeoutMs);
   }
 
   /** Run the leaf in `lane`: its outcome when known at once, else `undefined` and the lane's owner takes it. */
@@ -105,7 +108,7 @@ export class Leaf implements LeafRecorder {
     }
     const start = state.startCall;
     if (start) {
-      lane.aim(tool, label, this.timeoutMs);
+      lane.aim(tool, label, this.timeoutMs, this.ticks);
       lane.leaf = this;
       lane.state = state;
       lane.scope = scope;
@@ -145,7 +148,7 @@ export class Leaf implements LeafRecorder {
     const badArgs = this.argsProblem(state, tool, args);
     if (badArgs) return badArgs;
     // The instance checked is the one the gate runs.
-    call.aim(tool, this.label, this.timeoutMs);
+    call.aim(tool, this.label, this.timeoutMs, this.ticks);
     call.frame = state.frame;
     return state.startCall!(call, args, state.context, state.signal);
   }
@@ -188,9 +191,14 @@ export class Leaf implements LeafRecorder {
 
   /** Record a successful call: the effects ledger (side-effecting tools), then the trace. */
   recordSuccess(tool: ITool, state: RunState): void {
-    if (tool.hasSideEffects === true) state.effects.push({ step: this.label, tool: this.toolName, ran: true, outcome: 'ran' });
+    this.recordEffect(tool, state);
     // The common entry (no annotation around the leaf) is the leaf's own, made once: this runs once per step.
     if (state.recording) state.trace.push(state.annotations.length ? entry(state, this.label, this.toolName, true) : this.okEntry);
+  }
+
+  /** Record a successful call in the effects ledger, when its tool has side effects. */
+  recordEffect(tool: ITool, state: RunState): void {
+    if (tool.hasSideEffects === true) state.effects.push({ step: this.label, tool: this.toolName, ran: true, outcome: 'ran' });
   }
 
   /**
@@ -326,22 +334,29 @@ export abstract class LeafChain extends GateCall {
   protected declare readonly runState: RunState;
   /** What the steps' references read: the input and the outputs so far. */
   protected declare readonly refs: RefScope;
+  /** Whether anything reads an output by position (`$steps[n]`), so `refs.steps` must be filled. */
+  private declare readonly keepSteps: boolean;
   /** The step now running (or next to run). */
   private declare at: number;
   private declare finished: boolean;
+  /** Whether the trace of the steps that succeeded has been written (see {@link LeafChain.writeTrace}). */
+  private declare traced: boolean;
 
   /**
    * @param leaves - the steps, in order
    * @param runState - the run's state
    * @param refs - the scope every step reads
+   * @param keepSteps - whether anything reads an output by position (`$steps[n]`)
    */
-  constructor(leaves: readonly Leaf[], runState: RunState, refs: RefScope) {
+  constructor(leaves: readonly Leaf[], runState: RunState, refs: RefScope, keepSteps: boolean) {
     super();
     this.leaves = leaves;
     this.runState = runState;
     this.refs = refs;
+    this.keepSteps = keepSteps;
     this.at = 0;
     this.finished = false;
+    this.traced = false;
     // One record for every step: it stays on the watchdog's list until the run ends.
     this.reused = true;
   }
@@ -367,22 +382,42 @@ export abstract class LeafChain extends GateCall {
       for (;;) {
         if (result) {
           const done = leaves[this.at];
-          if (!result.success) return this.finish(failed(state, done.label, done.toolName, result, this.tool));
-          done.recordSuccess(this.tool, state);
+          if (!result.success) {
+            this.writeTrace();
+            return this.finish(failed(state, done.label, done.toolName, result, this.tool));
+          }
+          done.recordEffect(this.tool, state);
           const output = result.output;
           if (done.name !== undefined) refs.named.set(done.name, output);
-          refs.steps.push(output);
+          if (this.keepSteps) refs.steps.push(output);
           refs.prev = output;
           this.at++;
         }
-        if (this.at >= leaves.length) return this.finish(undefined);
+        if (this.at >= leaves.length) {
+          this.writeTrace();
+          return this.finish(undefined);
+        }
         // A result known at once (a refusal too) is recorded at the top of the loop.
         result = leaves[this.at].start(this, state, refs);
         if (!result) return;
       }
     } catch (error) {
+      this.writeTrace();
       this.finish(threwOutcome(error));
     }
+  }
+
+  /**
+   * Write the trace entries of the steps that succeeded, once, when the run ends: a chain's are
+   * each leaf's own frozen entry (no annotation is around a top-level leaf), so they are written
+   * in one go rather than one push per step. A failure's entry follows them.
+   */
+  private writeTrace(): void {
+    if (this.traced) return;
+    this.traced = true;
+    const trace = this.runState.trace;
+    const leaves = this.leaves;
+    for (let i = 0; i < this.at; i++) trace.push(leaves[i].okEntry);
   }
 
   private finish(outcome: NodeOutcome | undefined): void {

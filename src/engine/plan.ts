@@ -87,6 +87,11 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
   const auto = spec.schedule === 'auto';
   const stepOfName = new Map<string, number>();
   const scheduled: { reads: Set<number>; tools: string[] }[] = [];
+  // Whether any reference reads an output by position (`$steps[n]`): only then do runs keep every output.
+  let readsPositions = false;
+  const notePosition = (read: StepRead): void => {
+    if (read.kind === 'position') readsPositions = true;
+  };
   const steps = spec.steps.map((node, i) => {
     const reads = new Set<number>();
     const site: NodeSite = {
@@ -96,7 +101,12 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
       hasPrev: i > 0,
       inForEach: false,
       inPipeStage: false,
-      ...(auto ? { onRead: (read: StepRead) => noteRead(read, i, reads, stepOfName) } : {}),
+      onRead: auto
+        ? (read) => {
+            notePosition(read);
+            noteRead(read, i, reads, stepOfName);
+          }
+        : notePosition,
     };
     const leavesBefore = env.leaves.length;
     const plan = compileTolerant(node, env, site);
@@ -115,6 +125,7 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
     hasPrev: true,
     inForEach: false,
     inPipeStage: false,
+    onRead: notePosition,
   };
   let shapeOutput: ((scope: RefScope) => unknown) | undefined;
   if (spec.output !== undefined) {
@@ -127,6 +138,8 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
   // Compile-time knowledge: a spec with no named node never writes `$steps.<name>`, so its runs
   // share one empty map instead of making one each.
   const hasNames = env.allNames.size > 0;
+  // Likewise, a spec that reads no output by position (`$steps[n]`) needs only the last output.
+  const keepSteps = readsPositions;
   // The most common shape, a top-level sequence of plain leaves, may run on the fast path.
   const chain = steps.every((step) => step.leaf !== undefined) ? steps.map((step) => step.leaf!) : undefined;
 
@@ -156,8 +169,8 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
       const ending: RunEnding = { shapeOutput, annotations, resolve };
       if (schedule !== undefined) runScheduled(schedule, state, input, named, ending);
       // A dry run, and a gate a host made, take the general path.
-      else if (chain !== undefined && settings.dry === undefined && settings.startCall !== undefined) new ChainRun(chain, state, input, named, ending).start();
-      else new PlanRun(steps, state, input, named, ending).start();
+      else if (chain !== undefined && settings.dry === undefined && settings.startCall !== undefined) new ChainRun(chain, state, input, named, ending, keepSteps).start();
+      else new PlanRun(steps, state, input, named, ending, keepSteps).start();
     } catch (error) {
       resolve(failure('step_threw', `The run failed unexpectedly: ${messageOf(error)}`));
     }
@@ -214,17 +227,26 @@ class NoNames extends Map<string, unknown> {
 }
 const NO_NAMES: Map<string, unknown> = new NoNames();
 
+/**
+ * The `steps` list of a run whose spec reads no output by position: nothing reads it, so its runs
+ * share one instead of filling one each. Frozen, so a write could never leak one run's output into another.
+ */
+const NO_STEPS = Object.freeze([]) as unknown as unknown[];
+
 /** One run of a plan's top-level steps: each sees the outputs so far; the end becomes the run's result. */
 class PlanRun extends Sequence {
   // Declared and set in the constructor, not class fields: see GateCall (one per run).
   /** What the steps' references read: the input and the outputs so far. */
   private declare readonly refs: RefScope;
   private declare readonly ending: RunEnding;
+  /** Whether anything reads an output by position (`$steps[n]`), so `refs.steps` must be filled. */
+  private declare readonly keepSteps: boolean;
 
-  constructor(steps: readonly NodePlan[], state: RunState, input: unknown, named: Map<string, unknown>, ending: RunEnding) {
+  constructor(steps: readonly NodePlan[], state: RunState, input: unknown, named: Map<string, unknown>, ending: RunEnding, keepSteps: boolean) {
     super(steps, state);
-    this.refs = { input, prev: undefined, steps: [], named };
+    this.refs = { input, prev: undefined, steps: keepSteps ? [] : NO_STEPS, named };
     this.ending = ending;
+    this.keepSteps = keepSteps;
   }
 
   protected override scopeAt(): RefScope {
@@ -232,7 +254,7 @@ class PlanRun extends Sequence {
   }
 
   protected override output(_index: number, output: unknown): void {
-    this.refs.steps.push(output);
+    if (this.keepSteps) this.refs.steps.push(output);
     this.refs.prev = output;
   }
 
@@ -246,8 +268,8 @@ class ChainRun extends LeafChain {
   // Declared and set in the constructor, not class fields: see GateCall (one per run).
   private declare readonly ending: RunEnding;
 
-  constructor(leaves: readonly Leaf[], state: RunState, input: unknown, named: Map<string, unknown>, ending: RunEnding) {
-    super(leaves, state, { input, prev: undefined, steps: [], named });
+  constructor(leaves: readonly Leaf[], state: RunState, input: unknown, named: Map<string, unknown>, ending: RunEnding, keepSteps: boolean) {
+    super(leaves, state, { input, prev: undefined, steps: keepSteps ? [] : NO_STEPS, named }, keepSteps);
     this.ending = ending;
   }
 

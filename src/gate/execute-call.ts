@@ -104,9 +104,9 @@ function waitForPlace(
   const wait = new Waiting(call, budget, args, abort === context.signal ? context : { ...context, signal: abort });
   call.wait = wait;
   budget.wait(wait);
-  const timeoutMs = call.timeoutMs;
-  call.timed = timeoutMs !== undefined && timeoutMs > 0 && Number.isFinite(timeoutMs);
-  if (call.timed) watch(call, timeoutMs!);
+  const ticks = call.ticks;
+  call.timed = ticks > 0;
+  if (ticks > 0) watch(call, ticks);
   return undefined;
 }
 
@@ -134,10 +134,10 @@ function launch(call: GateCall, args: Record<string, unknown>, context: ToolExec
     freeSlot(call);
     return ended(call, badResult(tool, call.step));
   }
-  const timeoutMs = call.timeoutMs;
   // The record is its own watchdog entry: whichever of the tool and the deadline comes first wins.
-  call.timed = timeoutMs !== undefined && timeoutMs > 0 && Number.isFinite(timeoutMs);
-  if (call.timed) watch(call, timeoutMs!);
+  const ticks = call.ticks;
+  call.timed = ticks > 0;
+  if (ticks > 0) watch(call, ticks);
   return undefined;
 }
 

@@ -13,7 +13,7 @@ import { finishCall, retireCallbacks } from './execute-call.js';
 import type { CallObservation } from './events.js';
 import type { RunFrame } from './run-frame.js';
 import type { Tracer } from './tracing.js';
-import type { Watch } from './watchdog.js';
+import { ticksFor, type Watch } from './watchdog.js';
 
 /**
  * A call through the gate. The caller aims it ({@link GateCall.aim}) and says where the result
@@ -41,6 +41,8 @@ export abstract class GateCall implements Watch {
   declare step: string;
   /** Fail with `step_timeout` when the tool does not settle within this many milliseconds. */
   declare timeoutMs: number | undefined;
+  /** The same timeout in watchdog ticks (see `ticksFor`); 0 when the call has none. */
+  declare ticks: number;
   /** Set by the gate: whether the watchdog holds this call, so the tool and the deadline race. */
   declare timed: boolean;
   /** The gate's callback for the tool's promise, made on first use and kept for the next call. */
@@ -68,6 +70,7 @@ export abstract class GateCall implements Watch {
     this.tool = NO_TOOL;
     this.step = '';
     this.timeoutMs = undefined;
+    this.ticks = 0;
     this.timed = false;
     this.onResult = undefined;
     this.onError = undefined;
@@ -77,11 +80,19 @@ export abstract class GateCall implements Watch {
     this.observed = undefined;
   }
 
-  /** Aim the record at a call. */
-  aim(tool: ITool, step: string, timeoutMs: number | undefined): void {
+  /**
+   * Aim the record at a call.
+   *
+   * @param tool - the instance that was checked, and is run
+   * @param step - the step's name, for approvals and error details
+   * @param timeoutMs - the call's timeout, if any
+   * @param ticks - the same in watchdog ticks, when the caller computed it once for many calls
+   */
+  aim(tool: ITool, step: string, timeoutMs: number | undefined, ticks: number = ticksFor(timeoutMs)): void {
     this.tool = tool;
     this.step = step;
     this.timeoutMs = timeoutMs;
+    this.ticks = ticks;
   }
 
   /** Receives the call's result when it was not known at once; called exactly once per call. */

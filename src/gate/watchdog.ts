@@ -35,13 +35,31 @@ let armedCount = 0;
 let tick = 0;
 let interval: NodeJS.Timeout | undefined;
 
-/** Call `entry.expire()` after at least `ms` unless {@link unwatch} is called first. */
-export function watch(entry: Watch, ms: number): void {
+/**
+ * The deadline, in ticks from now, of a timeout of `ms` milliseconds; 0 when `ms` sets none (absent,
+ * not positive, or not finite). Computed once per step by callers that make the same call often.
+ */
+export function ticksFor(ms: number | undefined): number {
+  if (ms === undefined || !(ms > 0) || !Number.isFinite(ms)) return 0;
   // +1: the current tick is already partly over, so a full `ms` must still pass.
-  entry.expiresAt = tick + Math.ceil(ms / TICK_MS) + 1;
+  return Math.ceil(ms / TICK_MS) + 1;
+}
+
+/**
+ * Call `entry.expire()` once `ticks` ticks have passed (see {@link ticksFor}) unless {@link unwatch}
+ * is called first. Runs once per call, so it is kept small enough for V8 to inline: the interval
+ * is only looked at when nothing else was armed, since it runs whenever something is.
+ */
+export function watch(entry: Watch, ticks: number): void {
+  entry.expiresAt = tick + ticks;
   // Counted once even if re-armed in flight, so the count (and the interval) can never leak.
-  if (!entry.armed) armedCount++;
+  if (entry.armed) return;
   entry.armed = true;
+  if (armedCount++ === 0 || entry.index < 0) enlist(entry);
+}
+
+/** Put `entry` on the list if it is not, and make sure the interval runs. */
+function enlist(entry: Watch): void {
   if (entry.index < 0) {
     entry.index = watches.length;
     watches.push(entry);

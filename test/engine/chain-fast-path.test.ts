@@ -88,3 +88,50 @@ describe('the chain fast path', () => {
     expect(ok[0].success).toBe(true);
   });
 });
+
+describe('outputs read by position', () => {
+  // A run keeps every step's output only when some reference reads one by position; wherever that
+  // reference sits (the output mapping, a template, a nested node, a condition), the read is seen.
+  const echo = tool('echo', (a) => a);
+  const cases: [string, ComposableToolSpec, unknown][] = [
+    ['the output mapping', { steps: [step('inc'), step('inc')], output: { first: '$steps[0].n', last: '$prev.n' } }, { first: 1, last: 2 }],
+    ['a template', { steps: [step('inc'), step('inc'), { tool: 'echo', args: { text: 'first ${$steps[0].n}' } }] }, { text: 'first 1' }],
+    [
+      'a for_each template',
+      { steps: [step('inc'), { combinator: 'for_each', items: '$input.list', template: { tool: 'echo', args: { at: '$steps[0].n' } } }] },
+      [{ at: 1 }, { at: 1 }],
+    ],
+    ['a condition', { steps: [step('inc'), step('inc'), { tool: 'echo', args: { ok: true }, when: { path: '$steps[0].n', equals: 1 } }] }, { ok: true }],
+  ];
+  for (const [where, spec, expected] of cases) {
+    it(`are kept when ${where} reads them`, async () => {
+      const { fast, general, repair } = fastAndGeneral([inc, echo], []);
+      const a = await fast.build('c', 'c', { type: 'object' }, spec).execute({ n: 0, list: [1, 2] }, {});
+      repair();
+      const b = await general.build('c', 'c', { type: 'object' }, spec).execute({ n: 0, list: [1, 2] }, {});
+      expect(a.success ? a.output : a).toEqual(expected);
+      expect(b).toEqual(a);
+    });
+  }
+
+  it('are not needed by a chain that reads only the step before, and its trace still lists every step', async () => {
+    const result = await both({ steps: [step('inc'), step('inc'), step('inc')] });
+    expect(result.output).toEqual({ n: 3 });
+    expect((result.details?.trace as { step: string; ok: boolean }[]).map((e) => [e.step, e.ok])).toEqual([
+      ['steps[0]', true],
+      ['steps[1]', true],
+      ['steps[2]', true],
+    ]);
+  });
+
+  it('list the steps that succeeded before the failure, in order, in the trace of a chain that fails', async () => {
+    const result = await both({ steps: [step('inc'), step('inc'), step('fails'), step('inc')] });
+    expect(result.success).toBe(false);
+    expect((result.details?.trace as { step: string; ok: boolean }[]).map((e) => [e.step, e.ok])).toEqual([
+      ['steps[0]', true],
+      ['steps[1]', true],
+      ['steps[2]', false],
+    ]);
+    expect(result.details?.completed).toEqual(['steps[0]', 'steps[1]']);
+  });
+});

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ComposableToolBuilder } from '../../src/builder.js';
-import { release, unwatch, watch, type Watch } from '../../src/gate/watchdog.js';
+import { release, ticksFor, unwatch, watch, type Watch } from '../../src/gate/watchdog.js';
 import type { ToolExecutionResult } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';
 
@@ -142,7 +142,7 @@ describe('the watchdog', () => {
   it('expires an entry once, no earlier than asked and about a tick late at most', () => {
     vi.useFakeTimers();
     const e = entry();
-    watch(e, 35);
+    watch(e, ticksFor(35));
     vi.advanceTimersByTime(30);
     expect(e.expired).toBe(0);
     vi.advanceTimersByTime(30);
@@ -157,8 +157,8 @@ describe('the watchdog', () => {
     vi.useFakeTimers();
     const kept = entry();
     const dropped = entry();
-    watch(kept, 20);
-    watch(dropped, 20);
+    watch(kept, ticksFor(20));
+    watch(dropped, ticksFor(20));
     expect(unwatch(kept, true)).toBe(true);
     expect(unwatch(dropped)).toBe(true);
     expect(kept.index).toBeGreaterThanOrEqual(0);
@@ -166,17 +166,37 @@ describe('the watchdog', () => {
     vi.advanceTimersByTime(100);
     expect(kept.expired + dropped.expired).toBe(0);
     // A kept entry is armed again for its next call, and expires like any other.
-    watch(kept, 20);
+    watch(kept, ticksFor(20));
     vi.advanceTimersByTime(40);
     expect(kept.expired).toBe(1);
     release(kept);
     expect(kept.index).toBe(-1);
   });
 
+  it('counts a timeout in ticks, and none for a timeout that sets none', () => {
+    expect(ticksFor(35)).toBe(5);
+    expect(ticksFor(10)).toBe(2);
+    expect(ticksFor(0.5)).toBe(2);
+    for (const none of [undefined, 0, -5, Number.NaN, Number.POSITIVE_INFINITY]) expect(ticksFor(none)).toBe(0);
+  });
+
+  it('restarts the interval for an entry armed again after everything was disarmed', () => {
+    vi.useFakeTimers();
+    const e = entry();
+    watch(e, ticksFor(20));
+    expect(unwatch(e, true)).toBe(true);
+    // A tick with nothing armed stops the interval; arming the listed entry again must restart it.
+    vi.advanceTimersByTime(50);
+    watch(e, ticksFor(20));
+    vi.advanceTimersByTime(40);
+    expect(e.expired).toBe(1);
+    release(e);
+  });
+
   it('disarms an entry released while armed', () => {
     vi.useFakeTimers();
     const e = entry();
-    watch(e, 20);
+    watch(e, ticksFor(20));
     release(e);
     vi.advanceTimersByTime(100);
     expect(e.expired).toBe(0);
