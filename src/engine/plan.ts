@@ -17,10 +17,10 @@ import type { ComposableToolSpec, SpecNode } from '../spec/types.js';
 import type { DryRun, ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { compileAt, type CompileEnv, type NodeSite, type PlanCall } from './compile-env.js';
 import { compileNode } from './compile-node.js';
-import { LeafChain, failed, type Leaf } from './leaf.js';
+import { LeafChain, chainTrace, failed, type Leaf } from './leaf.js';
 import { plannedOf, plannedRefusal, sumPlanned } from './planned-calls.js';
 import { runAuto, type ScheduledStep } from './schedule.js';
-import { Sequence, completedSteps, type NodeOutcome, type NodePlan, type ResolvedTools, type RunState } from './run-state.js';
+import { Sequence, completedSteps, type NodeOutcome, type NodePlan, type ResolvedTools, type RunState, type TraceEntry } from './run-state.js';
 import type { SnapshotProvider } from './snapshot.js';
 
 /** The default per-step timeout: long enough for real tools, short enough that a hung one ends. */
@@ -142,6 +142,7 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
   const keepSteps = readsPositions;
   // The most common shape, a top-level sequence of plain leaves, may run on the fast path.
   const chain = steps.every((step) => step.leaf !== undefined) ? steps.map((step) => step.leaf!) : undefined;
+  const okTrace = chain ? chainTrace(chain) : [];
 
   // The floor of calls the steps will make, known before the first one starts.
   const planned = sumPlanned(steps.map(plannedOf));
@@ -169,7 +170,7 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
       const ending: RunEnding = { shapeOutput, annotations, resolve };
       if (schedule !== undefined) runScheduled(schedule, state, input, named, ending);
       // A dry run, and a gate a host made, take the general path.
-      else if (chain !== undefined && settings.dry === undefined && settings.startCall !== undefined) new ChainRun(chain, state, input, named, ending, keepSteps).start();
+      else if (chain !== undefined && settings.dry === undefined && settings.startCall !== undefined) new ChainRun(chain, okTrace, state, input, named, ending, keepSteps).start();
       else new PlanRun(steps, state, input, named, ending, keepSteps).start();
     } catch (error) {
       resolve(failure('step_threw', `The run failed unexpectedly: ${messageOf(error)}`));
@@ -268,8 +269,16 @@ class ChainRun extends LeafChain {
   // Declared and set in the constructor, not class fields: see GateCall (one per run).
   private declare readonly ending: RunEnding;
 
-  constructor(leaves: readonly Leaf[], state: RunState, input: unknown, named: Map<string, unknown>, ending: RunEnding, keepSteps: boolean) {
-    super(leaves, state, { input, prev: undefined, steps: keepSteps ? [] : NO_STEPS, named }, keepSteps);
+  constructor(
+    leaves: readonly Leaf[],
+    okTrace: readonly TraceEntry[],
+    state: RunState,
+    input: unknown,
+    named: Map<string, unknown>,
+    ending: RunEnding,
+    keepSteps: boolean,
+  ) {
+    super(leaves, okTrace, state, { input, prev: undefined, steps: keepSteps ? [] : NO_STEPS, named }, keepSteps);
     this.ending = ending;
   }
 

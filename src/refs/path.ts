@@ -79,10 +79,17 @@ function parseBracket(
  * `prototype` from reaching a prototype; functions are not walked into (their `prototype` is own).
  */
 export function readOwn(value: unknown, key: PathSegment): unknown {
-  return value !== null && typeof value === 'object' && Object.hasOwn(value, key)
-    ? (value as Record<PathSegment, unknown>)[key]
-    : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  const found = (value as Record<PathSegment, unknown>)[key];
+  if (found === undefined) return undefined;
+  // A plain object's property that Object.prototype lacks can only be its own: the common case
+  // is answered without the slower own-property lookup. Anything else (another prototype, a key
+  // Object.prototype has, one polluted onto it later) is checked to be own.
+  if (Object.getPrototypeOf(value) === OBJECT_PROTOTYPE && (OBJECT_PROTOTYPE as Record<PathSegment, unknown>)[key] === undefined) return found;
+  return Object.hasOwn(value, key) ? found : undefined;
 }
+
+const OBJECT_PROTOTYPE: object = Object.prototype;
 
 /**
  * Compile segments into a walker. Short paths get straight-line closures because they are the

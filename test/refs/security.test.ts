@@ -22,6 +22,36 @@ describe('prototype segments read own properties only', () => {
     expect(run('$input.list.constructor', { input: { list: [] } })).toBeUndefined();
   });
 
+  it('never read what is polluted onto Object.prototype after the mapping was compiled, nor inherited getters', () => {
+    const mapping = compileMapping({ a: '$input.polluted', b: '$input.own', c: '$input.klass.n' }, site());
+    expect(mapping.errors).toEqual([]);
+    class Klass {
+      get n(): number {
+        return 7;
+      }
+    }
+    const proto = Object.prototype as Record<string, unknown>;
+    try {
+      proto.polluted = 'yes';
+      proto.own = 'inherited';
+      const out = mapping.accessor(scope({ input: { own: 'mine', klass: new Klass() } })) as Record<string, unknown>;
+      expect(out).toEqual({ a: undefined, b: 'mine', c: undefined });
+    } finally {
+      delete proto.polluted;
+      delete proto.own;
+    }
+  });
+
+  it('read a proxy or a null-prototype object own properties only', () => {
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { x: 1 });
+    expect(run('$input.bare.x', { input: { bare } })).toBe(1);
+    const target = Object.create({ inherited: 'no' }) as Record<string, unknown>;
+    target.mine = 'yes';
+    const proxied = new Proxy(target, {});
+    expect(run('$input.p.mine', { input: { p: proxied } })).toBe('yes');
+    expect(run('$input.p.inherited', { input: { p: proxied } })).toBeUndefined();
+  });
+
   it('an own __proto__ data property (as JSON.parse makes) is just data', () => {
     const input = JSON.parse('{"__proto__": {"x": 1}}') as unknown;
     expect(run('$input.__proto__.x', { input })).toBe(1);
