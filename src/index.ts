@@ -34,6 +34,7 @@ export {
   type GateCheckRequest,
 } from './gate/step-gate.js';
 export { DEFAULT_BUDGET_LIMITS, type BudgetLimits, type BudgetLimitName } from './gate/budget.js';
+export { createToolRegistry, type ToolRegistry } from './gate/tool-registry.js';
 export type { DoorKind, DoorInfo } from './gate/run-frame.js';
 export type { ToolEvent, ToolCallStarted, ToolCallEnded } from './gate/events.js';
 export { callByName, callResolved, type CallByNameOptions, type CallByNameResult } from './gate/call.js';

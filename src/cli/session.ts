@@ -40,8 +40,15 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
   const config = core.config;
   const sideEffectingTools = [...(config.sideEffectingTools ?? [])];
   let registry = new Map<string, ITool>();
+  // Changed by every rebuild (the only place the registry changes), so runs reuse what a check resolved until then.
+  let generation = 0;
   const approvals = config.approvals === 'elicit' ? elicitationApprovals(() => server()!) : undefined;
-  const gate = createStepGate({ resolve: (name) => registry.get(name), names: () => registry.keys(), ...(approvals ? { approvals } : {}) });
+  const gate = createStepGate({
+    resolve: (name) => registry.get(name),
+    names: () => registry.keys(),
+    version: () => generation,
+    ...(approvals ? { approvals } : {}),
+  });
   const doors = [
     createRunPipelineTool(gate, { sideEffectingTools }),
     createComposeTool(gate, { sideEffectingTools }),
@@ -72,6 +79,7 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
         core.reportOnce('config_invalid', `${file.file}: composite "${file.name}" is not served: ${problems}`);
       }
     }
+    generation++;
     list.set([...registry.values()]);
   }
 

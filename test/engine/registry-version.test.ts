@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import { createStepGate } from '../../src/gate/step-gate.js';
+import { createToolRegistry } from '../../src/gate/tool-registry.js';
 import type { ITool } from '../../src/tool.js';
 import { tool } from '../helpers/tools.js';
 
@@ -92,5 +93,54 @@ describe('a registry version', () => {
     const result = await composite.execute({ n: 0 }, {});
     expect(result.details).toMatchObject({ code: 'step_not_chainable', tool: 'c' });
     expect(b.calls).toHaveLength(1);
+  });
+});
+
+describe('createToolRegistry', () => {
+  it('changes its version with every set and every delete that removes a tool, and only then', () => {
+    const registry = createToolRegistry([plusOne('a')]);
+    const first = registry.version;
+    registry.get('a');
+    registry.names();
+    expect(registry.version).toBe(first);
+    expect(registry.delete('missing')).toBe(false);
+    expect(registry.version).toBe(first);
+    registry.set(plusOne('b'));
+    expect(registry.version).not.toBe(first);
+    const second = registry.version;
+    expect(registry.delete('b')).toBe(true);
+    expect(registry.version).not.toBe(second);
+    expect(registry.gateOptions.version()).toBe(registry.version);
+    expect(registry.names()).toEqual(['a']);
+    expect([...registry.gateOptions.names()]).toEqual(['a']);
+  });
+
+  it('registers under a given name, and refuses a name that is not a non-empty string', () => {
+    const registry = createToolRegistry();
+    registry.set(plusOne('a'), 'alias');
+    expect(registry.get('alias')?.name).toBe('a');
+    expect(registry.gateOptions.resolve('alias')?.name).toBe('a');
+    expect(() => registry.set(plusOne('a'), '  ')).toThrow(/non-empty name/);
+    expect(() => registry.set({ ...plusOne('a'), name: undefined as unknown as string })).toThrow(/registry.set\(tool, "name"\)/);
+    expect(registry.names()).toEqual(['alias']);
+  });
+
+  it('gives a gate the fast path, and a composite sees every replacement and removal at its next run', async () => {
+    const registry = createToolRegistry([plusOne('a'), plusOne('b'), plusOne('c')]);
+    let resolved = 0;
+    const resolve = registry.gateOptions.resolve;
+    const gate = createStepGate({ ...registry.gateOptions, resolve: (name) => (resolved++, resolve(name)) });
+    const composite = new ComposableToolBuilder(gate).build('chain', 'three steps', { type: 'object' }, chain);
+    expect((await composite.execute({ n: 0 }, {})).output).toEqual({ n: 3 });
+    const afterFirst = resolved;
+    expect((await composite.execute({ n: 0 }, {})).output).toEqual({ n: 3 });
+    // Nothing changed: the second run resolved nothing.
+    expect(resolved).toBe(afterFirst);
+    registry.set(tool('b', (args) => ({ n: (args.n as number) + 10 })));
+    expect((await composite.execute({ n: 0 }, {})).output).toEqual({ n: 12 });
+    registry.delete('c');
+    const gone = await composite.execute({ n: 0 }, {});
+    expect(gone.success).toBe(false);
+    expect(gone.details?.code).toBe('step_missing');
   });
 });
