@@ -115,6 +115,18 @@ describe('createToolRegistry', () => {
     expect([...registry.gateOptions.names()]).toEqual(['a']);
   });
 
+  it('never gives a version twice, so a check made at an earlier version is never taken for a later one', () => {
+    const registry = createToolRegistry([plusOne('a')]);
+    const seen = [registry.version];
+    registry.set(plusOne('a'));
+    seen.push(registry.version);
+    registry.delete('a');
+    seen.push(registry.version);
+    registry.set(plusOne('a'));
+    seen.push(registry.version);
+    expect(new Set(seen).size).toBe(seen.length);
+  });
+
   it('registers under a given name, and refuses a name that is not a non-empty string', () => {
     const registry = createToolRegistry();
     registry.set(plusOne('a'), 'alias');
@@ -122,6 +134,8 @@ describe('createToolRegistry', () => {
     expect(registry.gateOptions.resolve('alias')?.name).toBe('a');
     expect(() => registry.set(plusOne('a'), '  ')).toThrow(/non-empty name/);
     expect(() => registry.set({ ...plusOne('a'), name: undefined as unknown as string })).toThrow(/registry.set\(tool, "name"\)/);
+    expect(() => registry.set(undefined as unknown as ITool)).toThrow(/non-empty name; got undefined/);
+    expect(() => registry.set(plusOne('a'), Symbol('odd') as unknown as string)).toThrow(/got Symbol\(odd\)/);
     expect(registry.names()).toEqual(['alias']);
   });
 

@@ -126,6 +126,9 @@ describe('step timeouts', () => {
 
 describe('the watchdog', () => {
   afterEach(() => {
+    // A tick with nothing armed stops the interval, so the next test starts with none (a fake
+    // clock's interval left behind would never tick again).
+    if (vi.isFakeTimers()) vi.advanceTimersByTime(20);
     vi.useRealTimers();
   });
 
@@ -171,6 +174,50 @@ describe('the watchdog', () => {
     expect(kept.expired).toBe(1);
     release(kept);
     expect(kept.index).toBe(-1);
+  });
+
+  it('expires an entry at the tick its deadline falls on, not one later', () => {
+    vi.useFakeTimers();
+    const e = entry();
+    // 35 ms is 5 ticks of 10 ms: due at the fifth tick, 50 ms from now.
+    watch(e, ticksFor(35));
+    vi.advanceTimersByTime(49);
+    expect(e.expired).toBe(0);
+    vi.advanceTimersByTime(1);
+    expect(e.expired).toBe(1);
+  });
+
+  it('counts an entry armed again in flight once, so the interval still stops when it is disarmed', () => {
+    vi.useFakeTimers();
+    const e = entry();
+    watch(e, ticksFor(20));
+    watch(e, ticksFor(20));
+    expect(unwatch(e)).toBe(true);
+    vi.advanceTimersByTime(20);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('keeps a listed entry in its place when it is armed again, and takes the only entry off the list', () => {
+    vi.useFakeTimers();
+    const e = entry();
+    watch(e, ticksFor(20));
+    const at = e.index;
+    expect(at).toBe(0);
+    expect(unwatch(e, true)).toBe(true);
+    watch(e, ticksFor(20));
+    expect(e.index).toBe(at);
+    release(e);
+    expect(e.index).toBe(-1);
+  });
+
+  it('lists an entry once however often it is taken off and armed again, so it expires once', () => {
+    vi.useFakeTimers();
+    const e = entry();
+    watch(e, ticksFor(20));
+    expect(unwatch(e)).toBe(true);
+    watch(e, ticksFor(20));
+    vi.advanceTimersByTime(40);
+    expect(e.expired).toBe(1);
   });
 
   it('counts a timeout in ticks, and none for a timeout that sets none', () => {
