@@ -135,6 +135,8 @@ function launch(call: GateCall, args: Record<string, unknown>, context: ToolExec
     return ended(call, badResult(tool, call.step));
   }
   // The record is its own watchdog entry: whichever of the tool and the deadline comes first wins.
+  // (Written out here and in waitForPlace rather than shared: a helper for these three lines
+  // measured about 7% more per run of a chain, through what V8 then chose to inline.)
   const ticks = call.ticks;
   call.timed = ticks > 0;
   if (ticks > 0) watch(call, ticks);
