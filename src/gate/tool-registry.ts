@@ -22,6 +22,8 @@ export interface ToolRegistry {
   delete(name: string): boolean;
   /** Every registered name, in the order they were first registered. */
   names(): string[];
+  /** Every registered tool, in the same order (for an orchestrator, or `renderUsageGuide`). */
+  tools(): ITool[];
   /** The registry's version: a number that changes with every `set` and every `delete` that removes a tool. */
   readonly version: number;
   /** `resolve`, `names` and `version` for `createStepGate`: `createStepGate({ ...registry.gateOptions })`. */
@@ -57,6 +59,7 @@ export function createToolRegistry(tools: Iterable<ITool> = []): ToolRegistry {
       return true;
     },
     names: () => [...byName.keys()],
+    tools: () => [...byName.values()],
     get version() {
       return version;
     },

@@ -112,6 +112,7 @@ describe('createToolRegistry', () => {
     expect(registry.version).not.toBe(second);
     expect(registry.gateOptions.version()).toBe(registry.version);
     expect(registry.names()).toEqual(['a']);
+    expect(registry.tools().map((t) => t.name)).toEqual(['a']);
     expect([...registry.gateOptions.names()]).toEqual(['a']);
   });
 

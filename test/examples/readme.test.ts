@@ -9,6 +9,7 @@ import {
   createRunPipelineTool,
   createScriptTool,
   createStepGate,
+  createToolRegistry,
   renderUsageGuide,
   withObservations,
   type ITool,
@@ -31,9 +32,9 @@ describe('README quick start', () => {
       hasSideEffects: false,
       execute: async (args) => ({ success: true, output: `Hello, ${args.name}!` }),
     };
-    const registry = new Map([lookup, greet].map((t) => [t.name, t]));
+    const registry = createToolRegistry([lookup, greet]); // by name, with a version for the gate
 
-    const builder = new ComposableToolBuilder(createStepGate({ resolve: (name) => registry.get(name) }));
+    const builder = new ComposableToolBuilder(createStepGate({ ...registry.gateOptions }));
     const greetUser = builder.build('greet_user', 'Look a user up and greet them.',
       { type: 'object', properties: { id: { type: 'number' } }, required: ['id'] },
       { steps: [
@@ -50,14 +51,14 @@ describe('README quick start', () => {
 
     // README2:start
     const store = createObservationStore(); // large results: a bounded preview and an obs_ id
-    for (const tool of withObservations([lookup, greet], store)) registry.set(tool.name, tool);
-    const gate = createStepGate({ resolve: (name) => registry.get(name) });
+    for (const tool of withObservations([lookup, greet], store)) registry.set(tool);
+    const gate = createStepGate({ ...registry.gateOptions });
     const options = { sideEffectingTools: [] }; // the host's list, not the model's
-    registry.set('run_pipeline', createRunPipelineTool(gate, options)); // steps in order, ${step_1.output}
-    registry.set('compose', createComposeTool(gate, options)); // gather, for_each, pipe, try_and_check, scope
-    registry.set('run_js', createScriptTool(gate, options)); // a sandboxed script that calls tools
-    registry.set('get_observation', createGetObservationTool(store));
-    const guide = renderUsageGuide([...registry.values()], options); // for the system prompt
+    registry.set(createRunPipelineTool(gate, options)); // run_pipeline: steps in order, ${step_1.output}
+    registry.set(createComposeTool(gate, options)); // compose: gather, for_each, pipe, try_and_check, scope
+    registry.set(createScriptTool(gate, options)); // run_js: a sandboxed script that calls tools
+    registry.set(createGetObservationTool(store));
+    const guide = renderUsageGuide(registry.tools(), options); // for the system prompt
 
     const batch = await registry.get('run_pipeline')!.execute({ steps: [
       { id: 'user', tool: 'lookup', args: { id: 7 } },
@@ -94,7 +95,7 @@ describe('README quick start', () => {
     const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
     const block = /```ts\n([\s\S]*?)```/u.exec(readme)?.[1] ?? '';
     const [importLine, ...body] = block.split('\n');
-    expect(importLine).toBe("import { ComposableToolBuilder, createStepGate, type ITool } from 'toolweave';");
+    expect(importLine).toBe("import { ComposableToolBuilder, createStepGate, createToolRegistry, type ITool } from 'toolweave';");
     const self = readFileSync(fileURLToPath(import.meta.url), 'utf8');
     const copied = self.slice(self.indexOf('// README:start\n') + '// README:start\n'.length, self.indexOf('// README:end'));
     const lines = (text: string) => text.split('\n').map((line) => line.trim()).filter(Boolean);
