@@ -322,17 +322,17 @@ function precheckCalls(state: RunState, settings: RunSettings, calls: readonly P
     return undefined;
   }
   const gate = state.gate;
-  const bySlot: (ITool | undefined)[] = [];
+  // Kept only when a version can say later that they still stand: without one, nothing reads them.
+  const bySlot: (ITool | undefined)[] | undefined = version ? [] : undefined;
   for (const call of calls) {
     const tool = gate.resolve(call.tool);
-    bySlot[call.slot] = tool;
+    if (bySlot) bySlot[call.slot] = tool;
     if (tool !== undefined && settings.compositionId !== undefined && tool.id === settings.compositionId) continue;
     if (!isChainable(call.tool, tool, state.sideEffectingTools)) {
       return failed(state, call.label, call.tool, chainRefusal(call.tool, tool, () => gate.names?.()));
     }
   }
-  // Kept only when a version can say later that they still stand.
-  if (version) {
+  if (bySlot) {
     settings.checked = { version: seen, bySlot };
     state.resolved = settings.checked;
   }
