@@ -11,7 +11,7 @@ import type { StepNode } from '../spec/types.js';
 import type { EffectOutcome, ITool, ToolExecutionResult } from '../tool.js';
 import type { Accessor, RefScope } from '../refs/scope.js';
 import { compileAt, toolSlot, type CompileEnv, type NodeSite, type PlanCall } from './compile-env.js';
-import { fromDrive, threwOutcome, type Lane, type LeafRecorder, type NodeOutcome, type NodePlan, type RunState, type TraceEntry, type UndoAction } from './run-state.js';
+import { fromDrive, recordOutput, threwOutcome, type Lane, type LeafRecorder, type NodeOutcome, type NodePlan, type RunState, type TraceEntry, type UndoAction } from './run-state.js';
 
 /** What a mapping that reads nothing is resolved against, once, to know its arguments at build time. */
 const NO_SCOPE: RefScope = { input: undefined, prev: undefined, steps: [], named: new Map() };
@@ -336,8 +336,6 @@ export abstract class LeafChain extends GateCall {
   protected declare readonly runState: RunState;
   /** What the steps' references read: the input and the outputs so far. */
   protected declare readonly refs: RefScope;
-  /** Whether anything reads an output by position (`$steps[n]`), so `refs.steps` must be filled. */
-  private declare readonly keepSteps: boolean;
   /** The step now running (or next to run). */
   private declare at: number;
   private declare finished: boolean;
@@ -349,15 +347,13 @@ export abstract class LeafChain extends GateCall {
    * @param okTrace - their entries for a success, made once per plan by {@link chainTrace}
    * @param runState - the run's state
    * @param refs - the scope every step reads
-   * @param keepSteps - whether anything reads an output by position (`$steps[n]`)
    */
-  constructor(leaves: readonly Leaf[], okTrace: readonly TraceEntry[], runState: RunState, refs: RefScope, keepSteps: boolean) {
+  constructor(leaves: readonly Leaf[], okTrace: readonly TraceEntry[], runState: RunState, refs: RefScope) {
     super();
     this.leaves = leaves;
     this.okTrace = okTrace;
     this.runState = runState;
     this.refs = refs;
-    this.keepSteps = keepSteps;
     this.at = 0;
     this.finished = false;
     this.traced = false;
@@ -393,8 +389,7 @@ export abstract class LeafChain extends GateCall {
           done.recordEffect(this.tool, state);
           const output = result.output;
           if (done.name !== undefined) refs.named.set(done.name, output);
-          if (this.keepSteps) refs.steps.push(output);
-          refs.prev = output;
+          recordOutput(refs, output);
           this.at++;
         }
         if (this.at >= leaves.length) {
@@ -414,14 +409,13 @@ export abstract class LeafChain extends GateCall {
   /**
    * Write the trace entries of the steps that succeeded, once, when the run ends: a chain's are
    * each leaf's own frozen entry (no annotation is around a top-level leaf), so they are copied
-   * in one go rather than pushed one per step. A failure's entry follows them.
+   * in one go rather than pushed one per step. The chain owns its run's state, so the trace holds
+   * nothing before them; a failure's entry follows them.
    */
   private writeTrace(): void {
     if (this.traced) return;
     this.traced = true;
-    const state = this.runState;
-    if (state.trace.length === 0) state.trace = this.okTrace.slice(0, this.at);
-    else for (let i = 0; i < this.at; i++) state.trace.push(this.okTrace[i]);
+    this.runState.trace = this.okTrace.slice(0, this.at);
   }
 
   private finish(outcome: NodeOutcome | undefined): void {

@@ -20,7 +20,7 @@ import { compileNode } from './compile-node.js';
 import { LeafChain, chainTrace, failed, type Leaf } from './leaf.js';
 import { plannedOf, plannedRefusal, sumPlanned } from './planned-calls.js';
 import { runAuto, type ScheduledStep } from './schedule.js';
-import { Sequence, completedSteps, type NodeOutcome, type NodePlan, type ResolvedTools, type RunState, type TraceEntry } from './run-state.js';
+import { NO_STEPS, Sequence, completedSteps, recordOutput, type NodeOutcome, type NodePlan, type ResolvedTools, type RunState, type TraceEntry } from './run-state.js';
 import type { SnapshotProvider } from './snapshot.js';
 
 /** The default per-step timeout: long enough for real tools, short enough that a hung one ends. */
@@ -169,9 +169,13 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
       const named = hasNames ? new Map() : NO_NAMES;
       const ending: RunEnding = { shapeOutput, annotations, resolve };
       if (schedule !== undefined) runScheduled(schedule, state, input, named, ending);
-      // A dry run, and a gate a host made, take the general path.
-      else if (chain !== undefined && settings.dry === undefined && settings.startCall !== undefined) new ChainRun(chain, okTrace, state, input, named, ending, keepSteps).start();
-      else new PlanRun(steps, state, input, named, ending, keepSteps).start();
+      else {
+        // What the steps' references read: the input and the outputs so far.
+        const refs: RefScope = { input, prev: undefined, steps: keepSteps ? [] : NO_STEPS, named };
+        // A dry run, and a gate a host made, take the general path.
+        if (chain !== undefined && settings.dry === undefined && settings.startCall !== undefined) new ChainRun(chain, okTrace, state, refs, ending).start();
+        else new PlanRun(steps, state, refs, ending).start();
+      }
     } catch (error) {
       resolve(failure('step_threw', `The run failed unexpectedly: ${messageOf(error)}`));
     }
@@ -228,26 +232,17 @@ class NoNames extends Map<string, unknown> {
 }
 const NO_NAMES: Map<string, unknown> = new NoNames();
 
-/**
- * The `steps` list of a run whose spec reads no output by position: nothing reads it, so its runs
- * share one instead of filling one each. Frozen, so a write could never leak one run's output into another.
- */
-const NO_STEPS = Object.freeze([]) as unknown as unknown[];
-
 /** One run of a plan's top-level steps: each sees the outputs so far; the end becomes the run's result. */
 class PlanRun extends Sequence {
   // Declared and set in the constructor, not class fields: see GateCall (one per run).
   /** What the steps' references read: the input and the outputs so far. */
   private declare readonly refs: RefScope;
   private declare readonly ending: RunEnding;
-  /** Whether anything reads an output by position (`$steps[n]`), so `refs.steps` must be filled. */
-  private declare readonly keepSteps: boolean;
 
-  constructor(steps: readonly NodePlan[], state: RunState, input: unknown, named: Map<string, unknown>, ending: RunEnding, keepSteps: boolean) {
+  constructor(steps: readonly NodePlan[], state: RunState, refs: RefScope, ending: RunEnding) {
     super(steps, state);
-    this.refs = { input, prev: undefined, steps: keepSteps ? [] : NO_STEPS, named };
+    this.refs = refs;
     this.ending = ending;
-    this.keepSteps = keepSteps;
   }
 
   protected override scopeAt(): RefScope {
@@ -255,8 +250,7 @@ class PlanRun extends Sequence {
   }
 
   protected override output(_index: number, output: unknown): void {
-    if (this.keepSteps) this.refs.steps.push(output);
-    this.refs.prev = output;
+    recordOutput(this.refs, output);
   }
 
   protected override end(failed: NodeOutcome | undefined): void {
@@ -269,16 +263,8 @@ class ChainRun extends LeafChain {
   // Declared and set in the constructor, not class fields: see GateCall (one per run).
   private declare readonly ending: RunEnding;
 
-  constructor(
-    leaves: readonly Leaf[],
-    okTrace: readonly TraceEntry[],
-    state: RunState,
-    input: unknown,
-    named: Map<string, unknown>,
-    ending: RunEnding,
-    keepSteps: boolean,
-  ) {
-    super(leaves, okTrace, state, { input, prev: undefined, steps: keepSteps ? [] : NO_STEPS, named }, keepSteps);
+  constructor(leaves: readonly Leaf[], okTrace: readonly TraceEntry[], state: RunState, refs: RefScope, ending: RunEnding) {
+    super(leaves, okTrace, state, refs);
     this.ending = ending;
   }
 

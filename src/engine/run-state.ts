@@ -336,6 +336,19 @@ export function completedSteps(trace: readonly TraceEntry[]): string[] {
   return completed;
 }
 
+/**
+ * The `steps` list of a run whose spec reads no output by position (`$steps[n]`): nothing reads
+ * it, so its runs share this one instead of filling one each (see {@link recordOutput}). Frozen,
+ * so a write could never leak one run's output into another.
+ */
+export const NO_STEPS = Object.freeze([]) as unknown as unknown[];
+
+/** A top-level step's output, as the steps after it read it: `$prev`, and `$steps[n]` when kept. */
+export function recordOutput(refs: RefScope, output: unknown): void {
+  if (refs.steps !== NO_STEPS) refs.steps.push(output);
+  refs.prev = output;
+}
+
 /** The outcome of a plan that threw, which plans never do by design. */
 export function threwOutcome(error: unknown): NodeOutcome {
   return {
