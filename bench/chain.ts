@@ -1,0 +1,88 @@
+/**
+ * The chain every engine-overhead measurement runs (bench/overhead.ts in wall time,
+ * bench/instructions.ts in instructions): trivial async tools run as one composite through the
+ * full gate, against a hand-written loop that awaits the same ITool objects and checks each
+ * result, and against the same rules written inline (bench/floor.ts). The composite has an
+ * inputSchema and the host passes a realistic context (ids and a user object), as a host would.
+ */
+import { ComposableToolBuilder, createStepGate, type ITool, type StepGate, type StepGateOptions } from '../dist/index.js';
+import { inlineChain } from './floor.js';
+
+/** The longest chain measured. */
+export const LONGEST = 2000;
+
+/** The tools, `inc0` to `inc1999`: each adds one to `n`. */
+export const tools: ITool[] = Array.from({ length: LONGEST }, (_, i) => ({
+  id: `inc${i}`,
+  name: `inc${i}`,
+  displayName: `inc${i}`,
+  description: 'adds one',
+  inputSchema: { type: 'object' },
+  hasSideEffects: false,
+  execute: async (args) => ({ success: true, output: { n: (args.n as number) + 1 } }),
+}));
+const registry = new Map(tools.map((t) => [t.name, t]));
+
+/** The host's registry version (see StepGateOptions.version); never bumped while measuring. */
+const registryVersion = 1;
+
+/** A gate over the tools: `versioned` gives it the registry version, `extra` adds other options (a tracer). */
+export function chainGate(versioned: boolean, extra: Partial<StepGateOptions> = {}): StepGate {
+  const resolve = (name: string) => registry.get(name);
+  // A host that bumps a version whenever it changes its registry lets the gate skip resolving
+  // tools that cannot have changed; the versioned gate's budget covers the 2,000-step chain.
+  return createStepGate(versioned ? { resolve, version: () => registryVersion, budget: { calls: 10_000 }, ...extra } : { resolve, ...extra });
+}
+
+/** What a host typically passes: a few ids and a user object. */
+export const context = () => ({ sessionId: 's-1', requestId: 'r-42', tenant: 'acme', user: { id: 7, name: 'Ann', roles: ['dev'] }, locale: 'en' });
+const inputSchema = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } as const;
+
+/** The composite of the first `steps` tools, each step given `{ n: $prev.n }`. */
+export function composite(steps: number, gate: StepGate): ITool {
+  return new ComposableToolBuilder(gate).build(`chain${steps}`, `${steps} increments`, inputSchema, {
+    steps: tools.slice(0, steps).map((t, i) => ({ tool: t.name, inputMapping: { n: i === 0 ? '$input.n' : '$prev.n' } })),
+  });
+}
+
+/** The hand-written loop over the first `steps` tools. */
+export function handWritten(steps: number) {
+  return async (): Promise<unknown> => {
+    let value: unknown = { n: 0 };
+    const ctx = context();
+    for (let i = 0; i < steps; i++) {
+      const result = await tools[i].execute({ n: (value as { n: number }).n }, ctx);
+      if (!result.success) throw new Error(result.error);
+      value = result.output;
+    }
+    return value;
+  };
+}
+
+/**
+ * One call of the composite, wrapped exactly as the hand-written loop is (one async function per
+ * run), so the pair differs only in what the engine does. `after` runs once per run (the traced
+ * case drops the spans it kept).
+ */
+export function viaComposite(tool: ITool, after?: () => void) {
+  return async (): Promise<unknown> => {
+    const result = await tool.execute({ n: 0 }, context());
+    if (!result.success) throw new Error(result.error);
+    after?.();
+    return result.output;
+  };
+}
+
+/**
+ * The reference point (bench/floor.ts): the same rules written inline for this one chain, as a host
+ * would have to write them by hand to keep the same guarantees. Its ratio is the least any engine
+ * that keeps those rules can add to the bare loop.
+ */
+export function viaInline(steps: number) {
+  const run = inlineChain(tools.slice(0, steps).map((t) => t.name), { version: () => registryVersion, resolve: (name) => registry.get(name) }, inputSchema);
+  return async (): Promise<unknown> => {
+    const result = await run({ n: 0 }, context());
+    if (!result.success) throw new Error(result.error);
+    return result.output;
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * The engine's overhead in instructions, which unlike wall time does not move with the machine's
+ * load: the 20-step chain of bench/chain.ts (hand-written, the same rules written inline, the
+ * engine without and with a registry version), each counted by valgrind's callgrind in a process
+ * of its own (bench/workload.ts). Each case runs twice, with `LOW` and `HIGH` runs after the same
+ * warm-up; the difference, divided by `HIGH - LOW`, is the instructions of one run, without the
+ * process's start-up. Node runs `--single-threaded`: with background compilation and GC threads the
+ * counts moved by a third between identical runs, without them by about 2%.
+ *
+ * Skipped, with a line saying so, where valgrind is not installed. `STEPS` (default 20) sets the
+ * chain's length.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+
+const STEPS = Number(process.env.STEPS ?? 20);
+const LOW = 2000;
+const HIGH = 6000;
+const CASES = [
+  ['hand-written loop', 'hand'],
+  ['the same rules written inline', 'inline'],
+  ['toolweave', 'engine'],
+  ['toolweave, registry version', 'engine-versioned'],
+] as const;
+
+if (spawnSync('valgrind', ['--version']).status !== 0) {
+  console.log('\nInstructions per run: skipped (valgrind is not installed; on Debian: apt-get install valgrind)');
+  process.exit(0);
+}
+
+// Bundled to plain JavaScript first: under callgrind, compiling TypeScript at start-up would cost minutes.
+const outDir = join(import.meta.dirname, '.build');
+mkdirSync(outDir, { recursive: true });
+const script = join(outDir, 'workload.mjs');
+await build({ entryPoints: [join(import.meta.dirname, 'workload.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: script, logLevel: 'warning' });
+
+/** The instructions callgrind counted in one process of `workload` with `runs` runs. */
+function count(workload: string, runs: number): Promise<number> {
+  const out = join(outDir, `callgrind.${workload}.${runs}.out`);
+  return new Promise((resolve, reject) => {
+    const child = spawn('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, 'node', '--single-threaded', script], {
+      env: { ...process.env, WORKLOAD: workload, STEPS: String(STEPS), RUNS: String(runs) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const totals = code === 0 ? /^totals:\s+(\d+)/m.exec(readFileSync(out, 'utf8')) : null;
+      rmSync(out, { force: true });
+      if (totals) resolve(Number(totals[1]));
+      else reject(new Error(`callgrind of ${workload} (${runs} runs) failed with code ${code}: ${stderr}`));
+    });
+  });
+}
+
+const perRun = new Map<string, number>();
+for (const [, workload] of CASES) {
+  // The two processes of a case run side by side: they share nothing but the machine.
+  const [low, high] = await Promise.all([count(workload, LOW), count(workload, HIGH)]);
+  perRun.set(workload, (high - low) / (HIGH - LOW));
+}
+rmSync(outDir, { recursive: true, force: true });
+
+const hand = perRun.get('hand')!;
+console.log(`\nInstructions per run of the ${STEPS}-step chain (callgrind; target: toolweave <= 1.5x the hand-written loop)`);
+console.log('| case | instructions per run | ratio to the hand-written loop | per step over it |');
+console.log('|---|---|---|---|');
+for (const [label, workload] of CASES) {
+  const n = perRun.get(workload)!;
+  console.log(`| ${label} | ${Math.round(n)} | ${(n / hand).toFixed(2)}x | ${Math.round((n - hand) / STEPS)} |`);
+}
