@@ -4,8 +4,10 @@
  * engine without and with a registry version), each counted by valgrind's callgrind in a process
  * of its own (bench/workload.ts). Each case runs twice, with `LOW` and `HIGH` runs after the same
  * warm-up; the difference, divided by `HIGH - LOW`, is the instructions of one run, without the
- * process's start-up. Node runs `--single-threaded`: with background compilation and GC threads the
- * counts moved by a third between identical runs, without them by about 2%.
+ * process's start-up. What would make two identical processes differ is pinned: Node runs
+ * `--single-threaded` (background compilation and GC threads moved the counts by a third), with
+ * fixed hash and random seeds, and without address-space randomisation where `setarch` can turn
+ * it off (each moved them by up to 10%); identical processes then agree within about 1%.
  *
  * Skipped, with a line saying so, where valgrind is not installed. `STEPS` (default 20) sets the
  * chain's length.
@@ -36,11 +38,18 @@ mkdirSync(outDir, { recursive: true });
 const script = join(outDir, 'workload.mjs');
 await build({ entryPoints: [join(import.meta.dirname, 'workload.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: script, logLevel: 'warning' });
 
+/** Node's flags that make a count repeatable (see above). */
+const NODE_FLAGS = ['--single-threaded', '--hash-seed=1', '--random-seed=1'];
+/** `setarch -R` runs a command without address-space randomisation, where it can. */
+const noAslr = spawnSync('setarch', ['-R', 'true']).status === 0;
+
 /** The instructions callgrind counted in one process of `workload` with `runs` runs. */
 function count(workload: string, runs: number): Promise<number> {
   const out = join(outDir, `callgrind.${workload}.${runs}.out`);
+  const command = ['valgrind', '--tool=callgrind', `--callgrind-out-file=${out}`, 'node', ...NODE_FLAGS, script];
+  if (noAslr) command.unshift('setarch', '-R');
   return new Promise((resolve, reject) => {
-    const child = spawn('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, 'node', '--single-threaded', script], {
+    const child = spawn(command[0], command.slice(1), {
       env: { ...process.env, WORKLOAD: workload, STEPS: String(STEPS), RUNS: String(runs) },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
