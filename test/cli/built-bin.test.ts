@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectStdio, copyProject, FS_SERVER, liveProcesses, REPO, type Project } from '../mcp/helpers.js';
+import { connectStdio, copyProject, FS_SERVER, liveProcesses, processesLeft, REPO, type Project } from '../mcp/helpers.js';
 
 const pkg = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { bin: Record<string, string> };
 const BIN = path.join(REPO, pkg.bin.toolweave);
@@ -18,7 +18,7 @@ beforeAll(async () => {
   project = await copyProject('toolweave-bin-');
 });
 afterAll(async () => {
-  expect(liveProcesses(project.root)).toEqual([]);
+  expect(await processesLeft(project.root)).toEqual([]);
   await project.remove();
 });
 

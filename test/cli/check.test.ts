@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyProject, FS_SERVER, liveProcesses, type Project } from '../mcp/helpers.js';
+import { copyProject, FS_SERVER, liveProcesses, processesLeft, type Project } from '../mcp/helpers.js';
 import { runBin } from './proxy-process.js';
 
 let project: Project;
@@ -17,7 +17,7 @@ beforeAll(async () => {
   await mkdir(path.join(configDir, 'specs'), { recursive: true });
 });
 afterAll(async () => {
-  expect(liveProcesses(project.root)).toEqual([]);
+  expect(await processesLeft(project.root)).toEqual([]);
   await project.remove();
 });
 

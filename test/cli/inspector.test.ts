@@ -11,7 +11,7 @@ import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyProject, FS_SERVER, liveProcesses, REPO, type Project } from '../mcp/helpers.js';
+import { copyProject, FS_SERVER, liveProcesses, processesLeft, REPO, type Project } from '../mcp/helpers.js';
 import { BIN_COMMAND } from './proxy-process.js';
 
 const run = promisify(execFile);
@@ -30,7 +30,7 @@ beforeAll(async () => {
   await chmod(proxyCommand, 0o755);
 });
 afterAll(async () => {
-  expect(liveProcesses(project.root)).toEqual([]);
+  expect(await processesLeft(project.root)).toEqual([]);
   await project.remove();
 });
 

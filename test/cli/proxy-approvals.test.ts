@@ -8,7 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyProject, FS_SERVER, liveProcesses, PLAIN_SERVER, REPO, type Project } from '../mcp/helpers.js';
+import { copyProject, FS_SERVER, liveProcesses, processesLeft, PLAIN_SERVER, REPO, type Project } from '../mcp/helpers.js';
 import { proxyOverStdio } from './proxy-process.js';
 
 let project: Project;
@@ -26,7 +26,7 @@ beforeAll(async () => {
   }));
 });
 afterAll(async () => {
-  expect(liveProcesses(project.root)).toEqual([]);
+  expect(await processesLeft(project.root)).toEqual([]);
   await project.remove();
 });
 

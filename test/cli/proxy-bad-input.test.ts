@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { liveProcesses, PLAIN_SERVER, REPO, sleep, type ChildClient } from '../mcp/helpers.js';
+import { liveProcesses, processesLeft, PLAIN_SERVER, REPO, sleep, type ChildClient } from '../mcp/helpers.js';
 import { proxyOverStdio, runBin } from './proxy-process.js';
 
 let dir: string;
@@ -17,7 +17,7 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'toolweave-bad-'));
 });
 afterAll(async () => {
-  expect(liveProcesses(dir)).toEqual([]);
+  expect(await processesLeft(dir)).toEqual([]);
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -71,8 +71,7 @@ describe('servers that fail, collide or crash', () => {
   afterAll(async () => {
     expect(liveProcesses(dir).length).toBeGreaterThanOrEqual(1);
     await proxy.close();
-    await sleep(300);
-    expect(liveProcesses(dir)).toEqual([]);
+    expect(await processesLeft(dir)).toEqual([]);
   });
 
   it('reports each with its code, naming the server or the tool', () => {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyProject, FS_SERVER, liveProcesses, sleep, type ChildClient, type Project } from '../mcp/helpers.js';
+import { copyProject, FS_SERVER, liveProcesses, processesLeft, sleep, type ChildClient, type Project } from '../mcp/helpers.js';
 import { httpClient, proxyOverHttp, proxyOverStdio, type HttpProxy } from './proxy-process.js';
 
 let project: Project;
@@ -16,7 +16,7 @@ beforeAll(async () => {
   project = await copyProject('toolweave-proxy-');
 });
 afterAll(async () => {
-  expect(liveProcesses(project.root)).toEqual([]);
+  expect(await processesLeft(project.root)).toEqual([]);
   await project.remove();
 });
 
@@ -62,7 +62,7 @@ describe('the proxy over stdio', () => {
   afterAll(async () => {
     expect(liveProcesses(project.root).length).toBe(2);
     await proxy.close();
-    expect(liveProcesses(project.root)).toEqual([]);
+    expect(await processesLeft(project.root)).toEqual([]);
   });
 
   it('lists the upstream tools under their own names, plus the batching tools over them', async () => {
@@ -125,8 +125,7 @@ describe('the proxy over Streamable HTTP', () => {
   afterAll(async () => {
     expect(liveProcesses(project.root).length).toBe(2);
     expect(await proxy.stop()).toBe(0);
-    await sleep(300);
-    expect(liveProcesses(project.root)).toEqual([]);
+    expect(await processesLeft(project.root)).toEqual([]);
   });
 
   it('lists tools and runs run_js, with progress', async () => {

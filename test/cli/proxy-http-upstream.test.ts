@@ -9,7 +9,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpServer, serveHttp, type HttpServing } from '../../src/mcp/index.js';
 import { tool } from '../helpers/tools.js';
-import { liveProcesses } from '../mcp/helpers.js';
+import { processesLeft } from '../mcp/helpers.js';
 import { proxyOverStdio } from './proxy-process.js';
 
 let dir: string;
@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await upstream.close();
-  expect(liveProcesses(dir)).toEqual([]);
+  expect(await processesLeft(dir)).toEqual([]);
   await rm(dir, { recursive: true, force: true });
 });
 

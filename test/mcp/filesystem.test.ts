@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ComposableToolBuilder, createScriptTool, createStepGate, type ITool } from '../../src/index.js';
 import { mcpTools, type McpTool } from '../../src/mcp/index.js';
-import { connectFilesystem, copyProject, liveProcesses, type ChildClient, type Project } from './helpers.js';
+import { connectFilesystem, copyProject, liveProcesses, processesLeft, type ChildClient, type Project } from './helpers.js';
 
 let project: Project;
 let fs: ChildClient;
@@ -25,7 +25,7 @@ beforeAll(async () => {
 afterAll(async () => {
   expect(liveProcesses(project.root).length).toBe(1);
   await fs.close();
-  expect(liveProcesses(project.root)).toEqual([]);
+  expect(await processesLeft(project.root)).toEqual([]);
   await project.remove();
 });
 

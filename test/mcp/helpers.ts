@@ -82,5 +82,20 @@ export function liveProcesses(marker: string): string[] {
     .filter((line) => line.includes(marker) && /server-filesystem|plain-server|toolweave.* mcp/u.test(line) && !line.includes(' ps -eo'));
 }
 
+/**
+ * The processes of {@link liveProcesses} still running once they have had up to `ms` to exit:
+ * `[]` as soon as none is left. A process that has been told to stop takes a moment to go, and on
+ * a loaded machine more than a fixed pause allows.
+ */
+export async function processesLeft(marker: string, ms = 10_000): Promise<string[]> {
+  const end = Date.now() + ms;
+  let left = liveProcesses(marker);
+  while (left.length > 0 && Date.now() < end) {
+    await sleep(100);
+    left = liveProcesses(marker);
+  }
+  return left;
+}
+
 /** Resolve after `ms`. */
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
