@@ -81,6 +81,47 @@ describe('a result that throws when read never escapes the gate', () => {
     expect(next.calls).toEqual([{ v: 'first' }, { v: 'next saw first' }]);
   });
 
+  it('a native promise whose own then was replaced is heard through the native then, once', async () => {
+    const forged = raw('forged', () => {
+      const promise = delay(5).then(() => ({ success: true, output: 'real' }));
+      // Calls back at once, twice, with values the promise never settled with.
+      Object.defineProperty(promise, 'then', {
+        value: (ok: (v: unknown) => void) => {
+          ok({ success: true, output: 'forged' });
+          ok({ success: true, output: 'forged again' });
+        },
+      });
+      return promise;
+    });
+    const next = tool('next', async (a) => `next saw ${String(a.v)}`);
+    const reg = registry(forged, next);
+    const { direct, step } = await runBoth(forged);
+    expect(direct).toEqual({ success: true, output: 'real' });
+    expect(step).toMatchObject({ success: true, output: 'real' });
+    const composite = new ComposableToolBuilder(reg.gate()).build('c', 'c', { type: 'object' }, {
+      steps: [{ tool: 'forged', inputMapping: {} }, { tool: 'next', inputMapping: { v: '$prev' } }],
+    });
+    expect(await composite.execute({}, {})).toMatchObject({ success: true, output: 'next saw real' });
+    expect(next.calls).toEqual([{ v: 'real' }]);
+  });
+
+  it('a native promise whose then getter throws is step_bad_result, as any thenable whose then getter throws', async () => {
+    const { direct, step } = await runBoth(
+      raw('hostile', () => {
+        const promise = Promise.resolve({ success: true, output: 'real' });
+        Object.defineProperty(promise, 'then', {
+          get() {
+            throw new Error('then getter');
+          },
+        });
+        return promise;
+      }),
+    );
+    expect(direct.details).toMatchObject({ code: 'step_bad_result', tool: 'hostile' });
+    expect(step.details).toMatchObject({ code: 'step_bad_result', step: 'steps[0]' });
+    expect(unhandled).toEqual([]);
+  });
+
   it('a tool that settles after its timeout does not reach the call after it', async () => {
     let release: (v: unknown) => void = () => {};
     const late = raw('late', () => new Promise((r) => (release = r)));
