@@ -1,13 +1,15 @@
 /**
  * The engine's overhead in instructions, which unlike wall time does not move with the machine's
  * load: the 20-step chain of bench/chain.ts (hand-written, the same rules written inline, the
- * engine without and with a registry version), each counted by valgrind's callgrind in a process
- * of its own (bench/workload.ts). Each case runs twice, with `LOW` and `HIGH` runs after the same
- * warm-up; the difference, divided by `HIGH - LOW`, is the instructions of one run, without the
- * process's start-up. What would make two identical processes differ is pinned: Node runs
- * `--single-threaded` (background compilation and GC threads moved the counts by a third), with
- * fixed hash and random seeds, and without address-space randomisation where `setarch` can turn
- * it off (each moved them by up to 10%); identical processes then agree within about 1%.
+ * engine without and with a registry version) and the for_each and gather of
+ * bench/combinator-cases.ts (hand-written, the engine), each counted by valgrind's callgrind in a
+ * process of its own (bench/workload.ts). Each case runs twice, with a low and a high number of
+ * runs after the same warm-up; the difference, divided by the difference in runs, is the
+ * instructions of one run, without the process's start-up. What would make two identical
+ * processes differ is pinned: Node runs `--single-threaded` (background compilation and GC threads
+ * moved the counts by a third), with fixed hash and random seeds, and without address-space
+ * randomisation where `setarch` can turn it off (each moved them by up to 10%); identical
+ * processes then agree within about 1%.
  *
  * Skipped, with a line saying so, where valgrind is not installed. `STEPS` (default 20) sets the
  * chain's length. `BY_FUNCTION=1` also prints, for each case, the functions that spent the most
@@ -21,17 +23,71 @@ import { build, type Plugin } from 'esbuild';
 import { selfCostByFunction } from './callgrind.js';
 
 const STEPS = Number(process.env.STEPS ?? 20);
-const LOW = 2000;
-const HIGH = 6000;
+/** The for_each's items here: fewer than bench/combinators.ts's 10,000, so callgrind takes minutes, not hours; the cost is per item. */
+const ITEMS = 500;
 const BY_FUNCTION = process.env.BY_FUNCTION === '1';
 /** How many functions a case lists under `BY_FUNCTION`. */
 const TOP = 15;
-const CASES = [
-  ['hand-written loop', 'hand'],
-  ['the same rules written inline', 'inline'],
-  ['toolweave', 'engine'],
-  ['toolweave, registry version', 'engine-versioned'],
-] as const;
+
+/** A workload measured against its hand-written baseline (the first case). */
+interface Group {
+  title: string;
+  /** What one run is made of, and how many: the per-unit column divides by it. */
+  unit: string;
+  units: number;
+  /**
+   * Runs before counting, then the two counts' runs. The warm-up is long enough that V8 compiles
+   * nothing more between the two counts (checked with `--trace-opt`): code a run uses once, such
+   * as its set-up, is optimised only after thousands of runs, and a compilation in the window
+   * would be counted as the runs' cost.
+   */
+  warmUp: number;
+  low: number;
+  high: number;
+  /** Each case's label and its `WORKLOAD`; the first is the baseline. */
+  cases: readonly (readonly [string, string])[];
+}
+
+const GROUPS: Group[] = [
+  {
+    title: `the ${STEPS}-step chain`,
+    unit: 'step',
+    units: STEPS,
+    warmUp: 6000,
+    low: 2000,
+    high: 6000,
+    cases: [
+      ['hand-written loop', 'hand'],
+      ['the same rules written inline', 'inline'],
+      ['toolweave', 'engine'],
+      ['toolweave, registry version', 'engine-versioned'],
+    ],
+  },
+  {
+    title: `for_each over ${ITEMS} items at concurrency 16`,
+    unit: 'item',
+    units: ITEMS,
+    warmUp: 600,
+    low: 100,
+    high: 300,
+    cases: [
+      ['hand-written workers', 'foreach-hand'],
+      ['toolweave', 'foreach-engine'],
+    ],
+  },
+  {
+    title: 'gather of 100 calls',
+    unit: 'call',
+    units: 100,
+    warmUp: 2000,
+    low: 200,
+    high: 600,
+    cases: [
+      ['Promise.all', 'gather-hand'],
+      ['toolweave', 'gather-engine'],
+    ],
+  },
+];
 
 if (spawnSync('valgrind', ['--version']).status !== 0) {
   console.log('\nInstructions per run: skipped (valgrind is not installed; on Debian: apt-get install valgrind)');
@@ -77,15 +133,15 @@ interface Count {
   byFunction: Map<string, number>;
 }
 
-/** The instructions callgrind counted in one process of `workload` with `runs` runs. */
-function count(workload: string, runs: number): Promise<Count> {
+/** The instructions callgrind counted in one process of `workload` with `runs` runs after `warmUp`. */
+function count(workload: string, runs: number, warmUp: number): Promise<Count> {
   const out = join(outDir, `callgrind.${workload}.${runs}.out`);
   const valgrind = ['valgrind', '--tool=callgrind', `--callgrind-out-file=${out}`, ...(BY_FUNCTION ? ['--dump-instr=yes'] : [])];
   const command = [...valgrind, 'node', ...NODE_FLAGS, ...(BY_FUNCTION ? PROFILE_FLAGS : []), script];
   if (noAslr) command.unshift('setarch', '-R');
   return new Promise((resolve, reject) => {
     const child = spawn(command[0], command.slice(1), {
-      env: { ...process.env, WORKLOAD: workload, STEPS: String(STEPS), RUNS: String(runs) },
+      env: { ...process.env, WORKLOAD: workload, STEPS: String(STEPS), ITEMS: String(ITEMS), RUNS: String(runs), WARM_UP: String(warmUp) },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -107,31 +163,31 @@ function count(workload: string, runs: number): Promise<Count> {
   });
 }
 
-const perRun = new Map<string, number>();
-const perRunByFunction = new Map<string, [string, number][]>();
-for (const [, workload] of CASES) {
+/** One case's instructions per run, and under `BY_FUNCTION` its top functions per run. */
+async function perRun(group: Group, workload: string): Promise<{ total: number; top: [string, number][] }> {
   // The two processes of a case run side by side: they share nothing but the machine.
-  const [low, high] = await Promise.all([count(workload, LOW), count(workload, HIGH)]);
-  perRun.set(workload, (high.total - low.total) / (HIGH - LOW));
-  const functions = [...high.byFunction].map(([name, n]): [string, number] => [name, (n - (low.byFunction.get(name) ?? 0)) / (HIGH - LOW)]);
-  perRunByFunction.set(workload, functions.sort((a, b) => b[1] - a[1]).slice(0, TOP));
-}
-rmSync(outDir, { recursive: true, force: true });
-
-const hand = perRun.get('hand')!;
-console.log(`\nInstructions per run of the ${STEPS}-step chain (callgrind; target: toolweave <= 1.5x the hand-written loop)`);
-console.log('| case | instructions per run | ratio to the hand-written loop | per step over it |');
-console.log('|---|---|---|---|');
-for (const [label, workload] of CASES) {
-  const n = perRun.get(workload)!;
-  console.log(`| ${label} | ${Math.round(n)} | ${(n / hand).toFixed(2)}x | ${Math.round((n - hand) / STEPS)} |`);
+  const [low, high] = await Promise.all([count(workload, group.low, group.warmUp), count(workload, group.high, group.warmUp)]);
+  const runs = group.high - group.low;
+  const functions = [...high.byFunction].map(([name, n]): [string, number] => [name, (n - (low.byFunction.get(name) ?? 0)) / runs]);
+  return { total: (high.total - low.total) / runs, top: functions.sort((a, b) => b[1] - a[1]).slice(0, TOP) };
 }
 
-if (BY_FUNCTION) {
-  for (const [label, workload] of CASES) {
-    console.log(`\nWhere a run of ${label} spends its instructions (each function's own, per run; top ${TOP})`);
+for (const group of GROUPS) {
+  const measured = [];
+  for (const [label, workload] of group.cases) measured.push({ label, ...(await perRun(group, workload)) });
+  const base = measured[0];
+  console.log(`\nInstructions per run of ${group.title} (callgrind; target: toolweave <= 1.5x ${base.label})`);
+  console.log(`| case | instructions per run | ratio | per ${group.unit} over ${base.label} |`);
+  console.log('|---|---|---|---|');
+  for (const { label, total } of measured) {
+    console.log(`| ${label} | ${Math.round(total)} | ${(total / base.total).toFixed(2)}x | ${Math.round((total - base.total) / group.units)} |`);
+  }
+  if (!BY_FUNCTION) continue;
+  for (const { label, top } of measured) {
+    console.log(`\nWhere a run of ${group.title}, ${label}, spends its instructions (each function's own, per run; top ${TOP})`);
     console.log('| instructions | function |');
     console.log('|---|---|');
-    for (const [name, n] of perRunByFunction.get(workload)!) console.log(`| ${Math.round(n)} | ${name.replaceAll('|', '\\|')} |`);
+    for (const [name, n] of top) console.log(`| ${Math.round(n)} | ${name.replaceAll('|', '\\|')} |`);
   }
 }
+rmSync(outDir, { recursive: true, force: true });

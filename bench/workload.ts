@@ -1,15 +1,18 @@
 /**
- * One chain workload in a process of its own, for bench/instructions.ts to count under callgrind:
- * `WORKLOAD` (hand, inline, engine, engine-versioned) over `STEPS` steps, warmed up by a fixed
- * number of runs and then run `RUNS` times. Two processes that differ only in `RUNS` differ only
- * in those runs, so the difference of their counts is what the runs cost.
+ * One workload in a process of its own, for bench/instructions.ts to count under callgrind:
+ * `WORKLOAD` is a chain over `STEPS` steps (hand, inline, engine, engine-versioned), a for_each over
+ * `ITEMS` items (foreach-hand, foreach-engine) or a gather of 100 calls (gather-hand,
+ * gather-engine), warmed up by `WARM_UP` runs and then run `RUNS` times. Two processes that differ
+ * only in `RUNS` differ only in those runs, so the difference of their counts is what the runs cost.
  */
 import { chainGate, composite, handWritten, viaComposite, viaInline } from './chain.js';
+import { forEachCase, gatherCase } from './combinator-cases.js';
 
 const workload = process.env.WORKLOAD ?? 'engine';
 const steps = Number(process.env.STEPS ?? 20);
+const items = Number(process.env.ITEMS ?? 1000);
 const runs = Number(process.env.RUNS ?? 1000);
-const WARM_UP = 2000;
+const warmUp = Number(process.env.WARM_UP ?? 2000);
 
 function pick(): () => Promise<unknown> {
   switch (workload) {
@@ -21,13 +24,21 @@ function pick(): () => Promise<unknown> {
       return viaComposite(composite(steps, chainGate(false)));
     case 'engine-versioned':
       return viaComposite(composite(steps, chainGate(true)));
+    case 'foreach-hand':
+      return forEachCase(items).hand;
+    case 'foreach-engine':
+      return forEachCase(items).engine;
+    case 'gather-hand':
+      return gatherCase().hand;
+    case 'gather-engine':
+      return gatherCase().engine;
     default:
       throw new Error(`unknown WORKLOAD ${workload}`);
   }
 }
 
 const run = pick();
-for (let i = 0; i < WARM_UP; i++) await run();
+for (let i = 0; i < warmUp; i++) await run();
 for (let i = 0; i < runs; i++) await run();
 // The watchdog's interval may still be armed for a tick: the count is taken, so end now.
 process.exit(0);

@@ -1,0 +1,78 @@
+/**
+ * The combinator workloads every combinator measurement runs (bench/combinators.ts in wall time,
+ * bench/instructions.ts in instructions): a for_each over trivial items at concurrency 16 against
+ * a hand-written bounded-concurrency loop over the same tool, and a gather of 100 calls against
+ * Promise.all over the same tools.
+ */
+import { ComposableToolBuilder, createStepGate, type ITool, type StepGate } from '../dist/index.js';
+
+/** The for_each's concurrency, in the engine and in the hand-written loop. */
+export const CONCURRENCY = 16;
+
+const double: ITool = {
+  id: 'double',
+  name: 'double',
+  displayName: 'double',
+  description: 'doubles n',
+  inputSchema: { type: 'object' },
+  hasSideEffects: false,
+  execute: async (args) => ({ success: true, output: (args.n as number) * 2 }),
+};
+const callers: ITool[] = Array.from({ length: 100 }, (_, i) => ({ ...double, id: `d${i}`, name: `d${i}` }));
+const registry = new Map<string, ITool>([[double.name, double], ...callers.map((t) => [t.name, t] as const)]);
+
+/** The gate the combinators run through; its budget covers a for_each of 10,000 items (the default is 5,000 calls). */
+export const gate: StepGate = createStepGate({ resolve: (name) => registry.get(name), budget: { calls: 20_000 } });
+const builder = new ComposableToolBuilder(gate);
+
+/** A for_each over `count` items, hand-written and through the engine. */
+export function forEachCase(count: number) {
+  const items = Array.from({ length: count }, (_, i) => i);
+  const tool = builder.build('double_all', 'doubles every item', { type: 'object' }, {
+    steps: [{ combinator: 'for_each', items: '$input.items', concurrency: CONCURRENCY, maxItems: count, template: { tool: 'double', inputMapping: { n: '$item' } } }],
+  });
+  return {
+    async hand(): Promise<unknown[]> {
+      const out = new Array<unknown>(items.length);
+      let next = 0;
+      const worker = async () => {
+        while (next < items.length) {
+          const i = next++;
+          const result = await double.execute({ n: items[i] }, {});
+          if (!result.success) throw new Error(result.error);
+          out[i] = result.output;
+        }
+      };
+      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+      return out;
+    },
+    async engine(): Promise<unknown> {
+      const result = await tool.execute({ items }, {});
+      if (!result.success) throw new Error(result.error);
+      return result.output;
+    },
+  };
+}
+
+/** A gather of 100 calls, one per tool, hand-written and through the engine. */
+export function gatherCase() {
+  const tool = builder.build('gather_all', 'a hundred calls at once', { type: 'object' }, {
+    steps: [{ combinator: 'gather', calls: Object.fromEntries(callers.map((t, i) => [t.name, { tool: t.name, inputMapping: { n: i } }])) }],
+  });
+  return {
+    async hand(): Promise<Record<string, unknown>> {
+      const results = await Promise.all(callers.map((t, i) => t.execute({ n: i }, {})));
+      const out: Record<string, unknown> = {};
+      results.forEach((r, i) => {
+        if (!r.success) throw new Error(r.error);
+        out[callers[i].name] = r.output;
+      });
+      return out;
+    },
+    async engine(): Promise<unknown> {
+      const result = await tool.execute({}, {});
+      if (!result.success) throw new Error(result.error);
+      return result.output;
+    },
+  };
+}
