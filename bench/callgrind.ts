@@ -2,7 +2,8 @@
  * Reading callgrind's output for bench/instructions.ts: the instructions each function executed
  * itself (not counting what it called). Code that V8 compiled at run time has no symbols, so its
  * addresses are named from the perf map Node writes under `--perf-basic-prof`, and those names'
- * places in the bundle are mapped back to the sources through the bundle's source map.
+ * places (in the bench's bundle or in the package's dist) are mapped back to the sources through
+ * each file's own source map.
  */
 import { readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
@@ -52,8 +53,8 @@ function covering(entries: readonly PerfEntry[], address: number): PerfEntry | u
 }
 
 /**
- * A JIT name (`JS:*start file:///…/workload.mjs:2212:8`) as the function and its place in the
- * sources (`start src/engine/leaf.ts:139`), when the bundle's source map knows it.
+ * A JIT name (`JS:*start file:///…/dist/engine/leaf.js:139:5`) as the function and its place in
+ * the sources (`start src/engine/leaf.ts:138`), when the file's source map knows it.
  */
 function sourceName(name: string, maps: Map<string, SourceMap | undefined>): string {
   const match = /^JS:[*~^+]?(\S*) (file:\/\/\S+):(\d+):(\d+)$/.exec(name);
@@ -73,7 +74,7 @@ function sourceName(name: string, maps: Map<string, SourceMap | undefined>): str
   const entry = found && 'originalSource' in found ? found : undefined;
   if (!entry) return `${fn || '(anonymous)'} ${url.split('/').pop()}:${line}`;
   const file = entry.originalSource;
-  // Sources are named relative to the map (the bundle's folder), or as file URLs.
+  // Sources are named relative to the map's folder, or as file URLs.
   const path = file.startsWith('file:') ? fileURLToPath(file) : resolve(dirname(fileURLToPath(url)), file);
   const source = relative(process.cwd(), path);
   return `${fn || '(anonymous)'} ${source}:${entry.originalLine + 1}`;

@@ -9,7 +9,8 @@
  * processes differ is pinned: Node runs `--single-threaded` (background compilation and GC threads
  * moved the counts by a third), with fixed hash and random seeds, and without address-space
  * randomisation where `setarch` can turn it off (each moved them by up to 10%); identical
- * processes then agree within about 1%.
+ * processes then agree within about 1%, and runs on different days within a few percent (the
+ * gather moved most, by 9%).
  *
  * Skipped, with a line saying so, where valgrind is not installed. `STEPS` (default 20) sets the
  * chain's length. `BY_FUNCTION=1` also prints, for each case, the functions that spent the most
@@ -21,6 +22,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { selfCostByFunction } from './callgrind.js';
+import { CONCURRENCY } from './combinator-cases.js';
 
 const STEPS = Number(process.env.STEPS ?? 20);
 /** The for_each's items here: fewer than bench/combinators.ts's 10,000, so callgrind takes minutes, not hours; the cost is per item. */
@@ -64,7 +66,7 @@ const GROUPS: Group[] = [
     ],
   },
   {
-    title: `for_each over ${ITEMS} items at concurrency 16`,
+    title: `for_each over ${ITEMS} items at concurrency ${CONCURRENCY}`,
     unit: 'item',
     units: ITEMS,
     warmUp: 600,
@@ -148,17 +150,23 @@ function count(workload: string, runs: number, warmUp: number): Promise<Count> {
     child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
     child.on('error', reject);
     child.on('close', (code) => {
-      const text = code === 0 ? readFileSync(out, 'utf8') : '';
-      const totals = /^totals:\s+(\d+)/m.exec(text);
-      let byFunction = new Map<string, number>();
-      if (totals && BY_FUNCTION) {
-        const perfMap = `/tmp/perf-${/^pid:\s+(\d+)/m.exec(text)?.[1]}.map`;
-        byFunction = selfCostByFunction(out, perfMap);
-        rmSync(perfMap, { force: true });
+      try {
+        const text = code === 0 ? readFileSync(out, 'utf8') : '';
+        const totals = /^totals:\s+(\d+)/m.exec(text);
+        if (!totals) throw new Error(`callgrind of ${workload} (${runs} runs) failed with code ${code}: ${stderr}`);
+        let byFunction = new Map<string, number>();
+        if (BY_FUNCTION) {
+          const perfMap = `/tmp/perf-${/^pid:\s+(\d+)/m.exec(text)?.[1]}.map`;
+          byFunction = selfCostByFunction(out, perfMap);
+          rmSync(perfMap, { force: true });
+        }
+        resolve({ total: Number(totals[1]), byFunction });
+      } catch (error) {
+        // A missing output or perf map ends the bench with the reason, not an uncaught throw in a callback.
+        reject(error);
+      } finally {
+        rmSync(out, { force: true });
       }
-      rmSync(out, { force: true });
-      if (totals) resolve({ total: Number(totals[1]), byFunction });
-      else reject(new Error(`callgrind of ${workload} (${runs} runs) failed with code ${code}: ${stderr}`));
     });
   });
 }
