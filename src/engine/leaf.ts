@@ -26,7 +26,7 @@ export function compileLeaf(node: StepNode, env: CompileEnv, site: NodeSite, lab
   const mapping = compileAt(env, node.inputMapping ?? node.args ?? {}, site, label);
   if (!mapping.dynamic) call.staticArgs = mapping.accessor(NO_SCOPE);
   const undo = node.compensate ? compileCompensation(node.compensate.tool, node.compensate.args, env, site, label) : undefined;
-  const leaf = new Leaf(label, toolName, slot, node.name, mapping.accessor, node.timeoutMs ?? env.stepTimeoutMs, undo);
+  const leaf = new Leaf(label, toolName, slot, node.name, mapping.accessor, node.timeoutMs ?? env.stepTimeoutMs, undo, !mapping.buildsObject);
   const plan = fromDrive((state, scope, lane) => leaf.drive(state, scope, lane));
   // A leaf with nothing to undo may run in a top-level chain's fast path (see LeafChain).
   if (!undo) plan.leaf = leaf;
@@ -55,6 +55,8 @@ export class Leaf implements LeafRecorder {
    * @param argsOf - its compiled argument mapping
    * @param timeoutMs - its timeout
    * @param undo - its compensating call, if any
+   * @param mayBuildNonObject - its mapping is not written as an object, so what it resolves to
+   *   is checked to be one at every call
    */
   constructor(
     readonly label: string,
@@ -64,6 +66,7 @@ export class Leaf implements LeafRecorder {
     readonly argsOf: Accessor,
     readonly timeoutMs: number,
     private readonly undo: Compensation | undefined,
+    private readonly mayBuildNonObject: boolean,
   ) {
     this.runOptions = { step: label, timeoutMs };
     this.okEntry = Object.freeze({ step: label, tool: toolName, ok: true });
@@ -143,10 +146,12 @@ export class Leaf implements LeafRecorder {
       const cycle = this.cycleRefusal(tool, state);
       if (cycle) return cycle;
     }
-    // Checked to be an object by argsProblem before it is used as one.
+    // An object, by how its mapping is written or by argsProblem's check, before it is used as one.
     const args = this.argsOf(scope) as Record<string, unknown>;
-    const badArgs = this.argsProblem(state, tool, args);
-    if (badArgs) return badArgs;
+    if (this.mayBuildNonObject || state.validateArgs) {
+      const badArgs = this.argsProblem(state, tool, args);
+      if (badArgs) return badArgs;
+    }
     // The instance checked is the one the gate runs.
     call.aim(tool, this.label, this.timeoutMs, this.ticks);
     call.frame = state.frame;

@@ -50,7 +50,9 @@ interface Context {
 export function compileMapping(value: unknown, site: CompileSite): CompiledMapping {
   const ctx: Context = { site, holes: holesAt(site), errors: [], warnings: [], active: new Set() };
   const { accessor, dynamic } = compileNode(value, ctx);
-  return { accessor, errors: ctx.errors, warnings: ctx.warnings, dynamic };
+  // An object mapping builds a fresh object every time; a cyclic one is an error and builds nothing.
+  const buildsObject = isPlainObject(value) && ctx.errors.length === 0;
+  return { accessor, errors: ctx.errors, warnings: ctx.warnings, dynamic, buildsObject };
 }
 
 function compileNode(value: unknown, ctx: Context): Compiled {

@@ -69,4 +69,9 @@ export interface CompiledMapping {
   warnings: string[];
   /** Whether the mapping reads anything from the scope (false: a pure literal). */
   dynamic: boolean;
+  /**
+   * Whether every value it resolves to is a fresh plain object: it is written as an object and
+   * compiled without errors. A caller that needs an object then need not check each value.
+   */
+  buildsObject: boolean;
 }

@@ -287,3 +287,28 @@ describe('non-strict mode', () => {
     expect(c.accessor(scope())).toBeUndefined();
   });
 });
+
+describe('buildsObject', () => {
+  it('is true only for a mapping written as an object, whose every value is then a fresh object', () => {
+    const proto = JSON.parse('{ "__proto__": "$input.foo", "b": 2 }') as unknown;
+    for (const mapping of [{}, { a: '$input.foo' }, { a: { b: '$prev' } }, proto, Object.assign(Object.create(null), { a: 1 })]) {
+      const compiled = compileMapping(mapping, site());
+      expect(compiled.buildsObject).toBe(true);
+      const first = compiled.accessor(scope({ input: 5, prev: null }));
+      const second = compiled.accessor(scope({ input: 5, prev: null }));
+      expect(Object.getPrototypeOf(first)).toBe(Object.prototype);
+      expect(first).not.toBe(second);
+    }
+  });
+
+  it('is false for anything else, and for an object mapping that does not compile', () => {
+    for (const mapping of ['$input', '$prev.items', ['a'], 3, null, 'text', '${$input.foo}']) {
+      expect(compileMapping(mapping, site()).buildsObject).toBe(false);
+    }
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    const compiled = compileMapping(cyclic, site());
+    expect(compiled.errors.join()).toContain('cycle');
+    expect(compiled.buildsObject).toBe(false);
+  });
+});
