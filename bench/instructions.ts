@@ -15,6 +15,8 @@
  * Skipped, with a line saying so, where valgrind is not installed. `STEPS` (default 20) sets the
  * chain's length. `BY_FUNCTION=1` also prints, for each case, the functions that spent the most
  * instructions per run (their own, not their callees'), named by their place in the sources.
+ * `CASES` (a comma-separated list of workloads, such as `inline,engine-versioned`) counts only
+ * those; each group's first case counted is its baseline.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -28,6 +30,8 @@ const STEPS = Number(process.env.STEPS ?? 20);
 /** The for_each's items here: fewer than bench/combinators.ts's 10,000, so callgrind takes minutes, not hours; the cost is per item. */
 const ITEMS = 500;
 const BY_FUNCTION = process.env.BY_FUNCTION === '1';
+/** The workloads to count (`CASES`), or all of them. */
+const ONLY = process.env.CASES ? new Set(process.env.CASES.split(',')) : undefined;
 /** How many functions a case lists under `BY_FUNCTION`. */
 const TOP = 15;
 
@@ -182,7 +186,8 @@ async function perRun(group: Group, workload: string): Promise<{ total: number; 
 
 for (const group of GROUPS) {
   const measured = [];
-  for (const [label, workload] of group.cases) measured.push({ label, ...(await perRun(group, workload)) });
+  for (const [label, workload] of group.cases) if (!ONLY || ONLY.has(workload)) measured.push({ label, ...(await perRun(group, workload)) });
+  if (measured.length === 0) continue;
   const base = measured[0];
   console.log(`\nInstructions per run of ${group.title} (callgrind; target: toolweave <= 1.5x ${base.label})`);
   console.log(`| case | instructions per run | ratio | per ${group.unit} over ${base.label} |`);
