@@ -2,9 +2,11 @@
  * The combinator workloads every combinator measurement runs (bench/combinators.ts in wall time,
  * bench/instructions.ts in instructions): a for_each over trivial items at concurrency 16 against
  * a hand-written bounded-concurrency loop over the same tool, and a gather of 100 calls against
- * Promise.all over the same tools.
+ * Promise.all over the same tools; each also against the same rules written inline
+ * (bench/floor.ts), the least an engine keeping them can add.
  */
 import { ComposableToolBuilder, createStepGate, type ITool, type StepGate } from '../dist/index.js';
+import { inlineForEach, inlineGather } from './floor.js';
 
 /** The for_each's concurrency, in the engine and in the hand-written loop. */
 export const CONCURRENCY = 16;
@@ -23,14 +25,17 @@ const registry = new Map<string, ITool>([[double.name, double], ...callers.map((
 
 /** The gate the combinators run through; its budget covers a for_each of 10,000 items (the default is 5,000 calls). */
 export const gate: StepGate = createStepGate({ resolve: (name) => registry.get(name), budget: { calls: 20_000 } });
+const floorRegistry = { resolve: (name: string) => registry.get(name) };
+const anyObject = { type: 'object' } as const;
 const builder = new ComposableToolBuilder(gate);
 
 /** A for_each over `count` items, hand-written and through the engine. */
 export function forEachCase(count: number) {
   const items = Array.from({ length: count }, (_, i) => i);
-  const tool = builder.build('double_all', 'doubles every item', { type: 'object' }, {
+  const tool = builder.build('double_all', 'doubles every item', anyObject, {
     steps: [{ combinator: 'for_each', items: '$input.items', concurrency: CONCURRENCY, maxItems: count, template: { tool: 'double', inputMapping: { n: '$item' } } }],
   });
+  const inline = inlineForEach(double.name, floorRegistry, anyObject, CONCURRENCY, count);
   return {
     async hand(): Promise<unknown[]> {
       const out = new Array<unknown>(items.length);
@@ -51,14 +56,25 @@ export function forEachCase(count: number) {
       if (!result.success) throw new Error(result.error);
       return result.output;
     },
+    /** The same rules written inline (bench/floor.ts). */
+    async inline(): Promise<unknown> {
+      const result = await inline({ items }, {});
+      if (!result.success) throw new Error(result.error);
+      return result.output;
+    },
   };
 }
 
 /** A gather of 100 calls, one per tool, hand-written and through the engine. */
 export function gatherCase() {
-  const tool = builder.build('gather_all', 'a hundred calls at once', { type: 'object' }, {
+  const tool = builder.build('gather_all', 'a hundred calls at once', anyObject, {
     steps: [{ combinator: 'gather', calls: Object.fromEntries(callers.map((t, i) => [t.name, { tool: t.name, inputMapping: { n: i } }])) }],
   });
+  const inline = inlineGather(
+    callers.map((t) => t.name),
+    floorRegistry,
+    anyObject,
+  );
   return {
     async hand(): Promise<Record<string, unknown>> {
       const results = await Promise.all(callers.map((t, i) => t.execute({ n: i }, {})));
@@ -71,6 +87,12 @@ export function gatherCase() {
     },
     async engine(): Promise<unknown> {
       const result = await tool.execute({}, {});
+      if (!result.success) throw new Error(result.error);
+      return result.output;
+    },
+    /** The same rules written inline (bench/floor.ts). */
+    async inline(): Promise<unknown> {
+      const result = await inline({}, {});
       if (!result.success) throw new Error(result.error);
       return result.output;
     },

@@ -2,7 +2,7 @@
  * The engine's overhead in instructions, which unlike wall time does not move with the machine's
  * load: the 20-step chain of bench/chain.ts (hand-written, the same rules written inline, the
  * engine without and with a registry version) and the for_each and gather of
- * bench/combinator-cases.ts (hand-written, the engine), each counted by valgrind's callgrind in a
+ * bench/combinator-cases.ts (hand-written, the same rules written inline, the engine), each counted by valgrind's callgrind in a
  * process of its own (bench/workload.ts). Each case runs twice, with a low and a high number of
  * runs after the same warm-up; the difference, divided by the difference in runs, is the
  * instructions of one run, without the process's start-up. What would make two identical
@@ -78,6 +78,7 @@ const GROUPS: Group[] = [
     high: 300,
     cases: [
       ['hand-written workers', 'foreach-hand'],
+      ['the same rules written inline', 'foreach-inline'],
       ['toolweave', 'foreach-engine'],
     ],
   },
@@ -90,6 +91,7 @@ const GROUPS: Group[] = [
     high: 600,
     cases: [
       ['Promise.all', 'gather-hand'],
+      ['the same rules written inline', 'gather-inline'],
       ['toolweave', 'gather-engine'],
     ],
   },
