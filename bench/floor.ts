@@ -41,26 +41,7 @@ export function inlineChain(names: readonly string[], registry: FloorRegistry, i
     const tool = resolved[i];
     if (tool === undefined || tool.hasSideEffects !== false || tool.composition === true) return { success: false, error: 'step_not_chainable' };
     const args = { n: i === 0 ? run.input.n : (run.prev as { n: number }).n };
-    if (run.context.signal?.aborted) return { success: false, error: 'step_aborted' };
-    const budget = run.budget;
-    if (budget.calls >= budget.maxCalls || budget.inFlight >= budget.maxInFlight) return { success: false, error: 'budget_exceeded' };
-    budget.calls++;
-    budget.inFlight++;
-    run.tool = tool;
-    let pending: unknown;
-    try {
-      pending = tool.execute(args, run.context);
-    } catch {
-      budget.inFlight--;
-      return { success: false, error: 'step_threw' };
-    }
-    if (!(pending instanceof Promise)) {
-      budget.inFlight--;
-      return pending as ToolExecutionResult;
-    }
-    pending.then(run.onResult, run.onError);
-    arm(run, run.ticks);
-    return undefined;
+    return launch(run, tool, args, run.context, run.budget, run.ticks);
   }
 
   /** One run: its own record, reused for every step, holds the tool's callbacks and the deadline. */
@@ -263,27 +244,7 @@ export function inlineForEach(toolName: string, registry: Pick<FloorRegistry, 'r
       const run = this.run;
       const tool = registry.resolve(toolName);
       if (!chainable(tool)) return { success: false, error: 'step_not_chainable' };
-      const args = { n: run.items[this.index] };
-      if (run.context.signal?.aborted) return { success: false, error: 'step_aborted' };
-      const budget = run.budget;
-      if (budget.calls >= budget.maxCalls || budget.inFlight >= budget.maxInFlight) return { success: false, error: 'budget_exceeded' };
-      budget.calls++;
-      budget.inFlight++;
-      this.tool = tool;
-      let pending: unknown;
-      try {
-        pending = tool.execute(args, run.context);
-      } catch {
-        budget.inFlight--;
-        return { success: false, error: 'step_threw' };
-      }
-      if (!(pending instanceof Promise)) {
-        budget.inFlight--;
-        return pending as ToolExecutionResult;
-      }
-      pending.then(this.onResult, this.onError);
-      arm(this, ticks);
-      return undefined;
+      return launch(this, tool, { n: run.items[this.index] }, run.context, run.budget, ticks);
     }
   }
 
@@ -507,6 +468,36 @@ export function inlineGather(names: readonly string[], registry: Pick<FloorRegis
     const budget = newBudget(5000);
     return new Promise((resolve) => new GatherFloorRun(runContext(context, budget), budget, resolve).start());
   };
+}
+
+/** A call's record: its deadline, and the callbacks that hear its tool. */
+type FloorCall = Watched & { tool: ITool | undefined; readonly onResult: (result: unknown) => void; readonly onError: () => void };
+
+/**
+ * Start `tool` with `args` for `call`, after the abort signal and the budget (calls in all, calls
+ * at once): its result when known at once, else `undefined` and the call's callbacks hear it,
+ * racing a deadline `ticks` ticks away.
+ */
+function launch(call: FloorCall, tool: ITool, args: Record<string, unknown>, context: ToolExecutionContext, budget: FloorBudget, ticks: number): ToolExecutionResult | undefined {
+  if (context.signal?.aborted) return { success: false, error: 'step_aborted' };
+  if (budget.calls >= budget.maxCalls || budget.inFlight >= budget.maxInFlight) return { success: false, error: 'budget_exceeded' };
+  budget.calls++;
+  budget.inFlight++;
+  call.tool = tool;
+  let pending: unknown;
+  try {
+    pending = tool.execute(args, context);
+  } catch {
+    budget.inFlight--;
+    return { success: false, error: 'step_threw' };
+  }
+  if (!(pending instanceof Promise)) {
+    budget.inFlight--;
+    return pending as ToolExecutionResult;
+  }
+  pending.then(call.onResult, call.onError);
+  arm(call, ticks);
+  return undefined;
 }
 
 /** Give `entry` a deadline `ticks` ticks from now: a flag, a number and a set entry, no timer per call. */

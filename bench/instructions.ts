@@ -2,15 +2,17 @@
  * The engine's overhead in instructions, which unlike wall time does not move with the machine's
  * load: the 20-step chain of bench/chain.ts (hand-written, the same rules written inline, the
  * engine without and with a registry version) and the for_each and gather of
- * bench/combinator-cases.ts (hand-written, the same rules written inline, the engine), each counted by valgrind's callgrind in a
- * process of its own (bench/workload.ts). Each case runs twice, with a low and a high number of
- * runs after the same warm-up; the difference, divided by the difference in runs, is the
- * instructions of one run, without the process's start-up. What would make two identical
- * processes differ is pinned: Node runs `--single-threaded` (background compilation and GC threads
- * moved the counts by a third), with fixed hash and random seeds, and without address-space
- * randomisation where `setarch` can turn it off (each moved them by up to 10%); identical
- * processes then agree within about 1%, and runs on different days within a few percent (the
- * gather moved most, by 9%).
+ * bench/combinator-cases.ts (hand-written, the same rules written inline, the engine), each
+ * counted by valgrind's callgrind in a process of its own (bench/workload.ts). Each case runs
+ * twice, with a low and a high number of runs after the same warm-up; the difference, divided by
+ * the difference in runs, is the instructions of one run, without the process's start-up.
+ *
+ * What would make two identical processes differ is pinned: Node runs `--predictable` (no
+ * background threads: compilation and GC threads moved the counts by a third; and a fixed
+ * garbage-collection schedule: V8 otherwise sizes its heap from how fast the process runs, so
+ * counts jumped by up to 9% with the machine's load), with fixed hash and random seeds, and
+ * without address-space randomisation where `setarch` can turn it off (each moved them by up to
+ * 10%). Identical processes then agree within about half a percent.
  *
  * Skipped, with a line saying so, where valgrind is not installed. `STEPS` (default 20) sets the
  * chain's length. `BY_FUNCTION=1` also prints, for each case, the functions that spent the most
@@ -126,7 +128,7 @@ await build({
 });
 
 /** Node's flags that make a count repeatable (see above). */
-const NODE_FLAGS = ['--single-threaded', '--hash-seed=1', '--random-seed=1'];
+const NODE_FLAGS = ['--predictable', '--hash-seed=1', '--random-seed=1'];
 /**
  * What naming compiled code needs: a perf map of every code object, and code that never moves
  * (callgrind's addresses must stay those the map gave).
