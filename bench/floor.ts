@@ -1,11 +1,11 @@
 /**
- * Reference points for bench/overhead.ts and bench/combinators.ts: the rules the engine applies
- * to every run and call of a chain (and of a for_each and a gather, below), written inline for
- * one workload and nothing else. It is not a library; it is
- * what a host would have to write by hand to keep the same guarantees, so the gap between it and
- * the bare hand-written loop is the least any engine can add.
+ * Reference points for bench/overhead.ts, bench/combinators.ts and bench/instructions.ts: the
+ * rules the engine applies to every run and call of a chain (and of a for_each and a gather,
+ * below), written inline for one workload and nothing else. It is not a library; it is what a
+ * host would have to write by hand to keep the same guarantees, so the gap between it and the
+ * bare hand-written code is the least any engine can add.
  *
- * Per run: the input checked against the composite's inputSchema, the host's context copied with
+ * The chain, per run: the input checked against the composite's inputSchema, the host's context copied with
  * the run's frame and budget in `sessionData`, a promise for the result, the trace and effects
  * ledger. Per step: the registry version checked, the tool's side-effect grade checked, its
  * arguments mapped from the step before, the abort signal, the call budget and the in-flight
