@@ -23,19 +23,19 @@ const double: ITool = {
 const callers: ITool[] = Array.from({ length: 100 }, (_, i) => ({ ...double, id: `d${i}`, name: `d${i}` }));
 const registry = new Map<string, ITool>([[double.name, double], ...callers.map((t) => [t.name, t] as const)]);
 
+const resolve = (name: string) => registry.get(name);
 /** The gate the combinators run through; its budget covers a for_each of 10,000 items (the default is 5,000 calls). */
-export const gate: StepGate = createStepGate({ resolve: (name) => registry.get(name), budget: { calls: 20_000 } });
-const floorRegistry = { resolve: (name: string) => registry.get(name) };
+export const gate: StepGate = createStepGate({ resolve, budget: { calls: 20_000 } });
 const anyObject = { type: 'object' } as const;
 const builder = new ComposableToolBuilder(gate);
 
-/** A for_each over `count` items, hand-written and through the engine. */
+/** A for_each over `count` items: hand-written, through the engine, and the rules written inline. */
 export function forEachCase(count: number) {
   const items = Array.from({ length: count }, (_, i) => i);
   const tool = builder.build('double_all', 'doubles every item', anyObject, {
     steps: [{ combinator: 'for_each', items: '$input.items', concurrency: CONCURRENCY, maxItems: count, template: { tool: 'double', inputMapping: { n: '$item' } } }],
   });
-  const inline = inlineForEach(double.name, floorRegistry, anyObject, CONCURRENCY, count);
+  const inline = inlineForEach(double.name, { resolve }, anyObject, CONCURRENCY, count);
   return {
     async hand(): Promise<unknown[]> {
       const out = new Array<unknown>(items.length);
@@ -65,16 +65,12 @@ export function forEachCase(count: number) {
   };
 }
 
-/** A gather of 100 calls, one per tool, hand-written and through the engine. */
+/** A gather of 100 calls, one per tool: hand-written, through the engine, and the rules written inline. */
 export function gatherCase() {
   const tool = builder.build('gather_all', 'a hundred calls at once', anyObject, {
     steps: [{ combinator: 'gather', calls: Object.fromEntries(callers.map((t, i) => [t.name, { tool: t.name, inputMapping: { n: i } }])) }],
   });
-  const inline = inlineGather(
-    callers.map((t) => t.name),
-    floorRegistry,
-    anyObject,
-  );
+  const inline = inlineGather(callers.map((t) => t.name), { resolve }, anyObject);
   return {
     async hand(): Promise<Record<string, unknown>> {
       const results = await Promise.all(callers.map((t, i) => t.execute({ n: i }, {})));

@@ -39,7 +39,7 @@ export function inlineChain(names: readonly string[], registry: FloorRegistry, i
   function step(run: FloorRun, i: number): ToolExecutionResult | undefined {
     if (registry.version() !== run.version) return { success: false, error: 'registry changed' };
     const tool = resolved[i];
-    if (tool === undefined || tool.hasSideEffects !== false || tool.composition === true) return { success: false, error: 'step_not_chainable' };
+    if (!chainable(tool)) return { success: false, error: 'step_not_chainable' };
     const args = { n: i === 0 ? run.input.n : (run.prev as { n: number }).n };
     return launch(run, tool, args, run.context, run.budget, run.ticks);
   }
@@ -115,7 +115,7 @@ export function inlineChain(names: readonly string[], registry: FloorRegistry, i
     go(result: ToolExecutionResult | undefined): void {
       for (;;) {
         if (result !== undefined) {
-          if (typeof result !== 'object' || result === null || result.success !== true) return this.end(result);
+          if (!succeeded(result)) return this.end(result);
           if (this.tool!.hasSideEffects === true) this.effects.push({ step: `steps[${this.at}]`, tool: this.tool!.name, ran: true });
           this.prev = result.output;
           this.at++;
@@ -127,7 +127,7 @@ export function inlineChain(names: readonly string[], registry: FloorRegistry, i
     }
 
     end(failed: ToolExecutionResult | undefined): void {
-      unlist(this);
+      release(this);
       const trace = this.okTrace.slice(0, this.at);
       if (failed) return this.resolve({ success: false, error: String(failed.error), details: { trace, effects: this.effects } });
       this.resolve({ success: true, output: this.prev, effects: this.effects, details: { trace } });
@@ -140,7 +140,7 @@ export function inlineChain(names: readonly string[], registry: FloorRegistry, i
     const version = registry.version();
     if (version !== seen) {
       resolved = names.map((name) => registry.resolve(name));
-      if (resolved.some((tool) => tool?.hasSideEffects !== false)) return Promise.resolve({ success: false, error: 'step_not_chainable' });
+      if (!resolved.every(chainable)) return Promise.resolve({ success: false, error: 'step_not_chainable' });
       seen = version;
     }
     const budget = newBudget(5000);
@@ -281,7 +281,7 @@ export function inlineForEach(toolName: string, registry: Pick<FloorRegistry, 'r
     }
 
     retire(worker: Worker): void {
-      unlist(worker);
+      release(worker);
       if (this.active === 0) this.end();
     }
 
@@ -358,12 +358,9 @@ export function inlineGather(names: readonly string[], registry: Pick<FloorRegis
       const run = this.run;
       const tool = registry.resolve(names[this.index]);
       if (!chainable(tool)) return { success: false, error: 'step_not_chainable' };
-      if (run.context.signal?.aborted) return { success: false, error: 'step_aborted' };
-      const budget = run.budget;
-      if (budget.calls >= budget.maxCalls) return { success: false, error: 'budget_exceeded' };
-      budget.calls++;
-      if (budget.inFlight >= budget.maxInFlight) {
-        // It waits at most its own timeout for a place.
+      if (run.budget.inFlight >= run.budget.maxInFlight) {
+        if (run.context.signal?.aborted) return { success: false, error: 'step_aborted' };
+        // It waits at most its own timeout for a place, and is counted when it starts.
         this.waiting = true;
         arm(this, ticks);
         run.waiting.push(this);
@@ -373,28 +370,10 @@ export function inlineGather(names: readonly string[], registry: Pick<FloorRegis
       return this.launch(tool);
     }
 
-    /** Run the tool, holding a place in flight. */
+    /** Run the tool, holding a place in flight (see {@link launch}). */
     launch(tool: ITool): ToolExecutionResult | undefined {
-      const run = this.run;
       this.waiting = false;
-      run.budget.inFlight++;
-      this.tool = tool;
-      let pending: unknown;
-      try {
-        pending = tool.execute({ n: this.index }, run.context);
-      } catch {
-        disarm(this);
-        run.budget.inFlight--;
-        return { success: false, error: 'step_threw' };
-      }
-      if (!(pending instanceof Promise)) {
-        disarm(this);
-        run.budget.inFlight--;
-        return pending as ToolExecutionResult;
-      }
-      pending.then(this.onResult, this.onError);
-      arm(this, ticks);
-      return undefined;
+      return launch(this, tool, { n: this.index }, this.run.context, this.run.budget, ticks);
     }
   }
 
@@ -434,7 +413,7 @@ export function inlineGather(names: readonly string[], registry: Pick<FloorRegis
 
     /** Call `call` ended with `result`; `held` when it held a place in flight, which passes to the next call waiting. */
     settled(call: Call, result: unknown, held: boolean): void {
-      unlist(call);
+      release(call);
       if (held) {
         this.budget.inFlight--;
         while (this.head < this.waiting.length && this.budget.inFlight < this.budget.maxInFlight) {
@@ -512,8 +491,9 @@ function arm(entry: Watched, ticks: number): void {
   }
 }
 
-/** Take `entry` off the watchdog's list. */
-function unlist(entry: Watched): void {
+/** Take `entry` off the watchdog's list for good, disarming it if armed: its call is over. */
+function release(entry: Watched): void {
+  disarm(entry);
   const at = entry.listedAt;
   if (at < 0) return;
   const last = listed.pop()!;

@@ -50,7 +50,7 @@ interface Context {
 export function compileMapping(value: unknown, site: CompileSite): CompiledMapping {
   const ctx: Context = { site, holes: holesAt(site), errors: [], warnings: [], active: new Set() };
   const { accessor, dynamic } = compileNode(value, ctx);
-  // An object mapping builds a fresh object every time; a cyclic one is an error and builds nothing.
+  // An object mapping builds a fresh object every time; one that did not compile cleanly is not relied on.
   const buildsObject = isPlainObject(value) && ctx.errors.length === 0;
   return { accessor, errors: ctx.errors, warnings: ctx.warnings, dynamic, buildsObject };
 }
