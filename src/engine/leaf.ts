@@ -4,6 +4,7 @@ import { argsRefusal } from '../gate/args-check.js';
 import { callByName, runThroughGate } from '../gate/call.js';
 import { chainRefusal, isChainable } from '../gate/chainable.js';
 import { GateCall } from '../gate/gate-call.js';
+import type { RunFrame } from '../gate/run-frame.js';
 import type { GateRunOptions } from '../gate/step-gate.js';
 import { release, ticksFor } from '../gate/watchdog.js';
 import { isRecord } from '../spec/nodes.js';
@@ -80,6 +81,7 @@ export class Leaf implements LeafRecorder {
     lane.leaf = this;
     lane.state = state;
     lane.scope = scope;
+    lane.frame = state.frame;
     const now = this.start(lane, state, scope);
     return now ? this.finish(lane.tool, state, scope, now) : undefined;
   }
@@ -112,6 +114,7 @@ export class Leaf implements LeafRecorder {
     const start = state.startCall;
     if (start) {
       lane.aim(tool, label, this.timeoutMs, this.ticks);
+      lane.frame = state.frame;
       lane.leaf = this;
       lane.state = state;
       lane.scope = scope;
@@ -131,7 +134,8 @@ export class Leaf implements LeafRecorder {
    * host checks, then its own). The one implementation of these checks for every driver (a
    * sequence, a chain, a for_each, a gather); only a dry run and a host-made gate go another way.
    *
-   * @param call - the record the gate fills and delivers to; not in flight
+   * @param call - the record the gate fills and delivers to; not in flight. Its `frame` is
+   *   `state.frame`, set by whoever made the record (once, not at every call)
    * @param state - the run's state (not a dry run; its gate made by `createStepGate`)
    * @param scope - what the arguments read
    * @returns a result known at once, not yet recorded (a refusal, or the gate's answer), which
@@ -141,7 +145,12 @@ export class Leaf implements LeafRecorder {
   start(call: GateCall, state: RunState, scope: RefScope): ToolExecutionResult | undefined {
     const toolName = this.toolName;
     const tool = this.resolve(state);
-    if (!isChainable(toolName, tool, state.sideEffectingTools)) return chainRefusal(toolName, tool, () => state.gate.names?.());
+    if (!isChainable(toolName, tool, state.sideEffectingTools)) {
+      // Captured in this block only: a closure over `state` itself would make V8 allocate a
+      // context for it at every call, refused or not.
+      const gate = state.gate;
+      return chainRefusal(toolName, tool, () => gate.names?.());
+    }
     if (tool.composition) {
       const cycle = this.cycleRefusal(tool, state);
       if (cycle) return cycle;
@@ -154,7 +163,6 @@ export class Leaf implements LeafRecorder {
     }
     // The instance checked is the one the gate runs.
     call.aim(tool, this.label, this.timeoutMs, this.ticks);
-    call.frame = state.frame;
     return state.startCall!(call, args, state.context, state.signal);
   }
 
@@ -364,6 +372,7 @@ export abstract class LeafChain extends GateCall {
     this.traced = false;
     // One record for every step: it stays on the watchdog's list until the run ends.
     this.reused = true;
+    this.frame = runState.frame;
   }
 
   /** The run is over: `undefined` when every step succeeded, else the failure that stopped it. */
@@ -387,10 +396,7 @@ export abstract class LeafChain extends GateCall {
       for (;;) {
         if (result) {
           const done = leaves[this.at];
-          if (!result.success) {
-            this.writeTrace();
-            return this.finish(failed(state, done.label, done.toolName, result, this.tool));
-          }
+          if (!result.success) return this.fail(done, result);
           done.recordEffect(this.tool, state);
           const output = result.output;
           if (done.name !== undefined) refs.named.set(done.name, output);
@@ -409,6 +415,12 @@ export abstract class LeafChain extends GateCall {
       this.writeTrace();
       this.finish(threwOutcome(error));
     }
+  }
+
+  /** Step `done` failed with `result`: the run ends with its failure. */
+  private fail(done: Leaf, result: ToolExecutionResult): void {
+    this.writeTrace();
+    this.finish(failed(this.runState, done.label, done.toolName, result, this.tool));
   }
 
   /**
@@ -464,12 +476,14 @@ export class DirectLane extends GateCall {
    * @param owner - who takes the results
    * @param position - the owner's note of what runs here
    * @param scope - what the call's arguments read
+   * @param frame - the frame of the run its calls belong to
    */
-  constructor(owner: DirectOwner, position: number, scope: RefScope) {
+  constructor(owner: DirectOwner, position: number, scope: RefScope, frame: RunFrame) {
     super();
     this.owner = owner;
     this.position = position;
     this.scope = scope;
+    this.frame = frame;
   }
 
   override deliver(result: ToolExecutionResult): void {

@@ -237,7 +237,7 @@ class ForEachDirect extends ForEachBase implements DirectOwner {
   start(): void {
     const workers = Math.min(this.bound, this.values.length);
     for (let w = 0; w < workers && this.claim(); w++) {
-      const lane = new DirectLane(this, w, this.itemScope());
+      const lane = new DirectLane(this, w, this.itemScope(), this.runState.frame);
       lane.reused = true;
       this.work(lane);
     }
@@ -272,7 +272,8 @@ class ForEachDirect extends ForEachBase implements DirectOwner {
     const leaf = this.leaf;
     const index = lane.scope.index!;
     if (!result.success) return this.record(index, failed(this.runState, leaf.label, leaf.toolName, result, lane.tool));
-    leaf.recordSuccess(lane.tool, this.runState);
+    // Only the ledger: items are never traced one by one (the for_each's own entry counts them).
+    leaf.recordEffect(lane.tool, this.runState);
     this.succeeded(index, result.output);
   }
 

@@ -151,7 +151,7 @@ class GatherDirect extends GatherBase implements DirectOwner {
   start(): void {
     const { leaves, runState, refs } = this;
     for (let i = 0; i < leaves.length; i++) {
-      const lane = new DirectLane(this, i, refs);
+      const lane = new DirectLane(this, i, refs, runState.frame);
       const now = leaves[i].start(lane, runState, refs);
       // A result known at once (a refusal too) is recorded as a delivered one.
       if (now) this.delivered(lane, now);
