@@ -26,15 +26,30 @@ const registry = new Map<string, ITool>([[double.name, double], ...callers.map((
 const resolve = (name: string) => registry.get(name);
 /** The gate the combinators run through; its budget covers a for_each of 10,000 items (the default is 5,000 calls). */
 export const gate: StepGate = createStepGate({ resolve, budget: { calls: 20_000 } });
+/**
+ * The same gate with a registry version (`StepGateOptions.version`): the registry here never
+ * changes, so its version never does, and a run reuses the tools its check resolved.
+ */
+const versionedGate: StepGate = createStepGate({ resolve, budget: { calls: 20_000 }, version: () => 1 });
 const anyObject = { type: 'object' } as const;
 const builder = new ComposableToolBuilder(gate);
+const versionedBuilder = new ComposableToolBuilder(versionedGate);
 
-/** A for_each over `count` items: hand-written, through the engine, and the rules written inline. */
+/** Run `tool` with `input`, its output or a throw. */
+async function outputOf(tool: ITool, input: Record<string, unknown>): Promise<unknown> {
+  const result = await tool.execute(input, {});
+  if (!result.success) throw new Error(result.error);
+  return result.output;
+}
+
+/** A for_each over `count` items: hand-written, through the engine (without and with a registry version), and the rules written inline. */
 export function forEachCase(count: number) {
   const items = Array.from({ length: count }, (_, i) => i);
-  const tool = builder.build('double_all', 'doubles every item', anyObject, {
-    steps: [{ combinator: 'for_each', items: '$input.items', concurrency: CONCURRENCY, maxItems: count, template: { tool: 'double', inputMapping: { n: '$item' } } }],
-  });
+  const spec = {
+    steps: [{ combinator: 'for_each' as const, items: '$input.items', concurrency: CONCURRENCY, maxItems: count, template: { tool: 'double', inputMapping: { n: '$item' } } }],
+  };
+  const tool = builder.build('double_all', 'doubles every item', anyObject, spec);
+  const versioned = versionedBuilder.build('double_all', 'doubles every item', anyObject, spec);
   const inline = inlineForEach(double.name, { resolve }, anyObject, CONCURRENCY, count);
   return {
     async hand(): Promise<unknown[]> {
@@ -51,11 +66,9 @@ export function forEachCase(count: number) {
       await Promise.all(Array.from({ length: CONCURRENCY }, worker));
       return out;
     },
-    async engine(): Promise<unknown> {
-      const result = await tool.execute({ items }, {});
-      if (!result.success) throw new Error(result.error);
-      return result.output;
-    },
+    engine: (): Promise<unknown> => outputOf(tool, { items }),
+    /** Through the engine, with a registry version. */
+    versioned: (): Promise<unknown> => outputOf(versioned, { items }),
     /** The same rules written inline (bench/floor.ts). */
     async inline(): Promise<unknown> {
       const result = await inline({ items }, {});
@@ -65,11 +78,13 @@ export function forEachCase(count: number) {
   };
 }
 
-/** A gather of 100 calls, one per tool: hand-written, through the engine, and the rules written inline. */
+/** A gather of 100 calls, one per tool: hand-written, through the engine (without and with a registry version), and the rules written inline. */
 export function gatherCase() {
-  const tool = builder.build('gather_all', 'a hundred calls at once', anyObject, {
-    steps: [{ combinator: 'gather', calls: Object.fromEntries(callers.map((t, i) => [t.name, { tool: t.name, inputMapping: { n: i } }])) }],
-  });
+  const spec = {
+    steps: [{ combinator: 'gather' as const, calls: Object.fromEntries(callers.map((t, i) => [t.name, { tool: t.name, inputMapping: { n: i } }])) }],
+  };
+  const tool = builder.build('gather_all', 'a hundred calls at once', anyObject, spec);
+  const versioned = versionedBuilder.build('gather_all', 'a hundred calls at once', anyObject, spec);
   const inline = inlineGather(callers.map((t) => t.name), { resolve }, anyObject);
   return {
     async hand(): Promise<Record<string, unknown>> {
@@ -81,11 +96,9 @@ export function gatherCase() {
       });
       return out;
     },
-    async engine(): Promise<unknown> {
-      const result = await tool.execute({}, {});
-      if (!result.success) throw new Error(result.error);
-      return result.output;
-    },
+    engine: (): Promise<unknown> => outputOf(tool, {}),
+    /** Through the engine, with a registry version. */
+    versioned: (): Promise<unknown> => outputOf(versioned, {}),
     /** The same rules written inline (bench/floor.ts). */
     async inline(): Promise<unknown> {
       const result = await inline({}, {});

@@ -82,6 +82,7 @@ const GROUPS: Group[] = [
       ['hand-written workers', 'foreach-hand'],
       ['the same rules written inline', 'foreach-inline'],
       ['toolweave', 'foreach-engine'],
+      ['toolweave, registry version', 'foreach-versioned'],
     ],
   },
   {
@@ -95,6 +96,7 @@ const GROUPS: Group[] = [
       ['Promise.all', 'gather-hand'],
       ['the same rules written inline', 'gather-inline'],
       ['toolweave', 'gather-engine'],
+      ['toolweave, registry version', 'gather-versioned'],
     ],
   },
 ];

@@ -1,8 +1,8 @@
 /**
  * One workload in a process of its own, for bench/instructions.ts to count under callgrind:
  * `WORKLOAD` is a chain over `STEPS` steps (hand, inline, engine, engine-versioned), a for_each over
- * `ITEMS` items (foreach-hand, foreach-inline, foreach-engine) or a gather of 100 calls
- * (gather-hand, gather-inline, gather-engine), warmed up by `WARM_UP` runs and then run `RUNS`
+ * `ITEMS` items (foreach-hand, foreach-inline, foreach-engine, foreach-versioned) or a gather of 100
+ * calls (gather-hand, gather-inline, gather-engine, gather-versioned), warmed up by `WARM_UP` runs and then run `RUNS`
  * times. Two processes that differ only in `RUNS` differ only in those runs, so the difference of
  * their counts is what the runs cost.
  */
@@ -29,12 +29,16 @@ function pick(): () => Promise<unknown> {
       return forEachCase(items).hand;
     case 'foreach-engine':
       return forEachCase(items).engine;
+    case 'foreach-versioned':
+      return forEachCase(items).versioned;
     case 'foreach-inline':
       return forEachCase(items).inline;
     case 'gather-hand':
       return gatherCase().hand;
     case 'gather-engine':
       return gatherCase().engine;
+    case 'gather-versioned':
+      return gatherCase().versioned;
     case 'gather-inline':
       return gatherCase().inline;
     default:
