@@ -307,22 +307,36 @@ function precheckCalls(state: RunState, settings: RunSettings, calls: readonly P
     state.resolved = last;
     return undefined;
   }
-  const gate = state.gate;
+  const { gate, sideEffectingTools } = state;
+  const compositionId = settings.compositionId;
   // Kept only when a version can say later that they still stand: without one, nothing reads them.
   const bySlot: (ITool | undefined)[] | undefined = version ? [] : undefined;
-  for (const call of calls) {
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i];
     const tool = gate.resolve(call.tool);
     if (bySlot) bySlot[call.slot] = tool;
-    if (tool !== undefined && settings.compositionId !== undefined && tool.id === settings.compositionId) continue;
-    if (!isChainable(call.tool, tool, state.sideEffectingTools)) {
-      return failed(state, call.label, call.tool, chainRefusal(call.tool, tool, () => gate.names?.()));
-    }
+    // A call to the composition being run is the cycle guard's to refuse, at run time.
+    if (!isChainable(call.tool, tool, sideEffectingTools) && !isComposition(tool, compositionId)) return unchainableCall(state, call, tool);
   }
   if (bySlot) {
     settings.checked = { version: seen, bySlot };
     state.resolved = settings.checked;
   }
   return undefined;
+}
+
+/** Whether `tool` is the composition `compositionId` (the one being run). */
+function isComposition(tool: ITool | undefined, compositionId: string | undefined): boolean {
+  return tool !== undefined && compositionId !== undefined && tool.id === compositionId;
+}
+
+/**
+ * The refusal of `call`, whose tool the chainability rule refuses. A function of its own: the
+ * closure it makes would otherwise make V8 allocate a context at every check, refused or not.
+ */
+function unchainableCall(state: RunState, call: PlanCall, tool: ITool | undefined): NodeOutcome {
+  const gate = state.gate;
+  return failed(state, call.label, call.tool, chainRefusal(call.tool, tool, () => gate.names?.()));
 }
 
 /** What both kinds of run need at their end: the plan's output mapping and annotations, and where the result goes. */

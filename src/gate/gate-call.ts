@@ -13,7 +13,7 @@ import { finishCall, retireCallbacks } from './execute-call.js';
 import type { CallObservation } from './events.js';
 import type { RunFrame } from './run-frame.js';
 import type { Tracer } from './tracing.js';
-import { ticksFor, type Watch } from './watchdog.js';
+import type { Watch } from './watchdog.js';
 
 /**
  * A call through the gate. The caller aims it ({@link GateCall.aim}) and says where the result
@@ -86,9 +86,10 @@ export abstract class GateCall implements Watch {
    * @param tool - the instance that was checked, and is run
    * @param step - the step's name, for approvals and error details
    * @param timeoutMs - the call's timeout, if any
-   * @param ticks - the same in watchdog ticks, when the caller computed it once for many calls
+   * @param ticks - the same in watchdog ticks (`ticksFor(timeoutMs)`), which a caller making the
+   *   same call often computes once
    */
-  aim(tool: ITool, step: string, timeoutMs: number | undefined, ticks: number = ticksFor(timeoutMs)): void {
+  aim(tool: ITool, step: string, timeoutMs: number | undefined, ticks: number): void {
     this.tool = tool;
     this.step = step;
     this.timeoutMs = timeoutMs;

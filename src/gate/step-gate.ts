@@ -6,6 +6,7 @@ import { GateCall, registerGate, type StartCall } from './gate-call.js';
 import { observe, observedEnd } from './events.js';
 import { frameOf, type DoorKind } from './run-frame.js';
 import type { Tracer } from './tracing.js';
+import { ticksFor } from './watchdog.js';
 
 export { messageOf };
 
@@ -374,7 +375,7 @@ class CallbackCall extends GateCall {
   constructor(tool: ITool, step: string, timeoutMs: number | undefined, done: (result: ToolExecutionResult) => void) {
     super();
     this.done = done;
-    this.aim(tool, step, timeoutMs);
+    this.aim(tool, step, timeoutMs, ticksFor(timeoutMs));
   }
 
   override deliver(result: ToolExecutionResult): void {

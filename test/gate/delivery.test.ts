@@ -7,7 +7,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import type { ToolEvent } from '../../src/gate/events.js';
 import { GateCall, gateInternals } from '../../src/gate/gate-call.js';
-import { release } from '../../src/gate/watchdog.js';
+import { release, ticksFor } from '../../src/gate/watchdog.js';
 import type { ToolExecutionResult } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';
 import { raw } from './raw-tool.js';
@@ -146,12 +146,12 @@ describe("the gate's record form: a record aimed again after its call timed out"
     for (const first of [late, failLate]) {
       const record = new Recorder();
       record.reused = reused;
-      record.aim(first, 'first', 20);
+      record.aim(first, 'first', 20, ticksFor(20));
       expect(start(record, {}, {}, undefined)).toBeUndefined();
       await vi.waitFor(() => expect(record.delivered).toHaveLength(1), { timeout: 1000, interval: 5 });
       expect(record.delivered[0].details).toMatchObject({ code: 'step_timeout', step: 'first' });
       // Aimed again at once, as a sequence does; the first tool answers while the second runs.
-      record.aim(fresh, 'second', 2000);
+      record.aim(fresh, 'second', 2000, ticksFor(2000));
       expect(start(record, {}, {}, undefined)).toBeUndefined();
       await vi.waitFor(() => expect(record.delivered).toHaveLength(2), { timeout: 2000, interval: 5 });
       await delay(50);
