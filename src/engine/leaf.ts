@@ -460,17 +460,18 @@ export interface DirectOwner {
 
 /**
  * The gate's record for a leaf call started with {@link Leaf.start} by a fast path other
- * than a chain: a for_each worker (reused item after item) or one gather call. One class for
- * both, so the gate's hot path sees as few shapes as possible.
+ * than a chain: a for_each worker (reused item after item) or one gather call (a gather's
+ * records are kept from run to run, see {@link LanePool}). One class for both, so the gate's
+ * hot path sees as few shapes as possible.
  */
 export class DirectLane extends GateCall {
-  // Declared and set in the constructor, not class fields: see GateCall (a gather makes one per call).
+  // Declared and set in the constructor, not class fields: see GateCall.
   /** Who takes the results. */
-  declare readonly owner: DirectOwner;
+  declare owner: DirectOwner;
   /** The owner's own note of what runs here (a gather call's position). */
-  declare readonly position: number;
+  declare position: number;
   /** What the call's arguments read (a for_each worker's item scope, reused item after item). */
-  declare readonly scope: RefScope;
+  declare scope: RefScope;
 
   /**
    * @param owner - who takes the results
@@ -488,5 +489,39 @@ export class DirectLane extends GateCall {
 
   override deliver(result: ToolExecutionResult): void {
     this.owner.delivered(this, result);
+  }
+}
+
+/**
+ * The records of a gather's calls, kept from one run to the next: a run of a hundred calls
+ * would otherwise make a hundred records and two hundred callbacks (each compiled on its first
+ * call) only to drop them. A record is taken back only once its call has delivered; a call that
+ * timed out has had its callbacks retired, so a late settle never reaches the record's next call.
+ * Holds at most `size` records.
+ */
+export class LanePool {
+  private readonly free: DirectLane[] = [];
+
+  /** @param size - the most records kept: one run's worth */
+  constructor(private readonly size: number) {}
+
+  /** A record for call `position` of `owner`, reading `scope`, in the run of `frame`. */
+  take(owner: DirectOwner, position: number, scope: RefScope, frame: RunFrame): DirectLane {
+    const lane = this.free.pop();
+    if (lane === undefined) return new DirectLane(owner, position, scope, frame);
+    lane.owner = owner;
+    lane.position = position;
+    lane.scope = scope;
+    lane.frame = frame;
+    return lane;
+  }
+
+  /**
+   * Keep `lanes` for a later run: each has delivered, and none is on the watchdog's list. Kept
+   * last first, so the next run's calls get them back in the same order.
+   */
+  keep(lanes: readonly DirectLane[]): void {
+    const free = this.free;
+    for (let i = lanes.length - 1; i >= 0 && free.length < this.size; i--) free.push(lanes[i]);
   }
 }

@@ -1,7 +1,7 @@
 /** gather: named calls run concurrently; the output is an object of their outputs by name. */
 import type { RefScope } from '../../refs/scope.js';
 import type { ToolExecutionResult } from '../../tool.js';
-import { DirectLane, failed, type DirectOwner, type Leaf } from '../leaf.js';
+import { failed, LanePool, type DirectLane, type DirectOwner, type Leaf } from '../leaf.js';
 import { Lane, startPlan, type LaneOwner, type NodeOutcome, type NodePlan, type RunState } from '../run-state.js';
 
 /** Run every call at once; fail with the first failure (in key order) once all have settled. */
@@ -11,10 +11,11 @@ export function gather(calls: readonly (readonly [string, NodePlan])[]): NodePla
   const shape = outputShape(names);
   // Calls that are all plain leaves' own plans (no common field, not even a name) may run on the fast path.
   const leaves = plans.every((plan) => plan.drive && plan.leaf) ? plans.map((plan) => plan.leaf!) : undefined;
+  const pool = new LanePool(names.length);
   return (state, scope) =>
     new Promise<NodeOutcome>((resolve) => {
       // Plain leaves run on the fast path, unless this is a dry run or the gate is a host's own.
-      if (leaves !== undefined && state.dry === undefined && state.startCall !== undefined) new GatherDirect(names, leaves, shape, state, scope, resolve).start();
+      if (leaves !== undefined && state.dry === undefined && state.startCall !== undefined) new GatherDirect(names, leaves, shape, state, scope, resolve, pool).start();
       else new GatherRun(names, plans, shape, state, scope, resolve).start();
     });
 }
@@ -77,10 +78,14 @@ abstract class GatherBase {
     this.answerIfDone();
   }
 
+  /** Every call has settled: what the run holds may be let go of before it answers. */
+  protected allSettled(): void {}
+
   /** A call has settled; once every call has, the gather answers. */
   private answerIfDone(): void {
     // Every call settles before the gather answers, so the effects ledger is complete.
     if (--this.pending > 0) return;
+    this.allSettled();
     const { names, failure } = this;
     if (failure && !failure.ok) {
       this.resolve({ ok: false, failure: { ...failure.failure, details: { ...failure.failure.details, call: names[this.failedAt] } } });
@@ -135,6 +140,10 @@ class GatherRun extends GatherBase implements LaneOwner {
 class GatherDirect extends GatherBase implements DirectOwner {
   // Declared and set in the constructor, not class fields: see GateCall (one per run).
   private declare readonly leaves: readonly Leaf[];
+  /** Where the calls' records come from, and go back to once every call has settled. */
+  private declare readonly pool: LanePool;
+  /** The records of this run's calls, by position. */
+  private declare readonly lanes: DirectLane[];
 
   constructor(
     names: readonly string[],
@@ -143,19 +152,29 @@ class GatherDirect extends GatherBase implements DirectOwner {
     runState: RunState,
     refs: RefScope,
     resolve: (outcome: NodeOutcome) => void,
+    pool: LanePool,
   ) {
     super(names, shape, runState, refs, resolve);
     this.leaves = leaves;
+    this.pool = pool;
+    this.lanes = new Array<DirectLane>(leaves.length);
   }
 
   start(): void {
-    const { leaves, runState, refs } = this;
+    const { leaves, runState, refs, pool, lanes } = this;
+    const frame = runState.frame;
     for (let i = 0; i < leaves.length; i++) {
-      const lane = new DirectLane(this, i, refs, runState.frame);
+      const lane = pool.take(this, i, refs, frame);
+      lanes[i] = lane;
       const now = leaves[i].start(lane, runState, refs);
       // A result known at once (a refusal too) is recorded as a delivered one.
       if (now) this.delivered(lane, now);
     }
+  }
+
+  /** Every call has delivered: their records go back to the pool. */
+  protected override allSettled(): void {
+    this.pool.keep(this.lanes);
   }
 
   /** Record the result of call `lane.position`, as the leaf records it ({@link Leaf.finish}). */

@@ -1,0 +1,75 @@
+/**
+ * A gather on the fast path keeps its calls' records from one run to the next. A record must
+ * never carry anything from one call to the next: a call that timed out and settles late, a run
+ * still in flight beside another, a refusal.
+ */
+import { describe, expect, it } from 'vitest';
+import { ComposableToolBuilder } from '../../src/builder.js';
+import { gateInternals } from '../../src/gate/gate-call.js';
+import { delay, registry, tool } from '../helpers/tools.js';
+
+/** Answers `value` after `ms` milliseconds, or, with `held`, when the test says (see `release`). */
+const held = new Map<string, (output: unknown) => void>();
+const wait = tool('wait', async (a) => {
+  if (a.held) return new Promise((resolve) => held.set(String(a.value), resolve));
+  await delay(Number(a.ms));
+  return a.value;
+});
+/** Let the held call that answers `value` answer now. */
+function release(value: string): void {
+  held.get(value)!(value);
+  held.delete(value);
+}
+const anyObject = { type: 'object' } as const;
+
+function gatherTool() {
+  const reg = registry(wait);
+  const gate = reg.gate();
+  expect(gateInternals(gate)).toBeDefined();
+  const builder = new ComposableToolBuilder(gate);
+  return builder.build('both', 'two waits at once', anyObject, {
+    steps: [
+      {
+        combinator: 'gather',
+        calls: {
+          a: { tool: 'wait', inputMapping: { ms: '$input.msA', value: '$input.value', held: '$input.held' }, timeoutMs: 30 },
+          b: { tool: 'wait', inputMapping: { ms: 1, value: 'b' } },
+        },
+      },
+    ],
+  });
+}
+
+describe('a gather keeps its records from run to run', () => {
+  it('never lets a timed-out call that settles late answer the next run\'s call on the same record', async () => {
+    const both = gatherTool();
+    const first = await both.execute({ held: true, value: 'stale' }, {});
+    expect(first.success).toBe(false);
+    expect(first.details).toMatchObject({ code: 'step_timeout', call: 'a' });
+    // The second run's call "a" runs on the record the first one used; the first call's tool
+    // answers while it is in flight, then its own does.
+    const second = both.execute({ held: true, value: 'fresh' }, {});
+    await delay(5);
+    expect([...held.keys()]).toEqual(['stale', 'fresh']);
+    release('stale');
+    await delay(5);
+    release('fresh');
+    expect((await second).output).toEqual({ a: 'fresh', b: 'b' });
+  });
+
+  it('gives runs in flight at once records of their own', async () => {
+    const both = gatherTool();
+    const runs = await Promise.all(Array.from({ length: 5 }, (_, i) => both.execute({ msA: 5 + ((i * 7) % 11), value: `v${i}` }, {})));
+    expect(runs.map((r) => r.output)).toEqual(Array.from({ length: 5 }, (_, i) => ({ a: `v${i}`, b: 'b' })));
+    // Run again after all have ended: the records kept are reused and still right.
+    const again = await Promise.all(Array.from({ length: 3 }, (_, i) => both.execute({ msA: 3, value: `w${i}` }, {})));
+    expect(again.map((r) => r.output)).toEqual(Array.from({ length: 3 }, (_, i) => ({ a: `w${i}`, b: 'b' })));
+  });
+
+  it('reuses a record after a refusal known at once', async () => {
+    const both = gatherTool();
+    const refused = await both.execute({ msA: 1, value: 'x' }, { signal: AbortSignal.abort() });
+    expect(refused.details).toMatchObject({ code: 'step_aborted' });
+    expect((await both.execute({ msA: 1, value: 'ok' }, {})).output).toEqual({ a: 'ok', b: 'b' });
+  });
+});
