@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import { gateInternals } from '../../src/gate/gate-call.js';
+import type { ITool, ToolExecutionResult } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';
 
 /** Answers `value` after `ms` milliseconds, or, with `held`, when the test says (see `release`). */
@@ -21,6 +22,34 @@ function release(value: string): void {
   held.delete(value);
 }
 const anyObject = { type: 'object' } as const;
+
+/** Ends as `$input.how` says: fails, throws, rejects, hangs, answers a non-result or answers at once; else answers `value`. */
+const moody: ITool = {
+  id: 'test:moody',
+  name: 'moody',
+  displayName: 'moody',
+  description: 'ends as told',
+  inputSchema: { type: 'object' },
+  hasSideEffects: false,
+  execute: (a) => {
+    switch (a.how) {
+      case 'fails':
+        return Promise.resolve({ success: false, error: 'nope', details: { code: 'boom' } });
+      case 'throws':
+        throw new Error('kaput');
+      case 'rejects':
+        return Promise.reject(new Error('no'));
+      case 'hangs':
+        return new Promise<never>(() => {});
+      case 'bad':
+        return Promise.resolve(42 as unknown as ToolExecutionResult);
+      case 'at once':
+        return { success: true, output: a.value } as unknown as Promise<ToolExecutionResult>;
+      default:
+        return Promise.resolve({ success: true, output: a.value });
+    }
+  },
+};
 
 function gatherTool() {
   const reg = registry(wait);
@@ -71,5 +100,35 @@ describe('a gather keeps its records from run to run', () => {
     const refused = await both.execute({ msA: 1, value: 'x' }, { signal: AbortSignal.abort() });
     expect(refused.details).toMatchObject({ code: 'step_aborted' });
     expect((await both.execute({ msA: 1, value: 'ok' }, {})).output).toEqual({ a: 'ok', b: 'b' });
+  });
+
+  it('reuses its records after every way a call can end, and each run answers as a fresh one would', async () => {
+    const gate = registry(moody).gate();
+    const both = new ComposableToolBuilder(gate).build('moody_pair', 'two calls', anyObject, {
+      steps: [
+        {
+          combinator: 'gather',
+          calls: {
+            a: { tool: 'moody', inputMapping: { how: '$input.how', value: '$input.value' }, timeoutMs: 30 },
+            b: { tool: 'moody', inputMapping: { value: 'b' } },
+          },
+        },
+      ],
+    });
+    const endings: [string, string | undefined][] = [
+      ['fails', 'step_failed'],
+      ['throws', 'step_threw'],
+      ['rejects', 'step_threw'],
+      ['hangs', 'step_timeout'],
+      ['bad', 'step_bad_result'],
+      ['at once', undefined],
+    ];
+    for (const [how, code] of endings) {
+      const ended = await both.execute({ how, value: how }, {});
+      if (code === undefined) expect(ended.output).toEqual({ a: how, b: 'b' });
+      else expect(ended.details).toMatchObject({ code, call: 'a' });
+      const next = await both.execute({ value: `after ${how}` }, {});
+      expect(next.output).toEqual({ a: `after ${how}`, b: 'b' });
+    }
   });
 });
