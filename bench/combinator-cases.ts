@@ -5,7 +5,7 @@
  * Promise.all over the same tools; each also against the same rules written inline
  * (bench/floor.ts), the least an engine keeping them can add.
  */
-import { ComposableToolBuilder, createStepGate, type ITool, type StepGate } from '../dist/index.js';
+import { ComposableToolBuilder, createStepGate, type ITool, type StepGate, type ToolExecutionResult } from '../dist/index.js';
 import { inlineForEach, inlineGather } from './floor.js';
 
 /** The for_each's concurrency, in the engine and in the hand-written loop. */
@@ -25,19 +25,20 @@ const registry = new Map<string, ITool>([[double.name, double], ...callers.map((
 
 const resolve = (name: string) => registry.get(name);
 /** The gate the combinators run through; its budget covers a for_each of 10,000 items (the default is 5,000 calls). */
-export const gate: StepGate = createStepGate({ resolve, budget: { calls: 20_000 } });
+const budget = { calls: 20_000 };
+export const gate: StepGate = createStepGate({ resolve, budget });
 /**
  * The same gate with a registry version (`StepGateOptions.version`): the registry here never
  * changes, so its version never does, and a run reuses the tools its check resolved.
  */
-const versionedGate: StepGate = createStepGate({ resolve, budget: { calls: 20_000 }, version: () => 1 });
+const versionedGate: StepGate = createStepGate({ resolve, budget, version: () => 1 });
 const anyObject = { type: 'object' } as const;
 const builder = new ComposableToolBuilder(gate);
 const versionedBuilder = new ComposableToolBuilder(versionedGate);
 
-/** Run `tool` with `input`, its output or a throw. */
-async function outputOf(tool: ITool, input: Record<string, unknown>): Promise<unknown> {
-  const result = await tool.execute(input, {});
+/** The output of a run (the engine's or an inline reference's), or a throw. */
+async function outputOf(run: Promise<ToolExecutionResult>): Promise<unknown> {
+  const result = await run;
   if (!result.success) throw new Error(result.error);
   return result.output;
 }
@@ -66,15 +67,11 @@ export function forEachCase(count: number) {
       await Promise.all(Array.from({ length: CONCURRENCY }, worker));
       return out;
     },
-    engine: (): Promise<unknown> => outputOf(tool, { items }),
+    engine: (): Promise<unknown> => outputOf(tool.execute({ items }, {})),
     /** Through the engine, with a registry version. */
-    versioned: (): Promise<unknown> => outputOf(versioned, { items }),
+    versioned: (): Promise<unknown> => outputOf(versioned.execute({ items }, {})),
     /** The same rules written inline (bench/floor.ts). */
-    async inline(): Promise<unknown> {
-      const result = await inline({ items }, {});
-      if (!result.success) throw new Error(result.error);
-      return result.output;
-    },
+    inline: (): Promise<unknown> => outputOf(inline({ items }, {})),
   };
 }
 
@@ -96,14 +93,10 @@ export function gatherCase() {
       });
       return out;
     },
-    engine: (): Promise<unknown> => outputOf(tool, {}),
+    engine: (): Promise<unknown> => outputOf(tool.execute({}, {})),
     /** Through the engine, with a registry version. */
-    versioned: (): Promise<unknown> => outputOf(versioned, {}),
+    versioned: (): Promise<unknown> => outputOf(versioned.execute({}, {})),
     /** The same rules written inline (bench/floor.ts). */
-    async inline(): Promise<unknown> {
-      const result = await inline({}, {});
-      if (!result.success) throw new Error(result.error);
-      return result.output;
-    },
+    inline: (): Promise<unknown> => outputOf(inline({}, {})),
   };
 }

@@ -4,7 +4,7 @@
  */
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { failure } from './codes.js';
-import { checkChainable, toToolSet, type ChainCheck, type SideEffectingTools } from './gate/chainable.js';
+import { checkChainable, namesOf, toToolSet, type ChainCheck, type SideEffectingTools } from './gate/chainable.js';
 import type { DoorInfo } from './gate/run-frame.js';
 import { isStepGate, messageOf, type StepGate } from './gate/step-gate.js';
 import { DEFAULT_STEP_TIMEOUT_MS, dryRunOf, runSettings, settingsFit, type RunSettings } from './engine/plan.js';
@@ -135,7 +135,7 @@ export class ComposableToolBuilder {
   check(name: string): ChainCheck {
     if (!this.gate) return { ok: false, refusal: needsGate() };
     const gate = this.gate;
-    return checkChainable(name, gate.resolve(name), this.sideEffecting, () => gate.names?.());
+    return checkChainable(name, gate.resolve(name), this.sideEffecting, namesOf(gate));
   }
 
   /**

@@ -4,7 +4,7 @@
  * again when it runs, since a tool is replaced by name.)
  */
 import { failure } from '../codes.js';
-import { checkChainable, type SideEffectingTools } from '../gate/chainable.js';
+import { checkChainable, namesOf, type SideEffectingTools } from '../gate/chainable.js';
 import type { StepGate } from '../gate/step-gate.js';
 import type { ITool, ToolExecutionResult } from '../tool.js';
 
@@ -20,7 +20,7 @@ export function precheckCalls(
     if (call.tool === self.name || tool === self.tool) {
       return failure('pipeline_self_call', `${call.at}: ${self.name} cannot call itself.`, { step: call.at, tool: call.tool });
     }
-    const check = checkChainable(call.tool, tool, sideEffectingTools, () => gate.names?.());
+    const check = checkChainable(call.tool, tool, sideEffectingTools, namesOf(gate));
     if (!check.ok) {
       return { ...check.refusal, error: `${call.at}: ${check.refusal.error}`, details: { ...check.refusal.details, step: call.at } };
     }

@@ -5,7 +5,7 @@
  */
 import { failure } from '../codes.js';
 import { DEFAULT_BUDGET_LIMITS, type BudgetLimits } from '../gate/budget.js';
-import { isChainable, toToolSet, type SideEffectingTools } from '../gate/chainable.js';
+import { chainRefusal, isChainable, namesOf, toToolSet, type SideEffectingTools } from '../gate/chainable.js';
 import { compositionRefusal, nestedContext, type DoorEntry } from '../gate/depth.js';
 import { gateInternals, type StartCall } from '../gate/gate-call.js';
 import { frameOf, type DoorInfo } from '../gate/run-frame.js';
@@ -17,7 +17,7 @@ import type { ComposableToolSpec, SpecNode } from '../spec/types.js';
 import type { DryRun, ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { compileAt, type CompileEnv, type NodeSite, type PlanCall } from './compile-env.js';
 import { compileNode } from './compile-node.js';
-import { LeafChain, chainTrace, failed, unchainable, type Leaf } from './leaf.js';
+import { LeafChain, chainTrace, failed, type Leaf } from './leaf.js';
 import { plannedOf, plannedRefusal, sumPlanned } from './planned-calls.js';
 import { runAuto, type ScheduledStep } from './schedule.js';
 import { NO_STEPS, Sequence, completedSteps, recordOutput, type NodeOutcome, type NodePlan, type ResolvedTools, type RunState, type TraceEntry } from './run-state.js';
@@ -317,7 +317,7 @@ function precheckCalls(state: RunState, settings: RunSettings, calls: readonly P
     if (bySlot) bySlot[call.slot] = tool;
     // A call to the composition being run is the cycle guard's to refuse, at run time.
     if (!isChainable(call.tool, tool, sideEffectingTools) && !isComposition(tool, compositionId)) {
-      return failed(state, call.label, call.tool, unchainable(call.tool, tool, gate));
+      return failed(state, call.label, call.tool, chainRefusal(call.tool, tool, namesOf(gate)));
     }
   }
   if (bySlot) {

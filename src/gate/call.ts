@@ -1,6 +1,6 @@
 import { failure } from '../codes.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
-import { checkChainable, type SideEffectingTools } from './chainable.js';
+import { checkChainable, namesOf, type SideEffectingTools } from './chainable.js';
 import { messageOf } from './execute-call.js';
 import type { GateRunOptions, StepGate } from './step-gate.js';
 
@@ -57,7 +57,7 @@ export async function callResolved(
   context: ToolExecutionContext,
   options: CallByNameOptions = {},
 ): Promise<CallByNameResult> {
-  const check = checkChainable(name, tool, options.sideEffectingTools, () => gate.names?.());
+  const check = checkChainable(name, tool, options.sideEffectingTools, namesOf(gate));
   if (!check.ok) return { result: check.refusal };
   const result = await runThroughGate(gate, check.tool, args, context, options.signal, options);
   return { result, tool: check.tool };

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import { gateInternals } from '../../src/gate/gate-call.js';
-import type { ITool, ToolExecutionResult } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';
+import { raw } from '../gate/raw-tool.js';
 
 /** Answers `value` after `ms` milliseconds, or, with `held`, when the test says (see `release`). */
 const held = new Map<string, (output: unknown) => void>();
@@ -24,32 +24,24 @@ function release(value: string): void {
 const anyObject = { type: 'object' } as const;
 
 /** Ends as `$input.how` says: fails, throws, rejects, hangs, answers a non-result or answers at once; else answers `value`. */
-const moody: ITool = {
-  id: 'test:moody',
-  name: 'moody',
-  displayName: 'moody',
-  description: 'ends as told',
-  inputSchema: { type: 'object' },
-  hasSideEffects: false,
-  execute: (a) => {
-    switch (a.how) {
-      case 'fails':
-        return Promise.resolve({ success: false, error: 'nope', details: { code: 'boom' } });
-      case 'throws':
-        throw new Error('kaput');
-      case 'rejects':
-        return Promise.reject(new Error('no'));
-      case 'hangs':
-        return new Promise<never>(() => {});
-      case 'bad':
-        return Promise.resolve(42 as unknown as ToolExecutionResult);
-      case 'at once':
-        return { success: true, output: a.value } as unknown as Promise<ToolExecutionResult>;
-      default:
-        return Promise.resolve({ success: true, output: a.value });
-    }
-  },
-};
+const moody = raw('moody', (a) => {
+  switch (a.how) {
+    case 'fails':
+      return Promise.resolve({ success: false, error: 'nope', details: { code: 'boom' } });
+    case 'throws':
+      throw new Error('kaput');
+    case 'rejects':
+      return Promise.reject(new Error('no'));
+    case 'hangs':
+      return new Promise<never>(() => {});
+    case 'bad':
+      return Promise.resolve(42);
+    case 'at once':
+      return { success: true, output: a.value };
+    default:
+      return Promise.resolve({ success: true, output: a.value });
+  }
+});
 
 function gatherTool() {
   const reg = registry(wait);

@@ -1,7 +1,7 @@
 import type { ITool, ToolExecutionResult } from '../../src/tool.js';
 
-/** A pure tool whose execute returns whatever `answer` makes, as it is: no wrapping into a result. */
-export function raw(name: string, answer: () => unknown): ITool {
+/** A pure tool whose execute returns whatever `answer` makes of its arguments, as it is: no wrapping into a result. */
+export function raw(name: string, answer: (args: Record<string, unknown>) => unknown): ITool {
   return {
     id: `test:${name}`,
     name,
@@ -9,6 +9,6 @@ export function raw(name: string, answer: () => unknown): ITool {
     description: name,
     inputSchema: { type: 'object' },
     hasSideEffects: false,
-    execute: () => answer() as Promise<ToolExecutionResult>,
+    execute: (args) => answer(args) as Promise<ToolExecutionResult>,
   };
 }

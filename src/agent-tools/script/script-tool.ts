@@ -6,7 +6,7 @@
 import { SCRIPT_TOOL_NAME } from '../batching-names.js';
 import { failure } from '../../codes.js';
 import { callResolved } from '../../gate/call.js';
-import { checkChainable } from '../../gate/chainable.js';
+import { checkChainable, namesOf } from '../../gate/chainable.js';
 import { dryRunOf } from '../../engine/plan.js';
 import { isRecord } from '../../spec/nodes.js';
 import { budgetRefusal } from '../../gate/budget.js';
@@ -200,7 +200,7 @@ async function execute(
     }
     if (dry && resolved !== undefined && (resolved.hasSideEffects === true || resolved.composition === true)) {
       // A dry run: the rule still decides, but the call is not made; it is listed with its arguments.
-      const check = checkChainable(call.name, resolved, limits.sideEffectingTools, () => gate.names?.());
+      const check = checkChainable(call.name, resolved, limits.sideEffectingTools, namesOf(gate));
       if (!check.ok) return toScriptCallResult(check.refusal, limits.maxCallResultBytes);
       ledger.wouldRun(step, call.name, callArgs);
       const outputs = dry.stepOutputs;
