@@ -38,7 +38,8 @@ export const ERROR_CODES = {
   pipeline_self_call: 'run_pipeline / compose: a step calls a batching tool itself.',
   // Script mode
   script_error: 'run_js: the script threw; details carry the message and line.',
-  script_timeout: 'run_js: the script ran past its time limit.',
+  script_timeout: 'run_js: the script ran past its time limit, or computed past its slice without awaiting while other scripts waited for its thread (details.computedMs).',
+  script_sandbox_lost: 'run_js: another script on the same sandbox thread would not stop, so the thread was stopped and this run ended early; details list the calls it made. Run it again.',
   script_memory: 'run_js: the script ran past its memory limit.',
   script_too_many_calls: 'run_js: the script made more tool calls than maxCalls.',
   script_args_too_large: "run_js: a call's arguments, or the run's calls together, passed more bytes than maxCallArgsBytes or maxRunArgsBytes; the call was not made.",

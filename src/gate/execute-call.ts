@@ -12,6 +12,9 @@ import { freeSlot, type GateCall } from './gate-call.js';
 import { observe, observedEnd, observedStart } from './events.js';
 import { frameOf } from './run-frame.js';
 import { unwatch, watch } from './watchdog.js';
+import { messageOf } from './message-of.js';
+
+export { messageOf };
 
 /**
  * The abort check, the frame's checks and the tool. Runs once per call, so rare outcomes are
@@ -313,12 +316,3 @@ function threw(tool: ITool, step: string, error: unknown): ToolExecutionResult {
   return failure('step_threw', `Tool "${tool.name}" threw: ${messageOf(error)}`, { tool: tool.name, step });
 }
 
-/** A printable message from anything thrown (never throws itself). */
-export function messageOf(error: unknown): string {
-  try {
-    if (error instanceof Error) return String(error.message);
-    return String(error);
-  } catch {
-    return 'unknown error';
-  }
-}

@@ -18,8 +18,10 @@ export { capUtf8, type ScriptCallError, type ScriptCallResult } from './call-res
 export {
   createSandboxPool,
   DEFAULT_MAX_QUEUED_RUNS,
-  MAX_SANDBOXES,
+  DEFAULT_MAX_RUNS,
+  DEFAULT_SLICE_MS,
+  MAX_THREADS,
   type SandboxPool,
   type SandboxPoolOptions,
   type SandboxPoolStats,
-} from './worker-pool.js';
+} from './pool.js';

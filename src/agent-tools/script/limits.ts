@@ -3,7 +3,8 @@
  * named here, with its default, so the tool and the sandbox read one resolved object.
  */
 import { toToolSet, type SideEffectingTools } from '../../gate/chainable.js';
-import type { SandboxPool } from './worker-pool.js';
+import type { ObservationScope } from '../observations/observation-scope.js';
+import type { SandboxPool } from './pool.js';
 
 /** A run's default time limit: 30 seconds. */
 export const DEFAULT_SCRIPT_TIMEOUT_MS = 30_000;
@@ -78,6 +79,12 @@ export interface ScriptToolOptions {
    * per process, shared by every tool given none.
    */
   pool?: SandboxPool;
+  /**
+   * Whose run it is, from the call's context, for the pool's fair shares: runs of one scope hold
+   * at most `maxRunsPerScope` of the pool's places. Default: the session the context carries, else
+   * its user (as observations are scoped); contexts with neither share one scope.
+   */
+  scope?: ObservationScope;
   /**
    * More tools refused inside a script (`tool_interactive`), on top of
    * {@link DEFAULT_INTERACTIVE_TOOLS}; the model calls them directly instead.

@@ -19,9 +19,10 @@ import { CallLedger } from './call-ledger.js';
 import { refusedCall, toScriptCallResult, type ScriptCallResult } from './call-result.js';
 import { errorPosition, excerpt } from './error-position.js';
 import { resolveScriptLimits, type ScriptLimits, type ScriptToolOptions } from './limits.js';
-import type { SandboxCall, SandboxOutcome } from './sandbox.js';
-import { defaultSandboxPool, type SandboxPool } from './worker-pool.js';
-import { runInWorker, type ScriptClock, type ScriptRunResult } from './worker-run.js';
+import { defaultObservationScope, resolveScope } from '../observations/observation-scope.js';
+import type { SandboxCall, SandboxOutcome } from './run.js';
+import { defaultSandboxPool, type SandboxPool } from './pool.js';
+import { runOnPool, type ScriptClock, type ScriptRunResult } from './pooled-run.js';
 
 /** The arguments of `run_js`. */
 export interface ScriptToolInput {
@@ -117,6 +118,7 @@ const MAX_LISTED_ABANDONED = 20;
 export function createScriptTool(gate: StepGate, options: ScriptToolOptions = {}): ITool {
   const limits = resolveScriptLimits(options);
   const pool = options.pool ?? defaultSandboxPool();
+  const scope = options.scope ?? defaultObservationScope;
   const tool: ITool = {
     id: SCRIPT_TOOL_NAME,
     name: SCRIPT_TOOL_NAME,
@@ -127,7 +129,7 @@ export function createScriptTool(gate: StepGate, options: ScriptToolOptions = {}
     composition: true,
     async execute(args, context) {
       try {
-        return await execute(gate, tool, limits, pool, args, context ?? {});
+        return await execute(gate, tool, limits, pool, resolveScope(scope, context ?? {}) ?? '', args, context ?? {});
       } catch (error) {
         // Errors are data: nothing is thrown across the tool boundary.
         return failure('script_error', `run_js failed on the host: ${messageOf(error)}`, { message: messageOf(error) });
@@ -142,6 +144,7 @@ async function execute(
   self: ITool,
   limits: ScriptLimits,
   pool: SandboxPool,
+  scope: string,
   args: Record<string, unknown> | undefined,
   context: ToolExecutionContext,
 ): Promise<ToolExecutionResult> {
@@ -222,7 +225,7 @@ async function execute(
   let run: ScriptRunResult;
   budget.sandboxes++;
   try {
-    run = await runInWorker({ code, limits, pool, signal: hostSignal }, onCall);
+    run = await runOnPool({ code, limits, pool, scope, signal: hostSignal }, onCall);
   } finally {
     budget.sandboxes--;
     runEnded.abort();
@@ -270,10 +273,23 @@ function toResult(run: ScriptRunResult, limits: ScriptLimits, pool: SandboxPool,
       );
       break;
     case 'timeout':
+      result =
+        outcome.computedMs === undefined
+          ? failure('script_timeout', `The script ran past its ${formatMs(run.timeLimitMs)} limit. Do less per run (fewer calls, no long loops) or split the work.`, {
+              timeoutMs: run.timeLimitMs,
+              ...extra,
+            })
+          : failure(
+              'script_timeout',
+              `The script computed for ${formatMs(outcome.computedMs)} without awaiting while other scripts waited for its sandbox thread (at most ${formatMs(pool.sliceMs)} at a stretch). Do less per run, or await between parts of a long computation.`,
+              { timeoutMs: run.timeLimitMs, computedMs: outcome.computedMs, sliceMs: pool.sliceMs, ...extra },
+            );
+      break;
+    case 'thread_lost':
       result = failure(
-        'script_timeout',
-        `The script ran past its ${formatMs(run.timeLimitMs)} limit. Do less per run (fewer calls, no long loops) or split the work.`,
-        { timeoutMs: run.timeLimitMs, ...extra },
+        'script_sandbox_lost',
+        'Another script on the same sandbox thread would not stop, and the thread was stopped with this run on it; the run ended early. details.effects lists the calls it made. Run it again.',
+        { ...extra },
       );
       break;
     case 'memory':
@@ -311,9 +327,9 @@ function toResult(run: ScriptRunResult, limits: ScriptLimits, pool: SandboxPool,
       result = failure(
         'budget_exceeded',
         outcome.reason === 'queue_full'
-          ? `All ${pool.maxSandboxes} sandboxes are busy and ${pool.maxQueuedRuns} runs already wait for one; this run was not started. Run fewer scripts at once, or do more in one script.`
-          : `No sandbox came free within the run's ${formatMs(limits.timeoutMs)} limit (all ${pool.maxSandboxes} were busy); this run was not started. Run fewer scripts at once, or do more in one script.`,
-        { limit: 'sandboxes', reason: outcome.reason, maxSandboxes: pool.maxSandboxes, maxQueuedRuns: pool.maxQueuedRuns, queuedMs: run.queuedMs },
+          ? `The sandbox pool is full (${pool.maxRuns} runs at once, ${pool.maxRunsPerScope} for one session) and so is its queue; this run was not started. Run fewer scripts at once, or do more in one script.`
+          : `No place in the sandbox pool came free within the run's ${formatMs(limits.timeoutMs)} limit (${pool.maxRuns} runs at once, ${pool.maxRunsPerScope} for one session); this run was not started. Run fewer scripts at once, or do more in one script.`,
+        { limit: 'sandboxes', reason: outcome.reason, maxRuns: pool.maxRuns, maxRunsPerScope: pool.maxRunsPerScope, maxQueuedRuns: pool.maxQueuedRuns, queuedMs: run.queuedMs },
       );
       break;
     case 'crashed':

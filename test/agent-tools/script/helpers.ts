@@ -1,5 +1,5 @@
 import { refusedCall, type ScriptCallResult } from '../../../src/agent-tools/script/call-result.js';
-import type { SandboxAnswer, SandboxCall, SandboxChannel } from '../../../src/agent-tools/script/sandbox.js';
+import type { SandboxAnswer, SandboxCall, SandboxChannel } from '../../../src/agent-tools/script/run.js';
 
 /** The script tests use the shared mock tools and registry; `json` and `channelFor` are theirs. */
 export { tool as mockTool, registry, delay } from '../../helpers/tools.js';
@@ -41,4 +41,11 @@ export function channelFor(handler: (call: SandboxCall) => ScriptCallResult | Pr
       });
     },
   };
+}
+
+/** A promise the test settles by hand, for a tool that holds its call until told. */
+export function latch<T = string>() {
+  let open!: (value: T) => void;
+  const opened = new Promise<T>((resolve) => (open = resolve));
+  return { opened, open };
 }

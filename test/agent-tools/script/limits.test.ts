@@ -182,7 +182,7 @@ describe('run_js memory limit', () => {
   }, 20_000);
 
   it('holds the host to the cap: memory bombs, one after another and at once, leave the process at most a few caps larger', async () => {
-    const pool = createSandboxPool({ maxSandboxes: 2 });
+    const pool = createSandboxPool({ maxRuns: 2 });
     const tool = createScriptTool(registry().gate(), { memoryLimitBytes: 32 * 1024 * 1024, timeoutMs: 10_000, pool });
     const bomb = "const a = []; while (true) a.push('x'.repeat(1e6) + a.length);";
     await run(tool, 'return 1');
@@ -190,7 +190,7 @@ describe('run_js memory limit', () => {
     for (let i = 0; i < 3; i++) expect((await run(tool, bomb)).details?.code).toBe('script_memory');
     const results = await Promise.all(Array.from({ length: 6 }, () => run(tool, bomb)));
     expect(results.map((r) => r.details?.code)).toEqual(Array(6).fill('script_memory'));
-    // Two sandboxes, each capped at 16 MB + 32 MB + a reserve: about 160 MB in all here, far from
+    // Two runs at once, each capped at 16 MB + 32 MB + a reserve: about 160 MB in all here, far from
     // the gigabytes nine uncapped bombs would take. The bound leaves room for the test process's
     // own heap, which grows when the code is instrumented (coverage, mutation testing).
     expect(process.memoryUsage().rss - before).toBeLessThan(512 * 1024 * 1024);

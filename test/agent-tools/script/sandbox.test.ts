@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEBUG_SYNC, TestQuickJSWASMModule } from 'quickjs-emscripten';
 import { createSandboxPool, createScriptTool } from '../../../src/agent-tools/script/index.js';
 import { compiledModule, newSandboxInstance } from '../../../src/agent-tools/script/quickjs-module.js';
-import { runScript, type SandboxCall, type SandboxModule, type SandboxRequest } from '../../../src/agent-tools/script/sandbox.js';
+import { runScript, type SandboxCall, type SandboxModule, type SandboxRequest } from '../../../src/agent-tools/script/run.js';
 import { channelFor, delay, json, mockTool, registry } from './helpers.js';
 
 const run = (tool: ReturnType<typeof createScriptTool>, code: string) => tool.execute({ code }, {});
@@ -76,8 +76,8 @@ describe('the sandbox has no way out but callTool', () => {
     expect((await run(tool, 'return typeof leftover')).output).toBe('undefined');
   });
 
-  it('starts every run on a reused worker fresh: nothing a script changed survives it', async () => {
-    const pool = createSandboxPool({ maxSandboxes: 1 });
+  it('starts every run on a reused thread and instance fresh: nothing a script changed survives it', async () => {
+    const pool = createSandboxPool({ threads: 1 });
     const one = createScriptTool(registry(echo).gate(), { pool });
     await run(
       one,
@@ -89,7 +89,7 @@ describe('the sandbox has no way out but callTool', () => {
       `return [typeof ({}).leak, typeof [].push, JSON.parse("[1]")[0], typeof globalThis.callToolCopy, (await callTool("echo", { a: 1 })).text]`,
     );
     expect(json(after.output)).toEqual(['undefined', 'function', 1, 'undefined', '{"a":1}']);
-    expect(pool.stats().live).toBe(1);
+    expect(pool.stats().threads).toBe(1);
   });
 });
 

@@ -9,16 +9,9 @@ import { createRunPipelineTool } from '../../../src/agent-tools/run-pipeline.js'
 import { createSandboxPool, createScriptTool } from '../../../src/agent-tools/script/index.js';
 import { ComposableToolBuilder } from '../../../src/builder.js';
 import type { ITool, ToolExecutionContext } from '../../../src/tool.js';
-import { delay, json, mockTool, registry } from './helpers.js';
+import { delay, json, latch, mockTool, registry } from './helpers.js';
 
 const run = (tool: ITool, code: string, context: ToolExecutionContext = {}) => tool.execute({ code }, context);
-
-/** A promise the test settles by hand, for a tool that holds its call until told. */
-function latch<T = string>() {
-  let open!: (value: T) => void;
-  const opened = new Promise<T>((resolve) => (open = resolve));
-  return { opened, open };
-}
 
 // Compile the WebAssembly module once, so no test pays for it.
 beforeAll(async () => {
@@ -285,25 +278,25 @@ describe('run_js ends with the run', () => {
 });
 
 describe('run_js when no sandbox is free', () => {
-  /** A pool of one sandbox, held by a script waiting on a tool until `release.open` is called. */
+  /** A pool of one place, held by a script waiting on a tool until `release.open` is called. */
   async function heldPool(maxQueuedRuns: number) {
-    const pool = createSandboxPool({ maxSandboxes: 1, maxQueuedRuns });
+    const pool = createSandboxPool({ maxRuns: 1, maxQueuedRuns });
     const release = latch();
     const hold = mockTool('hold', () => release.opened);
     const tool = createScriptTool(registry(hold).gate(), { pool });
-    await run(tool, 'return 1'); // the pool's one sandbox is started and idle
+    await run(tool, 'return 1'); // a thread is started: the wait below is for a place
     const held = run(tool, 'return (await callTool("hold", {})).text');
     while (hold.calls.length === 0) await delay(5);
     return { pool, tool, release, held };
   }
 
-  it('says how many sandboxes are busy and how many runs wait when the queue is full', async () => {
+  it('says the pool and its queue are full when they are', async () => {
     const { tool, release, held } = await heldPool(0);
     const refused = await run(tool, 'return 1');
     release.open('done');
-    expect(refused.details).toMatchObject({ code: 'budget_exceeded', limit: 'sandboxes', reason: 'queue_full', maxSandboxes: 1, maxQueuedRuns: 0 });
+    expect(refused.details).toMatchObject({ code: 'budget_exceeded', limit: 'sandboxes', reason: 'queue_full', maxRuns: 1, maxRunsPerScope: 1, maxQueuedRuns: 0 });
     expect(refused.error).toBe(
-      'All 1 sandboxes are busy and 0 runs already wait for one; this run was not started. Run fewer scripts at once, or do more in one script.',
+      'The sandbox pool is full (1 runs at once, 1 for one session) and so is its queue; this run was not started. Run fewer scripts at once, or do more in one script.',
     );
     expect((await held).output).toBe('done');
   });
@@ -313,9 +306,9 @@ describe('run_js when no sandbox is free', () => {
     const waiter = createScriptTool(registry().gate(), { pool, timeoutMs: 150 });
     const late = await run(waiter, 'return 1');
     release.open('done');
-    expect(late.details).toMatchObject({ code: 'budget_exceeded', limit: 'sandboxes', reason: 'wait_timeout', maxSandboxes: 1, maxQueuedRuns: 3 });
+    expect(late.details).toMatchObject({ code: 'budget_exceeded', limit: 'sandboxes', reason: 'wait_timeout', maxRuns: 1, maxQueuedRuns: 3 });
     expect(late.error).toBe(
-      "No sandbox came free within the run's 150 ms limit (all 1 were busy); this run was not started. Run fewer scripts at once, or do more in one script.",
+      "No place in the sandbox pool came free within the run's 150 ms limit (1 runs at once, 1 for one session); this run was not started. Run fewer scripts at once, or do more in one script.",
     );
     expect((await held).output).toBe('done');
   });

@@ -3,9 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createScriptTool } from '../../../src/agent-tools/script/index.js';
 import { availableParallelism } from 'node:os';
-import { createSandboxPool, DEFAULT_MAX_QUEUED_RUNS, MAX_SANDBOXES } from '../../../src/agent-tools/script/index.js';
-import { workerPoolOf } from '../../../src/agent-tools/script/worker-pool.js';
-import { delay, json, mockTool, registry } from './helpers.js';
+import { createSandboxPool, DEFAULT_MAX_QUEUED_RUNS, DEFAULT_MAX_RUNS, DEFAULT_SLICE_MS, MAX_THREADS } from '../../../src/agent-tools/script/index.js';
+import { delay, json, latch, mockTool, registry } from './helpers.js';
 
 const run = (tool: ReturnType<typeof createScriptTool>, code: string, context = {}) =>
   tool.execute({ code }, context);
@@ -82,18 +81,17 @@ describe('run_js on a worker thread', () => {
     expect(after).toMatchObject({ success: true, output: '{"n":1}' });
   });
 
-  it('gives overlapping runs their own workers: a spinning run does not hold up another', async () => {
+  it('puts a new run beside a spinning one, not behind it: a spinning run does not hold up another', async () => {
     const echo = mockTool('echo', async (args) => {
       await delay(100);
       return args;
     });
-    const pool = createSandboxPool({ maxSandboxes: 2 });
+    const pool = createSandboxPool({ threads: 2 });
     const spinning = createScriptTool(registry().gate(), { timeoutMs: 1000, pool });
     const quick = createScriptTool(registry(echo).gate(), { pool });
-    // Two runs that overlap leave two idle workers, so neither run below waits for a worker to start.
+    // Two runs that overlap start both threads, so neither run below waits for a thread to start.
     await Promise.all([run(quick, 'return (await callTool("echo", {})).text'), run(quick, 'return (await callTool("echo", {})).text')]);
-    // (The second may still be starting when both runs are done: one worker can serve both.)
-    await vi.waitFor(() => expect(pool.stats()).toEqual({ live: 2, idle: 2, queued: 0 }), { timeout: 10_000 });
+    await vi.waitFor(() => expect(pool.stats().threads).toBe(2), { timeout: 10_000 });
     let spinnerEnded = false;
     const slow = run(spinning, SPINNERS[0][1]).finally(() => {
       spinnerEnded = true;
@@ -131,28 +129,34 @@ describe('run_js on a worker thread', () => {
 });
 
 describe('the sandbox pool', () => {
-  it('hands overlapping runs different workers and reuses an idle one', async () => {
-    const pool = workerPoolOf(createSandboxPool({ maxSandboxes: 2 }));
-    const [a, b] = await Promise.all([pool.acquire(5000), pool.acquire(5000)]);
-    expect(a.kind).toBe('worker');
-    expect(b.kind).toBe('worker');
-    if (a.kind !== 'worker' || b.kind !== 'worker') return;
-    expect(a.worker).not.toBe(b.worker);
-    pool.release(b.worker);
-    const again = await pool.acquire(5000);
-    expect(again.kind === 'worker' && again.worker).toBe(b.worker);
-    pool.release(a.worker);
-    pool.release(b.worker);
-    expect(pool.stats()).toEqual({ live: 2, idle: 2, queued: 0 });
+  it('hosts many waiting runs on a few threads: 50 runs wait on their calls at once on 2 threads', async () => {
+    const pool = createSandboxPool({ threads: 2 });
+    let inFlight = 0;
+    let most = 0;
+    const gateOpen = latch<void>();
+    const work = mockTool('work', async () => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      if (inFlight === 50) gateOpen.open(undefined);
+      await gateOpen.opened;
+      inFlight--;
+      return 'done';
+    });
+    const tool = createScriptTool(registry(work).gate(), { pool });
+    const results = await Promise.all(Array.from({ length: 50 }, () => run(tool, 'return (await callTool("work", {})).text')));
+    expect(results.map((r) => r.output)).toEqual(Array(50).fill('done'));
+    // Every run waited on its call at the same time: none held a thread while it waited.
+    expect(most).toBe(50);
+    expect(pool.stats()).toEqual({ threads: 2, runs: 0, queued: 0 });
   });
 
-  it('never runs more sandboxes at once than its bound: the others wait their turn', async () => {
-    const pool = createSandboxPool({ maxSandboxes: 2 });
+  it('never has more runs alive than its bound: the others wait their turn', async () => {
+    const pool = createSandboxPool({ maxRuns: 2, maxRunsPerScope: 2 });
     let running = 0;
     let most = 0;
     const work = mockTool('work', async () => {
       running++;
-      most = Math.max(most, running, pool.stats().live);
+      most = Math.max(most, running, pool.stats().runs);
       await delay(60);
       running--;
       return 'done';
@@ -161,11 +165,11 @@ describe('the sandbox pool', () => {
     const results = await Promise.all(Array.from({ length: 6 }, () => run(tool, 'return (await callTool("work", {})).text')));
     expect(results.map((r) => r.output)).toEqual(Array(6).fill('done'));
     expect(most).toBe(2);
-    expect(pool.stats()).toEqual({ live: 2, idle: 2, queued: 0 });
+    expect(pool.stats()).toMatchObject({ runs: 0, queued: 0 });
   });
 
   it('refuses a run past its queue with budget_exceeded, and never starts it', async () => {
-    const pool = createSandboxPool({ maxSandboxes: 1, maxQueuedRuns: 1 });
+    const pool = createSandboxPool({ maxRuns: 1, maxQueuedRuns: 1 });
     const work = mockTool('work', async () => {
       await delay(100);
       return 'done';
@@ -174,20 +178,20 @@ describe('the sandbox pool', () => {
     const results = await Promise.all([1, 2, 3].map((n) => run(tool, `return (await callTool("work", { n: ${n} })).text`)));
     expect(results.filter((r) => r.success)).toHaveLength(2);
     const refused = results.find((r) => !r.success);
-    expect(refused?.details).toMatchObject({ code: 'budget_exceeded', limit: 'sandboxes', reason: 'queue_full', maxSandboxes: 1, maxQueuedRuns: 1 });
+    expect(refused?.details).toMatchObject({ code: 'budget_exceeded', limit: 'sandboxes', reason: 'queue_full', maxRuns: 1, maxQueuedRuns: 1 });
     expect(refused?.error).toMatch(/was not started/);
     expect(work.calls).toHaveLength(2);
   });
 
-  it('refuses a run that waited its whole time limit for a busy sandbox', async () => {
-    const pool = createSandboxPool({ maxSandboxes: 1 });
+  it('refuses a run that waited its whole time limit for a place', async () => {
+    const pool = createSandboxPool({ maxRuns: 1 });
     const work = mockTool('work', async () => {
       await delay(400);
       return 'done';
     });
     const holder = createScriptTool(registry(work).gate(), { pool });
     const waiter = createScriptTool(registry(work).gate(), { pool, timeoutMs: 150 });
-    await run(holder, 'return 1'); // the pool's one sandbox is started and idle: the wait below is for a busy one
+    await run(holder, 'return 1'); // a thread is started: the wait below is for a place, not a start
     const held = run(holder, 'return (await callTool("work", {})).text');
     await delay(20);
     const start = Date.now();
@@ -198,18 +202,40 @@ describe('the sandbox pool', () => {
     expect(work.calls).toHaveLength(1);
   });
 
+  it('gives each scope its share: one session filling its places does not hold up another', async () => {
+    const pool = createSandboxPool({ maxRuns: 4, maxRunsPerScope: 2 });
+    const release = latch();
+    const hold = mockTool('hold', () => release.opened);
+    const quick = mockTool('quick', () => 'quick');
+    const tool = createScriptTool(registry(hold, quick).gate(), { pool });
+    const busy = { sessionId: 'busy' };
+    // The busy session asks for 5 runs: 2 run, 3 wait for its own places to come free.
+    const held = Array.from({ length: 5 }, () => run(tool, 'return (await callTool("hold", {})).text', busy));
+    while (hold.calls.length < 2) await delay(5);
+    await delay(20);
+    expect(hold.calls).toHaveLength(2);
+    expect(pool.stats()).toMatchObject({ runs: 2, queued: 3 });
+    // Another session is served at once, though the busy one has runs waiting before it.
+    const other = await run(tool, 'return (await callTool("quick", {})).text', { sessionId: 'other' });
+    expect(other).toMatchObject({ success: true, output: 'quick' });
+    release.open('released');
+    expect((await Promise.all(held)).map((r) => r.output)).toEqual(Array(5).fill('released'));
+  });
+
   it('refuses a pool it did not make', async () => {
-    const fake = { maxSandboxes: 1, maxQueuedRuns: 1, stats: () => ({ live: 0, idle: 0, queued: 0 }) };
+    const fake = { threads: 1, maxRuns: 1, maxQueuedRuns: 1, maxRunsPerScope: 1, sliceMs: 500, stats: () => ({ threads: 0, runs: 0, queued: 0 }) };
     const result = await run(createScriptTool(registry().gate(), { pool: fake }), 'return 1');
     expect(result.details).toMatchObject({ code: 'script_error' });
     expect(result.error).toMatch(/createSandboxPool/);
   });
 
   it('sizes itself to the machine by default, and holds any size to its hard cap', () => {
-    expect(createSandboxPool().maxSandboxes).toBe(Math.min(8, Math.max(2, availableParallelism())));
-    expect(createSandboxPool({ maxSandboxes: 10_000 }).maxSandboxes).toBe(MAX_SANDBOXES);
-    expect(createSandboxPool({ maxSandboxes: 0 }).maxSandboxes).toBe(1);
-    expect(createSandboxPool({}).maxQueuedRuns).toBe(DEFAULT_MAX_QUEUED_RUNS);
+    expect(createSandboxPool().threads).toBe(Math.min(8, Math.max(2, availableParallelism())));
+    expect(createSandboxPool({ threads: 10_000 }).threads).toBe(MAX_THREADS);
+    expect(createSandboxPool({ threads: 0 }).threads).toBe(1);
+    const defaults = createSandboxPool({});
+    expect(defaults).toMatchObject({ maxRuns: DEFAULT_MAX_RUNS, maxQueuedRuns: DEFAULT_MAX_QUEUED_RUNS, maxRunsPerScope: DEFAULT_MAX_RUNS / 2, sliceMs: DEFAULT_SLICE_MS });
+    expect(createSandboxPool({ maxRuns: 10, maxRunsPerScope: 50 }).maxRunsPerScope).toBe(10);
   });
 
   it("keeps the sandbox's noise off the host's streams", async () => {

@@ -5,16 +5,19 @@
  * that lets `callTool` calls run concurrently outside the VM, and the disposal of every handle
  * when the run ends, however it ends.
  *
- * This runs inside a sandbox worker (`sandbox-worker.ts`). Its own time checks end the common
- * cases (a plain loop, a wait past the limit) cleanly, so the worker can be reused; the host
- * still terminates the worker at the deadline, since QuickJS checks its interrupt handler only
- * every so many operations and one large built-in call (`"x".repeat(1e6)`) counts as one.
+ * This runs inside a sandbox worker (`worker.ts`), beside the other runs that thread hosts. A
+ * run computes only between its awaits: while it waits for answers it holds no thread, and
+ * `await` hands the thread to the next run that has work. Its own time checks end the common
+ * cases (a loop, a wait past the limit, computing too long while other runs wait) cleanly; the
+ * host still terminates the thread when one of these checks cannot be reached, since QuickJS
+ * checks its interrupt handler only every so many operations and one large built-in call
+ * (`"x".repeat(1e6)`) counts as one.
  *
  * Only strings cross the boundary: a call's name and JSON args go out, a call's encoded answer,
  * the script's encoded answer and its described error come in. No host object is ever handed in.
  */
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten';
-import { messageOf } from '../../gate/step-gate.js';
+import { messageOf } from '../../gate/message-of.js';
 import { argsTooLarge, tooManyCalls, type ScriptCallResult } from './call-result.js';
 import {
   decodeCall,
@@ -30,6 +33,13 @@ import {
   wrapScript,
 } from './prelude.js';
 import type { SandboxInstance } from './quickjs-module.js';
+
+/**
+ * The most promise jobs a run executes before it looks up: a script that awaits in a loop
+ * (`for (;;) await null`) never runs out of jobs, and would otherwise hold the thread until its
+ * deadline while other runs wait.
+ */
+const JOBS_PER_TURN = 1000;
 
 /**
  * The sandbox's stack. QuickJS's frames sit on the host's own stack inside WebAssembly, so a
@@ -88,6 +98,12 @@ export interface SandboxChannel {
   send(calls: SandboxCall[]): void;
   /** The answers that arrived, waiting at most `timeoutMs` for the first when none has. */
   receive(timeoutMs: number): SandboxAnswer[] | Promise<SandboxAnswer[]>;
+  /**
+   * Called when the run still has work (promise jobs) but has done a turn's worth: a promise
+   * that settles once other runs that wait for the thread have had it, or `undefined` when none
+   * waits (the run goes on at once).
+   */
+  yieldTurn?(): Promise<void> | undefined;
 }
 
 /** The bounds a run applies inside the sandbox. */
@@ -117,14 +133,34 @@ export interface SandboxRequest extends SandboxLimits {
   timeLimitMs: () => number;
   /** Told the time (`Date.now()`) the script starts at, which its limit counts from. */
   onStart?: (at: number) => void;
+  /**
+   * Milliseconds the run was ready to go on but waited for the thread (other runs were
+   * computing): not counted against its limit. Read at every check.
+   */
+  uncharged?: () => number;
+  /**
+   * Asked at every interrupt check with how long the run has been computing since its last
+   * await: `'aborted'` or `'slice'` stop it (aborted by the host, or computing too long while
+   * other runs wait for its thread), `undefined` lets it go on.
+   */
+  interrupt?: (computedMs: number) => SandboxStop | undefined;
+  /**
+   * Told when the run starts computing (after an await, or at its start; with its deadline as a
+   * `Date.now()` time) and when it stops (at an await, or at its end).
+   */
+  onCompute?: (computing: boolean, deadline: number) => void;
 }
+
+/** Why a run's own checks stopped it, besides its time limit. */
+export type SandboxStop = 'aborted' | 'slice';
 
 /** How a run ended. */
 export type SandboxOutcome =
   | { kind: 'returned'; text: string }
   | { kind: 'threw'; name: string; message: string; line?: number; column?: number }
   | { kind: 'stalled' }
-  | { kind: 'timeout' }
+  | { kind: 'timeout'; computedMs?: number }
+  | { kind: 'aborted' }
   | { kind: 'memory' }
   | { kind: 'return_too_large'; length: number }
   | { kind: 'return_invalid'; reason: string }
@@ -160,6 +196,12 @@ class ScriptRun {
   /** When the script started: its limit counts from here, not from the runtime's set-up. */
   private start = Date.now();
   private timedOut = false;
+  /** Why the run's own checks stopped it besides the time limit, once they have. */
+  private stopped: SandboxStop | undefined;
+  /** When the run last started computing (its start, or its last await's end). */
+  private computingSince = Date.now();
+  /** How long it had computed when a `'slice'` stop came. */
+  private computedMs = 0;
   /** Set when the module failed on the host side; see {@link SandboxResult.moduleBroken}. */
   moduleBroken = false;
   /** The bytes of arguments the run's calls have sent so far. */
@@ -195,9 +237,28 @@ class ScriptRun {
     this.reserveBytes = reserveBytesFor(request.maxCallResultBytes);
   }
 
-  /** The run's deadline as it stands now (`Date.now()` time). */
+  /** The run's deadline as it stands now (`Date.now()` time): its limit, plus the time it waited for the thread. */
   private deadline(): number {
-    return this.start + this.request.timeLimitMs();
+    const uncharged = this.request.uncharged;
+    return this.start + this.request.timeLimitMs() + (uncharged === undefined ? 0 : uncharged());
+  }
+
+  /** The run computes from now on (its start, or an await's end). */
+  private computing(): void {
+    this.computingSince = Date.now();
+    this.request.onCompute?.(true, this.deadline());
+  }
+
+  /** The run stops computing: it awaits, or it has ended. */
+  private idle(): void {
+    this.request.onCompute?.(false, 0);
+  }
+
+  /** How the run ends when its own checks stopped it: at the time limit, aborted, or for computing too long. */
+  private stopOutcome(): SandboxOutcome {
+    if (this.stopped === 'aborted') return { kind: 'aborted' };
+    if (this.stopped === 'slice') return { kind: 'timeout', computedMs: this.computedMs };
+    return { kind: 'timeout' };
   }
 
   inFlight(): { index: number; name: string }[] {
@@ -214,9 +275,10 @@ class ScriptRun {
       // module's state is no longer trustworthy, so nothing in it is touched again (disposing
       // could abort it a second time). Anything else thrown here leaves the module sound.
       if (isModuleFailure(error)) this.moduleBroken = true;
-      if (this.timedOut) return { kind: 'timeout' };
+      if (this.timedOut) return this.stopOutcome();
       return { kind: 'crashed', message: messageOf(error) };
     } finally {
+      this.idle();
       if (!this.moduleBroken && !this.dispose()) this.moduleBroken = true;
     }
   }
@@ -261,8 +323,21 @@ class ScriptRun {
     // machine it could otherwise eat a short limit (or be cut off by it) before the script runs.
     this.start = Date.now();
     this.request.onStart?.(this.start);
+    this.computing();
+    const interrupt = this.request.interrupt;
     runtime.setInterruptHandler(() => {
-      if (Date.now() > this.deadline()) this.timedOut = true;
+      if (this.timedOut) return true;
+      const now = Date.now();
+      if (now > this.deadline()) {
+        this.timedOut = true;
+      } else if (interrupt !== undefined) {
+        const stop = interrupt(now - this.computingSince);
+        if (stop !== undefined) {
+          this.stopped = stop;
+          this.computedMs = now - this.computingSince;
+          this.timedOut = true;
+        }
+      }
       return this.timedOut;
     });
     // `type: 'global'` so an `import` statement is a syntax error rather than a module load.
@@ -274,13 +349,16 @@ class ScriptRun {
     return typeof first === 'boolean' ? { started: true } : first;
   }
 
-  /** Run jobs, send calls, hand answers in, and wait for answers, until the script's promise settles. */
+  /**
+   * Run jobs, send calls, hand answers in, and wait for answers, until the script's promise
+   * settles. Every `await` here hands the thread to the other runs on it.
+   */
   private async loop(): Promise<SandboxOutcome> {
     const runtime = this.runtime as QuickJSRuntime;
     for (;;) {
       const full = this.deliver();
       if (full) return full;
-      const jobs = runtime.executePendingJobs();
+      const jobs = runtime.executePendingJobs(JOBS_PER_TURN);
       if (jobs.error) return this.consumeError(jobs.error);
       jobs.dispose();
       const taken = this.take();
@@ -292,15 +370,31 @@ class ScriptRun {
       }
       if (taken) return this.finish();
 
-      if (this.timedOut || Date.now() > this.deadline()) return { kind: 'timeout' };
+      if (this.timedOut || Date.now() > this.deadline()) return this.stopOutcome();
       if (this.ready.length > 0) continue;
+      if (runtime.hasPendingJob()) {
+        // A turn's worth of jobs is done and more wait: other runs that wait for the thread go first.
+        const turn = this.channel.yieldTurn?.();
+        if (turn !== undefined) {
+          this.idle();
+          await turn;
+          this.computing();
+          if (this.request.interrupt?.(0) === 'aborted') this.stopped = 'aborted';
+          if (this.stopped !== undefined) return this.stopOutcome();
+        }
+        continue;
+      }
       // Pending with nothing in flight: only a call's answer can settle anything here (there
       // are no timers), so the script would wait forever.
       if (this.waiting.size === 0) return { kind: 'stalled' };
+      this.idle();
       const answers = await this.channel.receive(Math.max(0, this.deadline() - Date.now()) + 1);
+      this.computing();
+      // An abort that came while the run waited ends it here.
+      if (this.request.interrupt?.(0) === 'aborted') this.stopped = 'aborted';
       // Checked before anything is delivered: an answer that arrives at the deadline (a call's
       // own time-out, say) must not let the script run on past it.
-      if (Date.now() > this.deadline()) return { kind: 'timeout' };
+      if (this.stopped !== undefined || Date.now() > this.deadline()) return this.stopOutcome();
       for (const answer of answers) this.ready.push(answer);
     }
   }
@@ -454,7 +548,7 @@ class ScriptRun {
   /** Classify an exception (and dispose its handle): time, memory, or the script's error. */
   private consumeError(error: QuickJSHandle): SandboxOutcome {
     try {
-      if (this.timedOut) return { kind: 'timeout' };
+      if (this.timedOut) return this.stopOutcome();
       this.release();
       return this.classify(this.describe(error));
     } finally {
@@ -464,7 +558,7 @@ class ScriptRun {
 
   /** Time, memory, or the script's error, from the error as the prelude described it. */
   private classify(described: DescribedError | undefined): SandboxOutcome {
-    if (this.timedOut) return { kind: 'timeout' };
+    if (this.timedOut) return this.stopOutcome();
     // describeError catches everything a getter can throw; failing anyway means no memory.
     if (!described) return { kind: 'memory' };
     const { name, message, stack } = described;

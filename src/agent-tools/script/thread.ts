@@ -1,0 +1,241 @@
+/**
+ * The host's handle on one sandbox thread: the worker, the shared cells, the runs it hosts, and
+ * the messages between them. Answers for its runs settled in one tick go to it in one message.
+ *
+ * The worker runs `worker` from next to this module: the `.js` file in the built package, the
+ * `.ts` source when this module itself runs from source (tests, `tsx`). A worker is a plain Node
+ * thread that no test runner transforms, and in Node 20 a worker ignores `--import` in its
+ * `execArgv`, so a source worker starts from a few lines that register tsx (a devDependency) in
+ * the worker and then import the source file.
+ *
+ * The worker's stdout and stderr are streams of their own that nobody reads (reading them would
+ * hold the process open), not the host's: nothing a sandbox prints reaches the host's streams.
+ * Nothing is written there anyway: the QuickJS module's own output is captured (see
+ * `quickjs-module.ts`).
+ */
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { messageOf } from '../../gate/step-gate.js';
+import { DEFAULT_MAX_CALL_RESULT_BYTES, DEFAULT_SCRIPT_MEMORY_BYTES } from './limits.js';
+import { reserveBytesFor, type SandboxAnswer } from './run.js';
+import type { WasmModule } from './quickjs-module.js';
+import {
+  EPISODE_DEADLINE,
+  EPISODE_RUN_CELL,
+  EPISODE_START,
+  FLOAT_CELLS,
+  FLOAT_OFFSET,
+  INT_CELLS,
+  PENDING_CELL,
+  SHARED_BYTES,
+  type CallsMessage,
+  type DoneMessage,
+  type FromThread,
+  type SandboxWorkerData,
+  type ToThread,
+} from './protocol.js';
+
+/**
+ * How long a thread may take to get ready (start, load QuickJS, make its first instance). Not
+ * part of any run's time: a run's limit counts from its script's start.
+ */
+export const STARTUP_LIMIT_MS = 30_000;
+
+/** Why a thread ended with runs on it, as each run is told. */
+export type ThreadLoss =
+  | { kind: 'stopped'; culprit: number; reason: 'timeout' | 'slice' | 'aborted'; computedMs: number }
+  | { kind: 'crashed'; message: string };
+
+/** What the host side of a run hears from its thread. */
+export interface ThreadRunListener {
+  /** The run's script made calls. */
+  calls(message: CallsMessage): void;
+  /** The run ended. */
+  done(message: DoneMessage): void;
+  /** The thread ended before the run did. */
+  lost(loss: ThreadLoss): void;
+  /** When the host aborted the run (`Date.now()` time), 0 while it has not. */
+  readonly abortedAt: number;
+}
+
+/** What a thread's current computing episode is, as its cells say. */
+export interface Episode {
+  /** The run computing. */
+  runId: number;
+  /** Since when (`Date.now()` time). */
+  since: number;
+  /** The run's deadline (`Date.now()` time). */
+  deadline: number;
+}
+
+/** One sandbox thread, as the pool sees it. */
+export class SandboxThread {
+  /** The runs it hosts, by id. */
+  readonly runs = new Map<number, ThreadRunListener>();
+  private readonly ints: Int32Array;
+  private readonly floats: Float64Array;
+  private nextRunId = 1;
+  /** Answers settled this tick, by run, sent together at its end. */
+  private batch = new Map<number, SandboxAnswer[]>();
+  private ended = false;
+
+  private constructor(
+    readonly worker: Worker,
+    private readonly inbox: MessagePort,
+    shared: SharedArrayBuffer,
+    private readonly onEnd: (thread: SandboxThread) => void,
+  ) {
+    this.ints = new Int32Array(shared, 0, INT_CELLS);
+    this.floats = new Float64Array(shared, FLOAT_OFFSET, FLOAT_CELLS);
+    worker.on('message', (message: FromThread) => this.receive(message));
+    // A thread that fails or exits on its own is never used again; the listener also keeps an
+    // 'error' event from becoming an uncaught exception.
+    worker.on('error', (error) => this.end({ kind: 'crashed', message: messageOf(error) }));
+    worker.on('exit', (code) => this.end({ kind: 'crashed', message: `the sandbox thread exited with code ${code}` }));
+    // Idle threads never hold the process open.
+    worker.unref();
+  }
+
+  /**
+   * Start a thread and wait until it is ready. Rejects when it fails, exits, or takes longer
+   * than {@link STARTUP_LIMIT_MS}.
+   */
+  static async start(wasmModule: WasmModule | undefined, sliceMs: number, onEnd: (thread: SandboxThread) => void): Promise<SandboxThread> {
+    const { port1, port2 } = new MessageChannel();
+    const shared = new SharedArrayBuffer(SHARED_BYTES);
+    const firstHeapLimitBytes = DEFAULT_SCRIPT_MEMORY_BYTES + reserveBytesFor(DEFAULT_MAX_CALL_RESULT_BYTES);
+    const data: SandboxWorkerData = { wasmModule, inbox: port2, shared, sliceMs, firstHeapLimitBytes };
+    const worker = workerFromSource(data, [port2]);
+    try {
+      await whenReady(worker);
+    } catch (error) {
+      void worker.terminate().catch(() => undefined);
+      throw error;
+    }
+    return new SandboxThread(worker, port1, shared, onEnd);
+  }
+
+  /** Whether the thread can take runs. */
+  get alive(): boolean {
+    return !this.ended;
+  }
+
+  /** How many runs it hosts. */
+  get load(): number {
+    return this.runs.size;
+  }
+
+  /** Host a run: its id on this thread. */
+  add(listener: ThreadRunListener): number {
+    const runId = this.nextRunId++;
+    this.runs.set(runId, listener);
+    if (this.runs.size === 1) this.worker.ref();
+    return runId;
+  }
+
+  /** The run is over on the host's side: later messages of it are dropped. */
+  remove(runId: number): void {
+    this.batch.delete(runId);
+    if (this.runs.delete(runId) && this.runs.size === 0 && !this.ended) this.worker.unref();
+  }
+
+  /** Send a message, counted first so a busy thread sees it waiting. */
+  post(message: ToThread): void {
+    if (this.ended) return;
+    Atomics.add(this.ints, PENDING_CELL, 1);
+    this.inbox.postMessage(message);
+  }
+
+  /** Answer one call of a run; the tick's answers leave together. */
+  answer(runId: number, answer: SandboxAnswer): void {
+    if (this.batch.size === 0) queueMicrotask(this.flush);
+    const list = this.batch.get(runId);
+    if (list) list.push(answer);
+    else this.batch.set(runId, [answer]);
+  }
+
+  private readonly flush = (): void => {
+    if (this.batch.size === 0) return;
+    const runs = [...this.batch];
+    this.batch = new Map();
+    this.post({ type: 'answers', postedAt: Date.now(), runs });
+  };
+
+  /** Messages posted that the thread has not read: runs waiting for it. */
+  get pending(): number {
+    return Atomics.load(this.ints, PENDING_CELL);
+  }
+
+  /** What the thread is computing now, if anything. */
+  episode(): Episode | undefined {
+    const runId = Atomics.load(this.ints, EPISODE_RUN_CELL);
+    if (runId === 0) return undefined;
+    return { runId, since: this.floats[EPISODE_START], deadline: this.floats[EPISODE_DEADLINE] };
+  }
+
+  /**
+   * Stop the thread at once, whatever it is doing: `culprit` is the run that would not stop, and
+   * why; every other run on it is told it lost its thread.
+   */
+  stop(culprit: number, reason: 'timeout' | 'slice' | 'aborted', computedMs: number): void {
+    // terminate() stops the thread even inside WebAssembly; its promise only reports the exit code.
+    void this.worker.terminate().catch(() => undefined);
+    this.end({ kind: 'stopped', culprit, reason, computedMs });
+  }
+
+  private receive(message: FromThread): void {
+    if (message.type === 'ready') return;
+    const run = this.runs.get(message.runId);
+    if (!run) return;
+    if (message.type === 'calls') run.calls(message);
+    else run.done(message);
+  }
+
+  private end(loss: ThreadLoss): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.inbox.close();
+    const runs = [...this.runs.values()];
+    this.runs.clear();
+    this.batch.clear();
+    this.onEnd(this);
+    for (const run of runs) run.lost(loss);
+  }
+}
+
+/**
+ * Resolves when the worker says it is ready; rejects when it fails, exits, or takes longer than
+ * {@link STARTUP_LIMIT_MS}.
+ */
+function whenReady(worker: Worker): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const settle = (error?: Error): void => {
+      clearTimeout(timer);
+      worker.off('message', onMessage);
+      worker.off('error', settle);
+      worker.off('exit', onExit);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onMessage = (message: FromThread): void => {
+      if (message.type === 'ready') settle();
+    };
+    const onExit = (code: number): void => settle(new Error(`the sandbox thread exited with code ${code} while starting`));
+    const timer = setTimeout(() => settle(new Error(`the sandbox thread did not start within ${STARTUP_LIMIT_MS / 1000} s`)), STARTUP_LIMIT_MS);
+    worker.on('message', onMessage);
+    worker.on('error', settle);
+    worker.on('exit', onExit);
+  });
+}
+
+function workerFromSource(workerData: SandboxWorkerData, transferList: MessagePort[]): Worker {
+  const here = import.meta.url;
+  // No inherited execArgv: the host's own flags (a loader, an inspector port) are not the worker's.
+  const options = { execArgv: [] as string[], workerData, transferList, stdout: true, stderr: true };
+  if (!here.endsWith('.ts')) return new Worker(new URL('./worker.js', here), options);
+  // The ESM entry of tsx's API: its CommonJS twin, and its `--import` loader (which registers
+  // only on the main thread), do not load the worker's source.
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const entry = new URL('./worker.ts', here).href;
+  const boot = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(boot, { ...options, eval: true });
+}
