@@ -4,21 +4,37 @@
  * soundly goes back on the shelf for the next run with the same heap limit, which then starts
  * without making one (making one takes milliseconds).
  *
- * Bounded: at most {@link MAX_IDLE} idle instances, each dropped after {@link IDLE_MS} unused,
- * so a burst of runs leaves no lasting memory behind. One spare of the size just taken is made
- * in the background, so a run after a run finds one ready.
+ * An instance keeps every page its runs touched (its memory cannot shrink), so the shelf is
+ * bounded three ways: at most {@link MAX_IDLE} idle instances, each dropped after {@link IDLE_MS}
+ * unused, and none kept while the process's resident memory is past {@link KEEP_BELOW_RSS_BYTES}
+ * (the runs alive then have it). A burst of runs leaves no lasting memory behind. One spare of
+ * the size just taken is made in the background, so a run after a run finds one ready.
+ *
+ * While the thread has nothing else to do, each idle instance gets a runtime prepared for its
+ * next run (see `prepareRuntime`): most of what a run costs before its first instruction.
  */
 import { newSandboxInstance, type SandboxInstance, type WasmModule } from './quickjs-module.js';
+import { prepareRuntime, type PreparedRuntime } from './run.js';
 
 /** The most idle instances a thread keeps. */
 export const MAX_IDLE = 256;
 /** How long an idle instance is kept unused, in milliseconds. */
 export const IDLE_MS = 30_000;
+/** Past this resident memory of the process, an instance whose run ended is let go, not kept. */
+export const KEEP_BELOW_RSS_BYTES = 1024 * 1024 * 1024;
 
-/** An idle instance, and since when. */
+/** An idle instance, since when, and the runtime prepared in it for its next run. */
 interface Idle {
   instance: SandboxInstance;
   since: number;
+  prepared?: PreparedRuntime;
+}
+
+/** What a run takes from the shelf. */
+export interface Taken {
+  instance: SandboxInstance;
+  /** A runtime made ready for it, if the thread had time to. */
+  prepared?: PreparedRuntime;
 }
 
 /** The idle instances of one thread, by heap limit. */
@@ -37,21 +53,45 @@ export class InstanceShelf {
   }
 
   /** An instance for a run: an idle one, else a new one. Rejects when none can be made. */
-  async take(heapLimitBytes: number): Promise<SandboxInstance> {
+  async take(heapLimitBytes: number): Promise<Taken> {
     const idle = this.idle.get(heapLimitBytes)?.pop();
     if (idle) {
       this.count--;
       this.spare(heapLimitBytes);
-      return idle.instance;
+      return idle;
     }
-    return newSandboxInstance(heapLimitBytes, this.wasmModule);
+    return { instance: await newSandboxInstance(heapLimitBytes, this.wasmModule) };
   }
 
-  /** Keep an instance whose run ended soundly, if there is room. */
-  put(instance: SandboxInstance): void {
-    if (this.count >= MAX_IDLE) return;
+  /**
+   * Prepare a runtime in one idle instance that has none, the next to be taken first. False when
+   * every idle instance has one. An instance whose preparation fails is let go.
+   */
+  prepareOne(): boolean {
+    for (const [limit, list] of this.idle) {
+      for (let at = list.length - 1; at >= 0; at--) {
+        const idle = list[at];
+        if (idle.prepared) continue;
+        try {
+          idle.prepared = prepareRuntime(idle.instance);
+          if (idle.prepared) return true;
+        } catch {
+          // The module failed: the instance is no longer sound.
+        }
+        list.splice(at, 1);
+        this.count--;
+        if (list.length === 0) this.idle.delete(limit);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Keep an instance whose run ended soundly (with the runtime prepared in it, if unused), if there is room. */
+  put(instance: SandboxInstance, prepared?: PreparedRuntime): void {
+    if (this.count >= MAX_IDLE || process.memoryUsage.rss() > KEEP_BELOW_RSS_BYTES) return;
     const list = this.idle.get(instance.heapLimitBytes) ?? [];
-    list.push({ instance, since: Date.now() });
+    list.push({ instance, since: Date.now(), ...(prepared ? { prepared } : {}) });
     this.idle.set(instance.heapLimitBytes, list);
     this.count++;
     this.sweeper ??= setInterval(() => this.sweep(), IDLE_MS).unref();

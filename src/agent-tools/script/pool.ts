@@ -158,7 +158,7 @@ export class WorkerPool implements SandboxPool {
   /** Threads being started. */
   private starting = 0;
   /** Runs waiting for a thread to be ready. */
-  private placing: ((thread: SandboxThread | Error) => void)[] = [];
+  private placing: ((thread: SandboxThread | Error | undefined) => void)[] = [];
   private readonly scopes = new Map<string, Scope>();
   /** Scopes with runs waiting, in the order they are served. */
   private turn: string[] = [];
@@ -200,18 +200,19 @@ export class WorkerPool implements SandboxPool {
       const refused = await this.wait(scopeKey, scope, waitMs, signal);
       if (refused !== undefined) return refused;
     }
-    return this.place(scopeKey, scope);
+    return this.place(scopeKey, scope, signal);
   }
 
   /** Count a run in: its place is taken from now on. */
   private count(scope: Scope): void {
     this.runs++;
     scope.live++;
-    this.watchdog ??= setInterval(() => this.look(), WATCH_MS).unref();
+    // Ref'd: while runs are alive the process stays open for them (threads never hold it).
+    this.watchdog ??= setInterval(() => this.look(), WATCH_MS);
   }
 
   /** Find a counted run a thread, and the way to give its place back. */
-  private async place(scopeKey: string, scope: Scope): Promise<Place> {
+  private async place(scopeKey: string, scope: Scope, signal: AbortSignal | undefined): Promise<Place> {
     let released = false;
     const release = (): void => {
       if (released) return;
@@ -225,10 +226,10 @@ export class WorkerPool implements SandboxPool {
         this.watchdog = undefined;
       }
     };
-    const thread = await this.thread();
-    if (thread instanceof Error) {
+    const thread = await this.thread(signal);
+    if (thread === undefined || thread instanceof Error) {
       release();
-      return { kind: 'unavailable', message: thread.message };
+      return thread === undefined ? { kind: 'aborted' } : { kind: 'unavailable', message: thread.message };
     }
     return { kind: 'thread', thread, release };
   }
@@ -300,14 +301,27 @@ export class WorkerPool implements SandboxPool {
    * A thread for a run: the least loaded of those not in a long stretch of computing; with none
    * ready, the run waits for the first to be.
    */
-  private thread(): Promise<SandboxThread | Error> | SandboxThread | Error {
+  private thread(signal: AbortSignal | undefined): Promise<SandboxThread | Error | undefined> | SandboxThread | Error {
     // All the pool's threads start with its first run: a thread is cheap beside the runs it hosts,
     // and a run after one whose thread was stopped then finds another ready.
     while (this.alive.length + this.starting < this.threads) this.spawn();
     const best = this.leastLoaded();
     if (best !== undefined && (!best.busy || this.starting === 0)) return best.thread;
     if (this.starting === 0) return new Error('no sandbox thread could be started');
-    return new Promise((resolve) => this.placing.push(resolve));
+    // Waiting for a thread to start, the run still hears its abort (`undefined`).
+    return new Promise((resolve) => {
+      const placed = (thread: SandboxThread | Error | undefined): void => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(thread);
+      };
+      const onAbort = (): void => {
+        const at = this.placing.indexOf(placed);
+        if (at >= 0) this.placing.splice(at, 1);
+        placed(undefined);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.placing.push(placed);
+    });
   }
 
   /** The thread with the fewest runs, preferring one not in a long stretch of computing. */

@@ -185,10 +185,51 @@ export interface SandboxResult {
  * resolves; `moduleBroken` says the module failed on the host side (an Emscripten abort, a host
  * stack overflow inside WebAssembly), was left as it was, and must not be used again.
  */
-export async function runScript(module: SandboxModule, request: SandboxRequest, channel: SandboxChannel): Promise<SandboxResult> {
-  const run = new ScriptRun(module, request, channel);
+export async function runScript(module: SandboxModule, request: SandboxRequest, channel: SandboxChannel, prepared?: PreparedRuntime): Promise<SandboxResult> {
+  const run = new ScriptRun(module, request, channel, prepared);
   const outcome = await run.execute();
   return { outcome, timeLimitMs: request.timeLimitMs(), abandoned: run.inFlight(), moduleBroken: run.moduleBroken };
+}
+
+/**
+ * A fresh runtime and context with the prelude evaluated, made ahead of a run while the thread
+ * has nothing else to do: most of what a run costs before its script's first instruction. No
+ * script has run in it; the run that takes it sets its own limits.
+ */
+export interface PreparedRuntime {
+  runtime: QuickJSRuntime;
+  vm: QuickJSContext;
+  /** The prelude's function, not yet called (see `PRELUDE_SOURCE`). */
+  prelude: QuickJSHandle;
+}
+
+/**
+ * Prepare a runtime in `module` for the next run; `undefined` when the prelude failed. Throws
+ * what the module throws (a failure of the module itself, which the caller must not use again).
+ */
+export function prepareRuntime(module: SandboxModule): PreparedRuntime | undefined {
+  const runtime = module.quickjs.newRuntime();
+  runtime.setMaxStackSize(MAX_STACK_BYTES);
+  const vm = runtime.newContext();
+  const prelude = vm.evalCode(PRELUDE_SOURCE, PRELUDE_FILENAME, { type: 'global', strict: true });
+  if (prelude.error) {
+    prelude.error.dispose();
+    vm.dispose();
+    runtime.dispose();
+    return undefined;
+  }
+  return { runtime, vm, prelude: prelude.value };
+}
+
+/** Let go of a prepared runtime no run took. */
+export function disposePrepared(prepared: PreparedRuntime): void {
+  try {
+    prepared.prelude.dispose();
+    prepared.vm.dispose();
+    prepared.runtime.dispose();
+  } catch {
+    // Its instance goes with it.
+  }
 }
 
 /** The state of one run. A class so the VM callbacks and the loop share it without closures everywhere. */
@@ -233,6 +274,7 @@ class ScriptRun {
     private readonly module: SandboxModule,
     private readonly request: SandboxRequest,
     private readonly channel: SandboxChannel,
+    private prepared?: PreparedRuntime,
   ) {
     this.reserveBytes = reserveBytesFor(request.maxCallResultBytes);
   }
@@ -291,19 +333,14 @@ class ScriptRun {
       this.moduleBroken = true;
       return { kind: 'crashed', message: 'the sandbox has no room for its reserve' };
     }
-    const runtime = this.module.quickjs.newRuntime();
+    const prepared = this.prepared ?? prepareRuntime(this.module);
+    this.prepared = undefined;
+    if (!prepared) return { kind: 'crashed', message: 'the sandbox prelude failed to load' };
+    const { runtime, vm } = prepared;
     this.runtime = runtime;
-    runtime.setMemoryLimit(this.request.memoryLimitBytes);
-    runtime.setMaxStackSize(MAX_STACK_BYTES);
-    const vm = runtime.newContext();
     this.vm = vm;
-
-    const prelude = vm.evalCode(PRELUDE_SOURCE, PRELUDE_FILENAME, { type: 'global', strict: true });
-    if (prelude.error) {
-      prelude.error.dispose();
-      return { kind: 'crashed', message: 'the sandbox prelude failed to load' };
-    }
-    const preludeFn = this.own(prelude.value);
+    runtime.setMemoryLimit(this.request.memoryLimitBytes);
+    const preludeFn = this.own(prepared.prelude);
     const { maxReturnChars, maxCallArgsBytes, maxCalls } = this.request;
     const args = [maxReturnChars, maxCallArgsBytes, maxCalls].map((n) => this.own(vm.newNumber(n)));
     const tooMany = tooManyCalls(maxCalls);

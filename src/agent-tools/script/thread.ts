@@ -91,7 +91,6 @@ export class SandboxThread {
     // 'error' event from becoming an uncaught exception.
     worker.on('error', (error) => this.end({ kind: 'crashed', message: messageOf(error) }));
     worker.on('exit', (code) => this.end({ kind: 'crashed', message: `the sandbox thread exited with code ${code}` }));
-    // Idle threads never hold the process open.
     worker.unref();
   }
 
@@ -105,8 +104,12 @@ export class SandboxThread {
     const firstHeapLimitBytes = DEFAULT_SCRIPT_MEMORY_BYTES + reserveBytesFor(DEFAULT_MAX_CALL_RESULT_BYTES);
     const data: SandboxWorkerData = { wasmModule, inbox: port2, shared, sliceMs, firstHeapLimitBytes };
     const worker = workerFromSource(data, [port2]);
+    const ready = whenReady(worker);
+    // A thread never holds the process open, starting or not: the pool does while runs are alive.
+    // (After the listeners: adding a 'message' listener refs a worker again.)
+    worker.unref();
     try {
-      await whenReady(worker);
+      await ready;
     } catch (error) {
       void worker.terminate().catch(() => undefined);
       throw error;
@@ -128,14 +131,13 @@ export class SandboxThread {
   add(listener: ThreadRunListener): number {
     const runId = this.nextRunId++;
     this.runs.set(runId, listener);
-    if (this.runs.size === 1) this.worker.ref();
     return runId;
   }
 
   /** The run is over on the host's side: later messages of it are dropped. */
   remove(runId: number): void {
     this.batch.delete(runId);
-    if (this.runs.delete(runId) && this.runs.size === 0 && !this.ended) this.worker.unref();
+    this.runs.delete(runId);
   }
 
   /** Send a message, counted first so a busy thread sees it waiting. */
@@ -220,7 +222,7 @@ function whenReady(worker: Worker): Promise<void> {
       if (message.type === 'ready') settle();
     };
     const onExit = (code: number): void => settle(new Error(`the sandbox thread exited with code ${code} while starting`));
-    const timer = setTimeout(() => settle(new Error(`the sandbox thread did not start within ${STARTUP_LIMIT_MS / 1000} s`)), STARTUP_LIMIT_MS);
+    const timer = setTimeout(() => settle(new Error(`the sandbox thread did not start within ${STARTUP_LIMIT_MS / 1000} s`)), STARTUP_LIMIT_MS).unref();
     worker.on('message', onMessage);
     worker.on('error', settle);
     worker.on('exit', onExit);

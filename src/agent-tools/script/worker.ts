@@ -56,10 +56,10 @@ const CREDIT_FLOOR_MS = 1;
 
 /**
  * The most a run may compute in all and still leave its instance for the next run. An instance
- * keeps every page its runs touched, and a run that filled tens of megabytes computed for longer
+ * keeps every page its runs touched, and a run that filled much of its heap computed for longer
  * than this: its instance is let go rather than kept with that memory.
  */
-const KEEP_INSTANCE_COMPUTE_MS = 20;
+const KEEP_INSTANCE_COMPUTE_MS = 250;
 
 const shelf = new InstanceShelf(wasmModule);
 /** The runs this thread hosts, by id. */
@@ -106,7 +106,22 @@ inbox.on('message', dispatch);
 void shelf
   .prepare(firstHeapLimitBytes)
   .catch(() => undefined)
-  .finally(() => post({ type: 'ready' }));
+  .finally(() => {
+    post({ type: 'ready' });
+    prepareWhenIdle();
+  });
+
+let preparing = false;
+
+/** Prepare runtimes in idle instances, one per turn of the event loop, while no run wants the thread. */
+function prepareWhenIdle(): void {
+  if (preparing) return;
+  preparing = true;
+  setImmediate(function prepareNext() {
+    if (readyRuns === 0 && Atomics.load(cells, PENDING_CELL) === 0 && shelf.prepareOne()) setImmediate(prepareNext);
+    else preparing = false;
+  });
+}
 
 /** One run on this thread: its channel to the host, its clock's credit, and whether it was aborted. */
 class ThreadRun implements SandboxChannel {
@@ -141,14 +156,15 @@ class ThreadRun implements SandboxChannel {
   async start(): Promise<void> {
     const { limits } = this.message;
     const heapLimitBytes = limits.memoryLimitBytes + reserveBytesFor(limits.maxCallResultBytes);
-    let instance;
+    let taken;
     try {
-      instance = await shelf.take(heapLimitBytes);
+      taken = await shelf.take(heapLimitBytes);
     } catch (error) {
       return this.end({ type: 'done', runId: this.runId, outcome: { kind: 'unavailable', message: messageOf(error) }, timeLimitMs: this.timeLimitMs });
     }
+    const { instance, prepared } = taken;
     if (this.aborted) {
-      shelf.put(instance);
+      shelf.put(instance, prepared);
       return this.end({ type: 'done', runId: this.runId, outcome: { kind: 'aborted' }, timeLimitMs: this.timeLimitMs });
     }
     const result = await runScript(
@@ -162,13 +178,17 @@ class ThreadRun implements SandboxChannel {
         ...limits,
       },
       this,
+      prepared,
     );
     const crashed = result.outcome.kind === 'crashed' && instance.output.length > 0;
     const output = crashed ? [...instance.output] : undefined;
     instance.output.length = 0;
     // An instance whose run filled its heap, failed inside it, or may have touched much of it is
     // let go: its memory goes with it.
-    if (!result.moduleBroken && !instance.heap.exhausted && this.computedMs < KEEP_INSTANCE_COMPUTE_MS) shelf.put(instance);
+    if (!result.moduleBroken && !instance.heap.exhausted && this.computedMs < KEEP_INSTANCE_COMPUTE_MS) {
+      shelf.put(instance);
+      prepareWhenIdle();
+    }
     this.end({ type: 'done', runId: this.runId, outcome: result.outcome, timeLimitMs: this.timeLimitMs, ...(output ? { output } : {}) });
   }
 

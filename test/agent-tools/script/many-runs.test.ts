@@ -24,6 +24,7 @@ describe('runs sharing one thread', () => {
       return args;
     });
     const tool = createScriptTool(registry(echo).gate(), { pool, timeoutMs: 10_000 });
+    await run(tool, 'return 1');
     const loop = run(tool, 'await callTool("echo", {}); for (;;) {}');
     await delay(100);
     const honest = await run(tool, 'const r = await callTool("echo", { n: 1 }); return r.text');
@@ -60,6 +61,7 @@ describe('runs sharing one thread', () => {
     const pool = createSandboxPool({ threads: 1, sliceMs: 10_000 });
     const echo = mockTool('echo', (args) => args);
     const tool = createScriptTool(registry(echo).gate(), { pool, timeoutMs: 3000 });
+    await run(tool, 'return 1'); // the thread is started: what follows measures turns, not a start
     const spinner = run(tool, 'for (;;) await null;');
     await delay(100);
     const start = Date.now();
