@@ -78,6 +78,7 @@ export interface HttpSessionInfo {
 /** The part of an Express app used here (the SDK's app; express ships no types of its own). */
 interface McpApp {
   use(handler: (req: IncomingMessage, res: ServerResponse, next: () => void) => void): void;
+  use(handler: (error: BodyError, req: IncomingMessage, res: ServerResponse, next: () => void) => void): void;
   all(path: string, handler: (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => void): void;
   listen(port: number, host: string, ready: (error?: Error) => void): HttpServer;
 }
@@ -98,6 +99,10 @@ interface Session {
  * session. It listens on 127.0.0.1 unless told otherwise, keeps the SDK's DNS-rebinding protection
  * on (the `Host` header must name an allowed host), and checks a bearer token when given one.
  *
+ * A server is made only once the SDK's transport has taken an initialize request as a new
+ * session's first: a request it refuses makes none, and one that fails after is closed at once. At
+ * most `maxSessions` are open or being opened at a time.
+ *
  * @example
  * ```ts
  * const http = await serveHttp(() => createMcpServer(tools, { gate }), { port: 8808, token: process.env.MCP_TOKEN });
@@ -110,6 +115,8 @@ export async function serveHttp(newServer: (session: HttpSessionInfo) => Server,
   const maxSessions = options.maxSessions && options.maxSessions > 0 ? options.maxSessions : DEFAULT_MAX_SESSIONS;
   const idleTimeoutMs = options.idleTimeoutMs && options.idleTimeoutMs > 0 ? options.idleTimeoutMs : DEFAULT_IDLE_TIMEOUT_MS;
   const sessions = new Map<string, Session>();
+  // Initialize requests being handled: each holds a place among maxSessions until it is a session or refused.
+  let opening = 0;
   const app = createMcpExpressApp({ host, ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}) }) as unknown as McpApp;
   if (options.token) app.use(bearerCheck(options.token));
 
@@ -118,6 +125,7 @@ export async function serveHttp(newServer: (session: HttpSessionInfo) => Server,
       if (!res.headersSent) jsonRpcError(res, 500, -32603, `The server failed: ${error instanceof Error ? error.message : String(error)}`);
     });
   });
+  app.use(bodyError);
 
   async function handle(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
     const header = req.headers['mcp-session-id'];
@@ -131,33 +139,52 @@ export async function serveHttp(newServer: (session: HttpSessionInfo) => Server,
     if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
       return jsonRpcError(res, 400, -32000, 'No mcp-session-id header: send initialize first.');
     }
-    if (sessions.size >= maxSessions) return jsonRpcError(res, 503, -32000, `This server holds ${maxSessions} sessions, its most; close one and try again.`);
-    const id = randomUUID();
-    const server = newServer({ sessionId: id });
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => id,
-      // Called while the initialize request is handled, after `session` below exists.
-      onsessioninitialized: (opened) => void sessions.set(opened, session),
-    });
-    const session: Session = { transport, server, open: 0, idleSince: Date.now() };
-    transport.onclose = () => {
-      sessions.delete(id);
-      void server.close().catch(() => undefined);
+    if (sessions.size + opening >= maxSessions) return jsonRpcError(res, 503, -32000, `This server holds ${maxSessions} sessions, its most; close one and try again.`);
+    opening++;
+    let holding = true;
+    const release = () => {
+      if (holding) opening--;
+      holding = false;
     };
-    await server.connect(transport);
-    track(session, res);
-    await transport.handleRequest(req, res, req.body);
+    let session: Session | undefined;
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      // Called once the transport has checked the request (Accept, Content-Type, one initialize)
+      // and before the server reads it: a request it refuses never makes a server.
+      onsessioninitialized: async (id) => {
+        const server = newServer({ sessionId: id });
+        // Set before connect, which keeps it: closing the transport, whenever, closes the server.
+        transport.onclose = () => {
+          sessions.delete(id);
+          void server.close().catch(() => undefined);
+        };
+        await server.connect(transport);
+        session = { transport, server, open: 0, idleSince: Date.now() };
+        sessions.set(id, session);
+        release();
+        track(session, res);
+        // A client gone before the answer to its initialize came whole never learns its session.
+        whenClosed(res, () => {
+          if (!res.writableFinished) void transport.close().catch(() => undefined);
+        });
+      },
+    });
+    try {
+      await transport.handleRequest(req, res, req.body);
+    } finally {
+      release();
+      if (!session) await transport.close().catch(() => undefined);
+    }
   }
 
   /** Count the request open until its response closes; a session with none open is idle from then. */
   function track(session: Session, res: ServerResponse): void {
     session.open++;
-    res.once('close', () => {
+    whenClosed(res, () => {
       session.open--;
       if (session.open === 0) session.idleSince = Date.now();
     });
   }
-
 
   const listener = await new Promise<HttpServer>((resolve, reject) => {
     const started: HttpServer = app.listen(options.port ?? 0, host, (error?: Error) => (error ? reject(error) : resolve(started)));
@@ -193,6 +220,30 @@ export async function serveHttp(newServer: (session: HttpSessionInfo) => Server,
       });
     },
   };
+}
+
+/** Call `then` once `res` has closed: now if it already has (its client went while it was handled). */
+function whenClosed(res: ServerResponse, then: () => void): void {
+  if (res.closed) then();
+  else res.once('close', then);
+}
+
+/** What the SDK's JSON body parser fails with. */
+interface BodyError {
+  status?: number;
+  type?: string;
+  message?: string;
+}
+
+/**
+ * Answer a body the JSON parser refused (malformed, too large) with a JSON-RPC error, instead of
+ * Express's default page, which shows the stack and logs it on every such request.
+ */
+function bodyError(error: BodyError, _req: IncomingMessage, res: ServerResponse, _next: () => void): void {
+  if (res.headersSent) return void res.end();
+  if (error.type === 'entity.parse.failed') return jsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON.');
+  const status = typeof error.status === 'number' && error.status >= 400 && error.status < 500 ? error.status : 500;
+  jsonRpcError(res, status, status === 500 ? -32603 : -32000, status === 500 ? 'The server failed to read the request.' : `The request was refused: ${error.message ?? 'it could not be read'}.`);
 }
 
 /** Refuse every request without `Authorization: Bearer <token>` (compared in constant time). */

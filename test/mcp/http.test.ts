@@ -11,6 +11,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createStepGate } from '../../src/index.js';
 import { createMcpServer, elicitationApprovals, serveHttp, type HttpServing } from '../../src/mcp/index.js';
 import { tool } from '../helpers/tools.js';
+import { ACCEPT, INITIALIZE, REFUSED } from './http-requests.js';
 
 const echo = tool('echo', (args, context) => `${String(args.text)} (${String(context.sessionId)})`);
 
@@ -26,16 +27,50 @@ async function connect(url: string, token?: string): Promise<Client> {
   return client;
 }
 
-/** A raw POST with the Host header a browser under DNS rebinding would send. */
-function postWithHost(url: string, host: string): Promise<number> {
+/** A `newServer` that counts the servers it made and those not yet closed. */
+function countedServers(make: () => Server = () => createMcpServer([echo])) {
+  const counts = { made: 0, live: 0 };
+  const newServer = (): Server => {
+    const server = make();
+    counts.made++;
+    counts.live++;
+    let closed = false;
+    const gone = () => {
+      if (!closed) counts.live--;
+      closed = true;
+    };
+    // Closed either way: its transport closed (onclose), or close() called on a server never connected.
+    const onclose = server.onclose;
+    server.onclose = () => {
+      gone();
+      onclose?.();
+    };
+    const close = server.close.bind(server);
+    server.close = async () => {
+      gone();
+      await close();
+    };
+    return server;
+  };
+  return { counts, newServer };
+}
+
+/** A raw initialize POST with the given headers (a Host a browser under DNS rebinding would send, an Origin): its status and body. */
+function postWith(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { Host: host, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' } }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
+    const req = request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: ACCEPT, ...headers } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
     });
     req.on('error', reject);
-    req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }));
+    req.end(JSON.stringify(INITIALIZE));
   });
+}
+
+async function postWithHost(url: string, host: string): Promise<number> {
+  return (await postWith(url, { Host: host })).status;
 }
 
 describe('serveHttp', () => {
@@ -74,6 +109,108 @@ describe('serveHttp', () => {
     const res = await fetch(serving.url, { method: 'POST', headers: { 'mcp-session-id': 'nope', 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{}' });
     expect(res.status).toBe(404);
     await first.close();
+  });
+
+  it('makes no server for a request that does not become a session, and keeps no place for it', async () => {
+    const { counts, newServer } = countedServers();
+    serving = await serveHttp(newServer, { maxSessions: 1 });
+    for (const { name, status, init } of REFUSED) {
+      const res = await fetch(serving.url, init);
+      const body = await res.text();
+      expect({ name, status: res.status }).toEqual({ name, status });
+      // Every refusal is a JSON-RPC error, never an HTML page with a stack trace.
+      expect(JSON.parse(body), name).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number), message: expect.any(String) }, id: null });
+      expect({ name, live: counts.live, sessions: serving.sessions() }).toEqual({ name, live: 0, sessions: 0 });
+    }
+    // The one place is still free.
+    const client = await connect(serving.url);
+    expect(serving.sessions()).toBe(1);
+    await client.close();
+    await serving.close();
+    expect(counts.live).toBe(0);
+  });
+
+  it('closes at once a server whose initialize fails after it was made', async () => {
+    let failWith: 'throw' | 'connect' | undefined = 'throw';
+    const { counts, newServer } = countedServers(() => {
+      if (failWith === 'throw') throw new Error('no server today');
+      const server = createMcpServer([echo]);
+      if (failWith === 'connect') server.connect = () => Promise.reject(new Error('cannot connect'));
+      return server;
+    });
+    serving = await serveHttp(newServer, { maxSessions: 1 });
+    const post = () => fetch(serving!.url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: ACCEPT }, body: JSON.stringify(INITIALIZE) });
+    // The SDK's transport answers a failure of its session callback itself: a 400 whose data says why.
+    for (const [kind, message] of [['throw', 'no server today'], ['connect', 'cannot connect']] as const) {
+      failWith = kind;
+      const failed = await post();
+      expect({ kind, status: failed.status }).toEqual({ kind, status: 400 });
+      expect(await failed.json()).toMatchObject({ jsonrpc: '2.0', error: { data: expect.stringContaining(message) } });
+    }
+    expect({ made: counts.made, live: counts.live, sessions: serving.sessions() }).toEqual({ made: 1, live: 0, sessions: 0 });
+    failWith = undefined;
+    const client = await connect(serving.url);
+    expect(serving.sessions()).toBe(1);
+    await client.close();
+  });
+
+  it('closes a session whose client went away before the answer to its initialize came whole', async () => {
+    // The server answers initialize only after a while, so the client can go first.
+    const { counts, newServer } = countedServers(() => {
+      const server = createMcpServer([echo]);
+      const connect = server.connect.bind(server);
+      server.connect = async (transport) => {
+        const send = transport.send.bind(transport);
+        transport.send = async (message, options) => {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          return send(message, options);
+        };
+        return connect(transport);
+      };
+      return server;
+    });
+    serving = await serveHttp(newServer, { maxSessions: 1 });
+    const gone = new AbortController();
+    const answer = fetch(serving.url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: ACCEPT }, body: JSON.stringify(INITIALIZE), signal: gone.signal });
+    const end = Date.now() + 5000;
+    while (serving.sessions() === 0 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(serving.sessions()).toBe(1);
+    gone.abort();
+    await answer.then((res) => res.body?.cancel()).catch(() => undefined);
+    while ((serving.sessions() > 0 || counts.live > 0) && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect({ sessions: serving.sessions(), live: counts.live }).toEqual({ sessions: 0, live: 0 });
+  });
+
+  it('holds at most maxSessions servers however many initialize requests arrive at once', async () => {
+    const { counts, newServer } = countedServers();
+    serving = await serveHttp(newServer, { maxSessions: 2 });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const res = await fetch(serving!.url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: ACCEPT }, body: JSON.stringify(INITIALIZE) });
+        await res.text();
+        return res.status;
+      }),
+    );
+    expect(answers.filter((status) => status === 200)).toHaveLength(2);
+    expect(answers.filter((status) => status === 503)).toHaveLength(18);
+    expect({ sessions: serving.sessions(), live: counts.live }).toEqual({ sessions: 2, live: 2 });
+    await serving.close();
+    expect(counts.live).toBe(0);
+  });
+
+  it('makes nothing for a client that goes away while sending its initialize', async () => {
+    const { counts, newServer } = countedServers();
+    serving = await serveHttp(newServer);
+    const body = JSON.stringify(INITIALIZE);
+    await new Promise<void>((resolve) => {
+      const req = request(serving!.url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: ACCEPT, 'Content-Length': String(body.length) } });
+      req.on('error', () => resolve());
+      req.write(body.slice(0, 20), () => setTimeout(() => req.destroy(), 100));
+      req.on('close', () => resolve());
+    });
+    // Give the server a moment to see the end of the connection.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect({ made: counts.made, live: counts.live, sessions: serving.sessions() }).toEqual({ made: 0, live: 0, sessions: 0 });
   });
 
   it('closes a session whose client went away without ending it, once idle', async () => {
