@@ -11,6 +11,7 @@ import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { hostName, LOOPBACK_HOST_NAMES, NOT_A_HOST, NOT_AN_ORIGIN, originOf, parseAll } from './http-hosts.js';
 
 /** A server being served; `close` stops it. */
 export interface Serving {
@@ -36,7 +37,10 @@ export async function serveStdio(server: Server, io: { stdin?: Readable; stdout?
 
 /** Options of {@link serveHttp}. */
 export interface HttpServeOptions {
-  /** The address to listen on (default `127.0.0.1`: this machine only). */
+  /**
+   * The address to listen on (default `127.0.0.1`: this machine only). An IPv6 address may be
+   * written with or without brackets.
+   */
   host?: string;
   /** The port (default 0: any free port; read it from {@link HttpServing.port}). */
   port?: number;
@@ -45,10 +49,19 @@ export interface HttpServeOptions {
   /** A bearer token every request must carry (`Authorization: Bearer <token>`); default none. */
   token?: string;
   /**
-   * The host names a request's `Host` header may name (DNS-rebinding protection). Default: the
-   * loopback names when listening on a loopback address; give a list when listening elsewhere.
+   * Host names a request's `Host` header may give besides this machine's loopback (`localhost`,
+   * `127.0.0.1`, `[::1]`, `[::ffff:127.0.0.1]`) and the address listened on, which it may always
+   * give (DNS-rebinding protection; the port is not compared). A name or an IP address, with no
+   * scheme and no port; an IPv6 address with or without brackets. Listening on every interface
+   * (`0.0.0.0`, `::`), list the names and addresses clients reach this machine by.
    */
   allowedHosts?: string[];
+  /**
+   * Origins a browser's request may come from besides the pages of the allowed hosts (on any
+   * port), such as `https://app.example`. A request that carries an `Origin` header naming any other
+   * is refused with 403; one without it (a client that is not a browser) is not checked.
+   */
+  allowedOrigins?: string[];
   /** The most sessions at once (default 64); a new one past it is refused with 503. */
   maxSessions?: number;
   /**
@@ -96,8 +109,10 @@ interface Session {
 
 /**
  * Serve MCP over Streamable HTTP (the SDK's transport), a fresh server from `newServer` for each
- * session. It listens on 127.0.0.1 unless told otherwise, keeps the SDK's DNS-rebinding protection
- * on (the `Host` header must name an allowed host), and checks a bearer token when given one.
+ * session. It listens on 127.0.0.1 unless told otherwise; whatever the address, a request's `Host`
+ * header must name this machine's loopback, the address listened on or one of `allowedHosts`
+ * (DNS-rebinding protection, the SDK's check), and a browser's `Origin` must be a page of those
+ * hosts or one of `allowedOrigins`; a bearer token is checked when given one.
  *
  * A server is made only once the SDK's transport has taken an initialize request as a new
  * session's first: a request it refuses makes none, and one that fails after is closed at once. At
@@ -110,14 +125,22 @@ interface Session {
  * ```
  */
 export async function serveHttp(newServer: (session: HttpSessionInfo) => Server, options: HttpServeOptions = {}): Promise<HttpServing> {
-  const host = options.host ?? '127.0.0.1';
+  const host = (options.host ?? '127.0.0.1').replace(/^\[(.*)\]$/u, '$1');
   const endpoint = options.path ?? '/mcp';
   const maxSessions = options.maxSessions && options.maxSessions > 0 ? options.maxSessions : DEFAULT_MAX_SESSIONS;
   const idleTimeoutMs = options.idleTimeoutMs && options.idleTimeoutMs > 0 ? options.idleTimeoutMs : DEFAULT_IDLE_TIMEOUT_MS;
+  const fail = (message: string) => new TypeError(`serveHttp: ${message}`);
+  const listened = hostName(host);
+  // Every address gets the Host check, not only a loopback one: listening on 0.0.0.0 is listening
+  // on loopback too, and an address (as opposed to a name) is never what a rebound page sends.
+  const allowedHosts = [...new Set([...LOOPBACK_HOST_NAMES, ...(listened ? [listened] : []), ...parseAll(options.allowedHosts ?? [], hostName, 'allowedHosts', NOT_A_HOST, fail)])];
+  const allowedOrigins = new Set(parseAll(options.allowedOrigins ?? [], originOf, 'allowedOrigins', NOT_AN_ORIGIN, fail));
   const sessions = new Map<string, Session>();
   // Initialize requests being handled: each holds a place among maxSessions until it is a session or refused.
   let opening = 0;
-  const app = createMcpExpressApp({ host, ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}) }) as unknown as McpApp;
+  // Given a list, the SDK's app checks the Host header against it before the body is read, whatever `host` is.
+  const app = createMcpExpressApp({ host, allowedHosts }) as unknown as McpApp;
+  app.use(originCheck(new Set(allowedHosts), allowedOrigins));
   if (options.token) app.use(bearerCheck(options.token));
 
   app.all(endpoint, (req, res) => {
@@ -201,9 +224,8 @@ export async function serveHttp(newServer: (session: HttpSessionInfo) => Server,
   }, Math.min(Math.max(idleTimeoutMs / 4, 50), 60_000));
   sweeper.unref();
   const port = (listener.address() as AddressInfo).port;
-  const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${shownHost}:${port}${endpoint}`,
+    url: `http://${listened ?? (host.includes(':') ? `[${host}]` : host)}:${port}${endpoint}`,
     port,
     sessions: () => sessions.size,
     async close() {
@@ -226,6 +248,26 @@ export async function serveHttp(newServer: (session: HttpSessionInfo) => Server,
 function whenClosed(res: ServerResponse, then: () => void): void {
   if (res.closed) then();
   else res.once('close', then);
+}
+
+/**
+ * Refuse a browser's request from a page of another origin (the MCP transport's rule): its
+ * `Origin` must name an allowed host, on any port, or be one of `origins`. A request without the
+ * header is not a browser's, and is not checked.
+ */
+function originCheck(hosts: ReadonlySet<string>, origins: ReadonlySet<string>): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
+  return (req, res, next) => {
+    const origin = req.headers.origin;
+    if (origin === undefined) return next();
+    let url: URL | undefined;
+    try {
+      url = new URL(origin);
+    } catch {
+      // `null` (a sandboxed page, a file) and anything else that is not a URL is no allowed origin.
+    }
+    if (url && (hosts.has(url.hostname) || origins.has(url.origin))) return next();
+    jsonRpcError(res, 403, -32000, `Origin ${origin} is not allowed: a web page may call this server only from this machine, an allowed host or an allowed origin (allowedHosts, allowedOrigins; the bin's --allowed-hosts, --allowed-origins).`);
+  };
 }
 
 /** What the SDK's JSON body parser fails with. */

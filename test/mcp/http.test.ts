@@ -3,6 +3,7 @@
  * DNS-rebinding protection on, and a bearer token when given one.
  */
 import { request } from 'node:http';
+import { createServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -71,6 +72,15 @@ function postWith(url: string, headers: Record<string, string>): Promise<{ statu
 
 async function postWithHost(url: string, host: string): Promise<number> {
   return (await postWith(url, { Host: host })).status;
+}
+
+/** Whether this machine can listen on `host` (IPv6 may be off). */
+function canListen(host: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(0, host, () => probe.close(() => resolve(true)));
+  });
 }
 
 describe('serveHttp', () => {
@@ -255,5 +265,79 @@ describe('serveHttp', () => {
     expect(written).toEqual(['over http']);
     await client.close();
     await other.close();
+  });
+});
+
+describe('serveHttp: the Host and Origin a request may carry', () => {
+  // Every spelling of a loopback address serveHttp may be told to listen on, with the address it binds.
+  const LOOPBACK = [
+    { host: '127.0.0.1', binds: '127.0.0.1' },
+    { host: 'localhost', binds: 'localhost' },
+    { host: '127.0.0.2', binds: '127.0.0.2' },
+    { host: '::1', binds: '::1' },
+    { host: '[::1]', binds: '::1' },
+    { host: '0:0:0:0:0:0:0:1', binds: '::1' },
+    { host: '::ffff:127.0.0.1', binds: '::ffff:127.0.0.1' },
+    { host: '::ffff:7f00:1', binds: '::ffff:127.0.0.1' },
+  ];
+  for (const { host, binds } of LOOPBACK) {
+    it(`listening on ${host}: refuses Host evil.example, makes no session, and serves its own URL`, async (context) => {
+      if (!(await canListen(binds))) return context.skip(`this machine cannot listen on ${binds}`);
+      const { counts, newServer } = countedServers();
+      serving = await serveHttp(newServer, { host });
+      for (const evil of ['evil.example', `evil.example:${serving.port}`]) {
+        const refused = await postWith(serving.url, { Host: evil });
+        expect(refused.status).toBe(403);
+        expect(JSON.parse(refused.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringContaining('evil.example') } });
+      }
+      expect({ made: counts.made, sessions: serving.sessions() }).toEqual({ made: 0, sessions: 0 });
+      const client = await connect(serving.url);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo']);
+      await client.close();
+    });
+  }
+
+  it('listening on every address: still refuses a Host that is not this machine', async () => {
+    const { counts, newServer } = countedServers();
+    serving = await serveHttp(newServer, { host: '0.0.0.0' });
+    const url = `http://127.0.0.1:${serving.port}/mcp`;
+    expect(await postWithHost(url, 'evil.example')).toBe(403);
+    expect(counts.made).toBe(0);
+    expect(await postWithHost(url, `localhost:${serving.port}`)).toBe(200);
+  });
+
+  it('lets in the hosts named in allowedHosts, besides this machine', async () => {
+    serving = await serveHttp(() => createMcpServer([echo]), { allowedHosts: ['MCP.example', '192.0.2.7', '2001:db8:0:0:0:0:0:7'] });
+    expect(await postWithHost(serving.url, `mcp.example:${serving.port}`)).toBe(200);
+    expect(await postWithHost(serving.url, 'Mcp.Example')).toBe(200);
+    expect(await postWithHost(serving.url, '192.0.2.7')).toBe(200);
+    expect(await postWithHost(serving.url, `[2001:db8::7]:${serving.port}`)).toBe(200);
+    expect(await postWithHost(serving.url, `127.0.0.1:${serving.port}`)).toBe(200);
+    expect(await postWithHost(serving.url, 'evil.example')).toBe(403);
+    expect(await postWithHost(serving.url, 'other.mcp.example')).toBe(403);
+  });
+
+  it('refuses a request from a web page of another origin, even with a good token', async () => {
+    serving = await serveHttp(() => createMcpServer([echo]), { token: 's3cret', allowedHosts: ['mcp.example'], allowedOrigins: ['https://app.example:8443'] });
+    const withToken = (origin: string) => postWith(serving!.url, { Authorization: 'Bearer s3cret', Origin: origin });
+    for (const origin of ['http://evil.example', 'https://evil.example:8443', 'null', 'not a url', 'https://app.example', 'http://mcp.example.evil.example']) {
+      const refused = await withToken(origin);
+      expect({ origin, status: refused.status }).toEqual({ origin, status: 403 });
+      expect(JSON.parse(refused.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringContaining(`Origin ${origin} is not allowed`) }, id: null });
+    }
+    expect(serving.sessions()).toBe(0);
+    // Pages of this machine, of an allowed host, and the origins named, on any port they are given.
+    for (const origin of ['http://localhost:6274', 'http://127.0.0.1', 'http://[::1]:3000', 'https://mcp.example', 'https://app.example:8443']) {
+      expect({ origin, status: (await withToken(origin)).status }).toEqual({ origin, status: 200 });
+    }
+    // A client that is not a browser sends no Origin.
+    const client = await connect(serving.url, 's3cret');
+    await client.close();
+  });
+
+  it('refuses a malformed allowedHosts or allowedOrigins entry when it starts', async () => {
+    await expect(serveHttp(() => createMcpServer([echo]), { allowedHosts: ['bad host'] })).rejects.toThrow(/allowedHosts: "bad host" is not a host name/u);
+    await expect(serveHttp(() => createMcpServer([echo]), { allowedHosts: ['http://mcp.example'] })).rejects.toThrow(/allowedHosts: "http:\/\/mcp.example" is not a host name/u);
+    await expect(serveHttp(() => createMcpServer([echo]), { allowedOrigins: ['app.example'] })).rejects.toThrow(/allowedOrigins: "app.example" is not an origin/u);
   });
 });
