@@ -6,7 +6,8 @@ import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createStepGate } from '../../src/index.js';
@@ -159,6 +160,24 @@ describe('serveHttp', () => {
     }
     expect({ made: counts.made, live: counts.live, sessions: serving.sessions() }).toEqual({ made: 1, live: 0, sessions: 0 });
     failWith = undefined;
+    const client = await connect(serving.url);
+    expect(serving.sessions()).toBe(1);
+    await client.close();
+  });
+
+  it('answers a transport that throws with a JSON-RPC error, and keeps no server and no place', async () => {
+    const { counts, newServer } = countedServers();
+    serving = await serveHttp(newServer, { maxSessions: 1 });
+    const thrown = vi.spyOn(StreamableHTTPServerTransport.prototype, 'handleRequest').mockRejectedValueOnce(new Error('the transport broke'));
+    try {
+      const res = await fetch(serving.url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: ACCEPT }, body: JSON.stringify(INITIALIZE) });
+      expect(res.status).toBe(500);
+      expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32603, message: expect.stringContaining('the transport broke') }, id: null });
+      expect(thrown).toHaveBeenCalledTimes(1);
+    } finally {
+      thrown.mockRestore();
+    }
+    expect({ made: counts.made, live: counts.live, sessions: serving.sessions() }).toEqual({ made: 0, live: 0, sessions: 0 });
     const client = await connect(serving.url);
     expect(serving.sessions()).toBe(1);
     await client.close();
