@@ -73,7 +73,7 @@ async function listAllTools(client: Client, server: string): Promise<McpToolDefi
     try {
       answer = await client.listTools(cursor === undefined ? undefined : { cursor });
     } catch (error) {
-      const failed = callFailure(error, { server, tool: 'tools/list', timeoutMs: 0 });
+      const failed = callFailure(error, { server, tool: 'tools/list', timeoutMs: 0 }, 'tools/list');
       throw Object.assign(new Error(failed.error), { code: failed.details?.code });
     }
     tools.push(...answer.tools);
