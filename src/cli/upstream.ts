@@ -5,11 +5,12 @@
  */
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { mcpTools, type McpTool } from '../mcp/index.js';
+import { UpstreamStdioTransport } from '../mcp/upstream-stdio.js';
 import type { ServerConfig } from './config.js';
 import { prefixLines, type Log } from './log.js';
 
@@ -20,6 +21,14 @@ const FIRST_RESTART_DELAY_MS = 500;
 const MAX_RESTART_DELAY_MS = 30_000;
 /** Starts that fail in a row before the proxy stops trying (it keeps serving the other servers). */
 export const MAX_FAILED_STARTS = 8;
+
+/** How an upstream is run. */
+export interface UpstreamOptions {
+  /** Restart it after a crash or a failed start (the proxy does; `check` does not). Default true. */
+  restart?: boolean;
+  /** The most bytes of one message read from a server over stdio; a longer answer fails its call alone. */
+  maxMessageBytes: number;
+}
 
 /** What the upstream is doing. */
 export type UpstreamState = 'starting' | 'up' | 'down' | 'given_up' | 'closed';
@@ -42,7 +51,7 @@ export class Upstream {
    * @param base - the folder a relative `cwd` is read from (the config file's)
    * @param log - the proxy's log
    * @param onChange - told when its tools change
-   * @param restart - restart it after a crash or a failed start (the proxy does; `check` does not)
+   * @param options - restarts, and the bound on one message
    */
   constructor(
     readonly name: string,
@@ -50,7 +59,7 @@ export class Upstream {
     private readonly base: string,
     private readonly log: Log,
     private readonly onChange: () => void,
-    private readonly restart = true,
+    private readonly options: UpstreamOptions,
   ) {}
 
   /** Start it; resolves once this attempt has succeeded or failed (a failure schedules a restart). */
@@ -114,9 +123,10 @@ export class Upstream {
   private failed(why: string): void {
     this.failedStarts++;
     this.problem = why;
-    if (!this.restart || this.failedStarts >= MAX_FAILED_STARTS) {
+    const restart = this.options.restart !== false;
+    if (!restart || this.failedStarts >= MAX_FAILED_STARTS) {
       this.state = 'given_up';
-      this.log.error('upstream_unavailable', `server "${this.name}": ${why}${this.restart ? `; ${MAX_FAILED_STARTS} starts failed in a row, not trying again` : ''}`);
+      this.log.error('upstream_unavailable', `server "${this.name}": ${why}${restart ? `; ${MAX_FAILED_STARTS} starts failed in a row, not trying again` : ''}`);
       this.onChange();
       return;
     }
@@ -132,15 +142,16 @@ export class Upstream {
     if (config.url) {
       return new StreamableHTTPClientTransport(new URL(config.url), config.headers ? { requestInit: { headers: config.headers } } : {});
     }
-    const transport = new StdioClientTransport({
+    const transport = new UpstreamStdioTransport({
       command: config.command!,
       args: config.args ?? [],
       env: { ...getDefaultEnvironment(), ...config.env },
       cwd: path.resolve(this.base, config.cwd ?? '.'),
-      stderr: 'pipe',
+      maxMessageBytes: this.options.maxMessageBytes,
+      report: (code, message) => this.log.error(code, `server "${this.name}": ${message}`),
     });
     // stdout is the protocol; what the server says on stderr goes to the proxy's, named.
-    transport.stderr?.on('data', prefixLines(this.name, (line) => void process.stderr.write(`${line}\n`)));
+    transport.stderr.on('data', prefixLines(this.name, (line) => void process.stderr.write(`${line}\n`)));
     return transport;
   }
 }

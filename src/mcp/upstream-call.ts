@@ -7,6 +7,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { failure, type ToolExecutionContext, type ToolExecutionResult } from '../index.js';
 import { describeIssues, isInvalidResult } from './invalid-result.js';
+import { UpstreamFault } from './upstream-fault.js';
 import { fromCallToolResult } from './upstream-result.js';
 
 /** Which upstream tool a call goes to. */
@@ -56,6 +57,10 @@ export function callFailure(error: unknown, target: Pick<UpstreamTarget, 'server
   const message = error instanceof Error ? error.message : String(error);
   const answer = `The answer of MCP server "${target.server}" to "${target.tool}"`;
   if (error instanceof McpError) {
+    // Found by the proxy's own reading of the server's stdout, not said by the server.
+    if (error.data instanceof UpstreamFault) {
+      return failure(error.data.code, `${answer} ${error.data.problem}; that call failed, and the server's other calls go on.`, { ...about, ...error.data.details });
+    }
     if (error.code === ErrorCode.ConnectionClosed) return unavailable(target, message);
     if (error.code === ErrorCode.RequestTimeout) {
       return failure('step_timeout', `MCP server "${target.server}" did not answer "${target.tool}" within ${target.timeoutMs} ms; the request was cancelled.`, { ...about, mcpCode: error.code });

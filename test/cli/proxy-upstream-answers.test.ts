@@ -1,7 +1,11 @@
 /**
- * What an upstream server writes on its stdout, however wrong, costs only the call it answers: an
- * answer of the wrong shape says in one line what was wrong. The proxy runs as a user runs it (the
- * bin, over Streamable HTTP, two sessions), in front of a real server process.
+ * What an upstream server writes on its stdout, however wrong, costs only the call it answers: a
+ * very large answer comes back as a preview (or, past the limit, fails that call with
+ * `upstream_result_too_large`), an answer cut short fails its call at once with `upstream_error`,
+ * an answer of the wrong shape says in one line what was wrong, and text that is not the protocol is
+ * passed over. Meanwhile another session's call in flight succeeds and the server is never
+ * restarted. The proxy runs as a user runs it (the bin, over Streamable HTTP, two sessions), in
+ * front of a real server process.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -9,6 +13,7 @@ import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_OBSERVATION_STORE_BYTES } from '../../src/index.js';
 import { processesLeft, REPO, UNRULY_SERVER } from '../mcp/helpers.js';
 import { httpClient, proxyOverHttp, type HttpProxy } from './proxy-process.js';
 
@@ -42,6 +47,71 @@ async function call(client: Client, name: string, args: Record<string, unknown> 
   return { isError: parsed.isError === true, text: (parsed.content[0] as { text: string }).text, ms: Date.now() - started };
 }
 
+/** The server's process id: the same before and after means it was not restarted. */
+const serverPid = async () => (await call(first, 'pid')).text;
+
+/** Call `name` on the second session while the first has a slow call in flight; both answers. */
+async function besideSlowCall(name: string, args: Record<string, unknown>) {
+  const slow = call(first, 'sleep', { ms: 1500 });
+  // The slow call is under way before the other starts.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const answer = await call(second, name, args);
+  return { answer, slow: await slow };
+}
+
+describe('a very large answer', () => {
+  it('of 12 MiB (past the 10 MB the SDK client allows) comes back as a preview with an obs_ id; the other session’s call succeeds; no restart', async () => {
+    const pid = await serverPid();
+    const { answer, slow } = await besideSlowCall('big', { mb: 12 });
+    expect(answer.isError).toBe(false);
+    expect(answer.text).toMatch(/^line 0000001 x+\n/u);
+    expect(answer.text).toMatch(/\[obs_[a-z0-9]+: 196608 lines, 12(\.0)? MB; showing 1-\d+; get_observation/u);
+    expect(answer.text.length).toBeLessThan(4096);
+    expect(slow).toMatchObject({ isError: false, text: 'slept 1500 ms' });
+    expect(await serverPid()).toBe(pid);
+    expect(proxy.stderr()).not.toContain('restarting');
+  }, 60_000);
+
+  it('of 5 MiB comes back as a preview too', async () => {
+    const answer = await call(second, 'big', { mb: 5 });
+    expect(answer.isError).toBe(false);
+    expect(answer.text).toMatch(/\[obs_[a-z0-9]+: 81920 lines, 5(\.0)? MB; showing 1-\d+; get_observation/u);
+  }, 60_000);
+
+  it('past the observation store’s limit fails that call alone with upstream_result_too_large, read while streaming; no restart', async () => {
+    const limitMb = DEFAULT_OBSERVATION_STORE_BYTES / 1024 / 1024;
+    const pid = await serverPid();
+    const { answer, slow } = await besideSlowCall('huge_raw', { mb: limitMb + 8 });
+    expect(answer.isError).toBe(true);
+    expect(answer.text).toMatch(/^error upstream_result_too_large: The answer of MCP server "unruly" to "huge_raw" is \d+ bytes, over the 33554432 bytes one answer may have/u);
+    expect(answer.ms).toBeLessThan(CALL_TIMEOUT_MS);
+    expect(proxy.stderr()).toMatch(/toolweave: error upstream_result_too_large: server "unruly": the answer to request \d+ \(tools\/call\) is \d+ bytes/u);
+    expect(slow).toMatchObject({ isError: false, text: 'slept 1500 ms' });
+    expect(await serverPid()).toBe(pid);
+    expect(proxy.stderr()).not.toContain('restarting');
+  }, 60_000);
+});
+
+describe('an answer cut short', () => {
+  it('with its id readable fails its call at once with upstream_error; the other session’s call succeeds', async () => {
+    const pid = await serverPid();
+    const { answer, slow } = await besideSlowCall('truncated', { idFirst: true });
+    expect(answer.isError).toBe(true);
+    expect(answer.text).toMatch(/^error upstream_error: The answer of MCP server "unruly" to "truncated" is not valid JSON/u);
+    expect(answer.ms).toBeLessThan(2000);
+    expect(slow).toMatchObject({ isError: false, text: 'slept 1500 ms' });
+    expect(await serverPid()).toBe(pid);
+  }, 60_000);
+
+  it('cut before its id, while it is the only request in flight, fails it at once too', async () => {
+    const answer = await call(second, 'truncated', { idFirst: false });
+    expect(answer.isError).toBe(true);
+    expect(answer.text).toMatch(/^error upstream_error: The answer of MCP server "unruly" to "truncated" is not valid JSON/u);
+    expect(answer.ms).toBeLessThan(2000);
+    expect((await call(first, 'echo', { text: 'still here' })).text).toBe('still here');
+  }, 60_000);
+});
+
 describe('an answer of the wrong shape', () => {
   it('says in one line what was wrong: content not an array', async () => {
     const answer = await call(second, 'bad_shape');
@@ -52,5 +122,12 @@ describe('an answer of the wrong shape', () => {
   it('says in one line what was wrong: a text block without its text', async () => {
     const answer = await call(second, 'bad_block');
     expect(answer.text).toBe('error upstream_error: The answer of MCP server "unruly" to "bad_block" was not a valid tools/call result: content[0].text must be a string.');
+  }, 30_000);
+});
+
+describe('text on stdout that is not the protocol', () => {
+  it('is passed over: the call it came with still gets its answer, and the line is logged', async () => {
+    expect(await call(second, 'chatter')).toMatchObject({ isError: false, text: 'said hello' });
+    expect(proxy.stderr()).toContain('unruly server: hello from stdout');
   }, 30_000);
 });
