@@ -12,6 +12,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { mcpTools, type McpTool } from '../mcp/index.js';
 import { UpstreamStdioTransport } from '../mcp/upstream-stdio.js';
 import type { ServerConfig } from './config.js';
+import { coalesced } from './coalesced.js';
 import { prefixLines, type Log } from './log.js';
 
 /** How long a server may take to answer `initialize` by default. */
@@ -42,6 +43,8 @@ export class Upstream {
   /** Why it last failed, when it did. */
   problem: string | undefined;
   private client: Client | undefined;
+  /** What the tools were when last imported, to tell a real change from a repeated notice. */
+  private signature = '';
   private failedStarts = 0;
   private restartTimer: NodeJS.Timeout | undefined;
 
@@ -72,7 +75,8 @@ export class Upstream {
     try {
       await client.connect(transport, { timeout });
       this.client = client;
-      await this.importTools();
+      // Always taken: the tools of a new connection call through it, even if they look the same.
+      await this.importTools(client, true);
     } catch (error) {
       await client.close().catch(() => undefined);
       this.client = undefined;
@@ -93,9 +97,15 @@ export class Upstream {
       this.client = undefined;
       this.failed('it closed the connection or exited');
     };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      void this.importTools().catch((error: unknown) => this.log.error('upstream_error', `server "${this.name}" changed its tools and they could not be read: ${messageOf(error)}`));
+    // However many notices come, one read at a time and at most one waiting; clients hear of a change only.
+    const refresh = coalesced(async () => {
+      try {
+        await this.importTools(client, false);
+      } catch (error) {
+        this.log.error('upstream_error', `server "${this.name}" changed its tools and they could not be read: ${messageOf(error)}`);
+      }
     });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, refresh);
   }
 
   /** Stop it for good: no restart. */
@@ -107,16 +117,23 @@ export class Upstream {
     await client?.close().catch(() => undefined);
   }
 
-  private async importTools(): Promise<void> {
-    const client = this.client;
-    if (!client) return;
-    this.tools = await mcpTools(client, {
+  /** Read the tools of `client`; take them, and say so, when `always` or when they differ from the last ones. */
+  private async importTools(client: Client, always: boolean): Promise<void> {
+    if (this.client !== client) return;
+    const tools = await mcpTools(client, {
       server: this.name,
       ...(this.config.prefix ? { prefix: this.name } : {}),
       trustAnnotations: this.config.trustAnnotations === true,
       ...(this.config.tools ? { tools: this.config.tools } : {}),
       ...(this.config.callTimeoutMs ? { timeoutMs: this.config.callTimeoutMs } : {}),
     });
+    // A restart or a close while the list was read: these tools call a connection that is gone.
+    if (this.client !== client) return;
+    const signature = signatureOf(tools);
+    if (!always && signature === this.signature) return;
+    this.tools = tools;
+    this.signature = signature;
+    if (!always) this.log.info(`server "${this.name}" changed its tools: ${tools.length} tools`);
     this.onChange();
   }
 
@@ -154,6 +171,11 @@ export class Upstream {
     transport.stderr.on('data', prefixLines(this.name, (line) => void process.stderr.write(`${line}\n`)));
     return transport;
   }
+}
+
+/** What clients are shown of the tools, as one string: equal strings, nothing to tell them. */
+function signatureOf(tools: readonly McpTool[]): string {
+  return JSON.stringify(tools.map((tool) => [tool.name, tool.displayName, tool.description, tool.inputSchema, tool.outputSchema, tool.annotations, tool.hasSideEffects]));
 }
 
 /** Why a start failed, in words that say what to fix. */
