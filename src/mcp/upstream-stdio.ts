@@ -186,7 +186,7 @@ export class UpstreamStdioTransport implements Transport {
     const id = this.answered(peek);
     const quoted = JSON.stringify(text.length > QUOTED_CHARS ? `${text.slice(0, QUOTED_CHARS)}...` : text);
     if (id === undefined) {
-      this.report('upstream_error', `passed over a line on stdout that answers no request in flight: ${quoted}`);
+      this.report('upstream_error', `passed over a line on stdout that ${fault.problem}, matched to no request in flight: ${quoted}`);
       return;
     }
     const method = this.pending.get(id);
