@@ -82,11 +82,6 @@ export class UpstreamStdioTransport implements Transport {
     );
   }
 
-  /** The server's process id, once started. */
-  get pid(): number | undefined {
-    return this.child?.pid;
-  }
-
   start(): Promise<void> {
     if (this.child) return Promise.reject(new Error('UpstreamStdioTransport already started'));
     const { command, args = [], env, cwd } = this.options;
