@@ -30,15 +30,24 @@ export interface PermissionManager {
   ): PermissionDecision | Promise<PermissionDecision>;
 }
 
-/** The side-effecting call an approval is asked for. */
+/**
+ * The side-effecting call an approval is asked for. Its fields are the values exactly as they
+ * are, for a host to decide with; several were chosen by a model and may hold newlines, line
+ * separators or bidi overrides written to look like something else. Show a person
+ * {@link approvalText} of it (or values passed through {@link screenQuote}), never these values
+ * as they are.
+ */
 export interface ApprovalAction {
   /** The tool's id. */
   toolId: string;
   /** The tool's name. */
   toolName: string;
-  /** The step that calls it (its name, or its position). */
+  /**
+   * The step that calls it (its name, or its position), exactly as given: a model's own string
+   * through run_pipeline (a step id) and compose (a gather key in its place); see {@link ApprovalCaller.modelChosen}.
+   */
   step: string;
-  /** The arguments it would run with. */
+  /** The arguments it would run with: the very object the tool runs with if approved. */
   args: Record<string, unknown>;
   /** Who makes the call: the door, the composition path, and which values a model chose. Absent for a direct call. */
   caller?: ApprovalCaller;
@@ -47,7 +56,7 @@ export interface ApprovalAction {
 /**
  * Who makes a call an approval is asked for. A model chooses some of what an approval screen
  * shows (a run_pipeline step id, a script's intention, the arguments); `modelChosen` names them,
- * so a screen can show them as claims, not as facts.
+ * so a screen can show them as claims, not as facts. {@link approvalText} shows them so.
  */
 export interface ApprovalCaller {
   /** The door the call comes through. */
@@ -56,7 +65,10 @@ export interface ApprovalCaller {
   composite?: string;
   /** The ids of the compositions on the call path, outermost first. */
   path: readonly string[];
-  /** The script's stated intention (run_js; chosen by the model). */
+  /**
+   * The script's stated intention (run_js; chosen by the model), exactly as the model wrote it:
+   * show it through {@link screenQuote} (as {@link approvalText} does), never as it is.
+   */
   intention?: string;
   /** Which of the values shown a model chose: the step's name, the intention, the arguments. */
   modelChosen: readonly ('step' | 'intention' | 'args')[];

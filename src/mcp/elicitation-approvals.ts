@@ -3,7 +3,7 @@
  * request (the tool, the step, the arguments), and only an explicit yes approves it.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { ApprovalAction, ApprovalDecision, ApprovalProvider } from '../index.js';
+import { approvalText, type ApprovalAction, type ApprovalDecision, type ApprovalProvider } from '../index.js';
 import { liveRequest } from './open-requests.js';
 
 /** Options of {@link elicitationApprovals}. */
@@ -14,8 +14,6 @@ export interface ElicitationApprovalsOptions {
 
 /** How long a person has to answer by default. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 300_000;
-/** The most characters of the arguments an approval shows. */
-const MAX_ARGS_CHARS = 2000;
 
 /** What the person is asked to fill in: one yes or no. */
 const APPROVAL_SCHEMA = {
@@ -27,8 +25,9 @@ const APPROVAL_SCHEMA = {
 /**
  * An approval hook (for `createStepGate({ approvals })`) that asks the client connected to `server`
  * (or to the server a function returns, since the gate is made before the server that uses it)
- * with an MCP elicitation request, once per side-effecting call, however deeply nested. The values a
- * model chose (a step's name, a script's intention, the arguments) are shown as such. A client
+ * with an MCP elicitation request, once per side-effecting call, however deeply nested. The
+ * question is {@link approvalMessage}: the values a model chose (a step's name, a script's
+ * intention, the arguments) are shown as such, quoted and escaped on lines of their own. A client
  * that does not support elicitation gets every such call refused (`approval_rejected`, saying why);
  * declining, dismissing or not answering in time refuses it too.
  *
@@ -68,29 +67,11 @@ export function elicitationApprovals(server: Server | (() => Server), options: E
   };
 }
 
-/** The question: what would run, who asks, and which of it a model chose. */
+/**
+ * The question an elicitation asks: {@link approvalText} of `action`. Every line starts with the
+ * screen's own label, and what a model chose is shown as a quoted, escaped one-line string after
+ * its mark, so it can neither look like a field nor hide one.
+ */
 export function approvalMessage(action: ApprovalAction): string {
-  const chosen = new Set(action.caller?.modelChosen ?? []);
-  const byModel = (what: 'step' | 'intention' | 'args') => (chosen.has(what) ? ' (chosen by the model)' : '');
-  const lines = [`Allow a call that changes something?`, `Tool: ${action.toolName}`, `Step: ${action.step}${byModel('step')}`];
-  const caller = action.caller;
-  if (caller) {
-    lines.push(`Through: ${caller.door}${caller.composite ? ` "${caller.composite}"` : ''}`);
-    if (caller.intention !== undefined) lines.push(`Intention${byModel('intention')}: ${caller.intention}`);
-    if (caller.path.length) lines.push(`Inside: ${caller.path.join(' > ')}`);
-  } else {
-    lines.push('Through: a direct call from the client');
-  }
-  lines.push(`Arguments${caller ? byModel('args') : ' (as the client sent them)'}: ${shortJson(action.args)}`);
-  return lines.join('\n');
-}
-
-function shortJson(value: unknown): string {
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = '[arguments that cannot be written as JSON]';
-  }
-  return text.length > MAX_ARGS_CHARS ? `${text.slice(0, MAX_ARGS_CHARS)}... (${text.length} characters)` : text;
+  return approvalText(action);
 }
