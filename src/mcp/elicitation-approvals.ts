@@ -3,8 +3,8 @@
  * request (the tool, the step, the arguments), and only an explicit yes approves it.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { approvalText, type ApprovalAction, type ApprovalDecision, type ApprovalProvider } from '../index.js';
-import { liveRequest } from './open-requests.js';
+import { approvalText, type ApprovalAction, type ApprovalDecision, type ApprovalProvider, type ToolExecutionContext } from '../index.js';
+import { openRequest, REQUEST_ID_KEY } from './open-requests.js';
 
 /** Options of {@link elicitationApprovals}. */
 export interface ElicitationApprovalsOptions {
@@ -31,6 +31,12 @@ const APPROVAL_SCHEMA = {
  * that does not support elicitation gets every such call refused (`approval_rejected`, saying why);
  * declining, dismissing or not answering in time refuses it too.
  *
+ * Each question goes with the `tools/call` request whose call asks it (the context's
+ * `mcpRequestId`, set by {@link createMcpServer}): over Streamable HTTP it travels on that
+ * request's stream, and once that request has ended no one is asked. It carries the call's abort
+ * signal: when the call is gone (cancelled, or its run ended, a script's time limit say) the
+ * question is withdrawn from the client with `notifications/cancelled`.
+ *
  * @example
  * ```ts
  * let server: Server;
@@ -42,7 +48,7 @@ export function elicitationApprovals(server: Server | (() => Server), options: E
   const serverNow = typeof server === 'function' ? server : () => server;
   const timeout = options.timeoutMs && options.timeoutMs > 0 ? options.timeoutMs : DEFAULT_APPROVAL_TIMEOUT_MS;
   return {
-    async requestApproval(action: ApprovalAction): Promise<ApprovalDecision> {
+    async requestApproval(action: ApprovalAction, context?: ToolExecutionContext): Promise<ApprovalDecision> {
       const server = serverNow();
       if (!server.getClientCapabilities()?.elicitation) {
         return {
@@ -50,17 +56,25 @@ export function elicitationApprovals(server: Server | (() => Server), options: E
           reason: `The call to "${action.toolName}" needs a person's approval, and this MCP client does not support elicitation, so it cannot be asked; the call is refused. Use a client that supports elicitation, or list the tool with approvals off.`,
         };
       }
-      // Over Streamable HTTP the request must travel with a client request that is still open.
-      const related = liveRequest(server);
+      // The question goes with the request of the call that asks it (over Streamable HTTP, on that
+      // request's stream), and only while that request is open.
+      const requestId: unknown = context?.[REQUEST_ID_KEY];
+      const related = requestId === undefined ? undefined : openRequest(server, requestId);
+      if (requestId !== undefined && !related) {
+        return { approved: false, reason: `The request that made the call to "${action.toolName}" has ended, so no one was asked; the call is refused.` };
+      }
+      // Withdrawn from the client (notifications/cancelled) as soon as the call is gone.
+      const signal = context?.signal instanceof AbortSignal ? context.signal : related?.signal;
       try {
         const answer = await server.elicitInput(
           { mode: 'form', message: approvalMessage(action), requestedSchema: APPROVAL_SCHEMA },
-          { timeout, ...(related ? { relatedRequestId: related.requestId } : {}) },
+          { timeout, ...(signal ? { signal } : {}), ...(related ? { relatedRequestId: related.requestId } : {}) },
         );
         if (answer.action === 'accept' && answer.content?.approve === true) return { approved: true };
         const how = answer.action === 'accept' ? 'answered no to' : answer.action === 'decline' ? 'declined' : 'dismissed';
         return { approved: false, reason: `The person at the client ${how} the call to "${action.toolName}".` };
       } catch (error) {
+        if (signal?.aborted) return { approved: false, reason: `The call to "${action.toolName}" ended before the person answered; the question was withdrawn.` };
         return { approved: false, reason: `The approval for "${action.toolName}" could not be asked or was not answered: ${error instanceof Error ? error.message : String(error)}` };
       }
     },
