@@ -71,7 +71,7 @@ async function served(options: { scriptTimeoutMs?: number } = {}) {
   // The SDK's client (1.x) ignores a cancellation of request id 0 (modelcontextprotocol/typescript-sdk#2283),
   // and a server's first request has that id: a ping takes it, so each question here can be withdrawn.
   await server.ping();
-  return { client, questions, answers, written, requests, release, waiting: () => waiting };
+  return { server, client, questions, answers, written, requests, release, waiting: () => waiting };
 }
 
 describe('an approval asked over MCP belongs to its call', () => {
@@ -118,5 +118,14 @@ describe('an approval asked over MCP belongs to its call', () => {
     answers[0](true);
     expect(CallToolResultSchema.parse(await second).isError).toBeUndefined();
     expect(written).toEqual([{ path: 'second' }]);
+  });
+
+  it('a question for a request that has ended is not asked: the call is refused', async () => {
+    const { server, client, questions, requests } = await served();
+    await client.callTool({ name: 'run_pipeline', arguments: { steps: [] } });
+    const ended = requests.get('run_pipeline');
+    const decision = await elicitationApprovals(server).requestApproval({ toolId: 'w', toolName: 'write_file', step: 'later', args: {} }, { mcpRequestId: ended });
+    expect(decision).toEqual({ approved: false, reason: 'The request that made the call to "write_file" has ended, so no one was asked; the call is refused.' });
+    expect(questions).toEqual([]);
   });
 });
