@@ -243,9 +243,9 @@ describe('approvals through elicitation', () => {
     expect(written).toEqual(['note']);
     expect(asked).toHaveLength(1);
     expect(asked[0]).toContain('Tool: write');
-    expect(asked[0]).toContain('Step: save (chosen by the model)');
+    expect(asked[0]).toContain('Step (chosen by the model): "save"');
     expect(asked[0]).toContain('Through: run_pipeline');
-    expect(asked[0]).toContain('Arguments (chosen by the model): {"text":"note"}');
+    expect(asked[0]).toContain('Arguments (chosen by the model), 1 field:\n  "text": "note"');
     await call(client, 'write', { text: 'direct' });
     expect(asked).toHaveLength(2);
     expect(asked[1]).toContain('Through: a direct call from the client');
