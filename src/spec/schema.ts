@@ -115,17 +115,23 @@ export function nodeDefinitions(): Record<string, JSONSchemaObject> {
  * One object, not a union of the kinds: a root `anyOf` is merged by LangChain's MCP adapter into
  * one object whose `combinator` is the last branch's constant (so every other kind fails its
  * check), and the AI SDK's MCP client puts `properties: {}` and `additionalProperties: false`
- * beside it (a schema no argument satisfies). No `$defs`, and no `$ref` beside other keywords:
- * the shape every framework's converter and the MCP SDK take as it is, and fewer tokens to send a
- * model on every turn.
+ * beside it (a schema no argument satisfies). No `$defs`, no `$ref` beside other keywords, no
+ * bounds: the shape every framework's converter and the MCP SDK take as it is, and fewer tokens to
+ * send a model on every turn.
  */
 export function modelNodeSchema(): JSONSchemaObject {
   const properties: Record<string, JSONSchemaObject> = { combinator: { enum: [...COMBINATORS] } };
   for (const kind of NODE_KINDS) {
     const { combinator: _kind, ...fields } = kindProperties(kind);
-    Object.assign(properties, fields);
+    for (const [name, field] of Object.entries(fields)) {
+      // Bounds and closed objects are checked per kind when a tree arrives, each with a message
+      // naming the field; a client that checks the schema first (LangChain) would refuse the call
+      // itself with one that names nothing.
+      const { minItems: _items, minProperties: _props, ...kept } = field as Record<string, unknown>;
+      properties[name] = kept as JSONSchemaObject;
+    }
   }
-  return { type: 'object', properties, additionalProperties: false };
+  return { type: 'object', properties };
 }
 
 /**

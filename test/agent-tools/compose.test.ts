@@ -100,9 +100,9 @@ describe('compose: its definition', () => {
     expect(check({ combinator: 'nope' })).not.toBeNull();
     // One object, no union anywhere: the shape LangChain's and the AI SDK's MCP clients take as it is.
     expect(JSON.stringify(compose.inputSchema)).not.toMatch(/anyOf|oneOf|allOf/u);
-    // Measured 299 (the root union it replaced: 449).
+    // Measured 284 (the root union it replaced: 449).
     const tokens = encode(JSON.stringify({ name: compose.name, description: compose.description, inputSchema: compose.inputSchema })).length;
-    expect(tokens).toBeLessThanOrEqual(300);
+    expect(tokens).toBeLessThanOrEqual(285);
   });
 
   it("says which fields go with each kind, from the definitions each node is checked against", () => {
@@ -117,15 +117,23 @@ describe('compose: its definition', () => {
     const { compose, tools } = setup();
     const check = compileSchema(compose.inputSchema);
     // The published schema lets a node mix kinds' fields or leave one out; the tool does not.
-    const mixed = { combinator: 'gather', calls: { a: { tool: 'file_read', args: { path: 'a' } } }, stages: [{ tool: 'file_read' }] };
-    const missing = { combinator: 'try_and_check', do: { tool: 'file_read', args: { path: 'a' } } };
-    const leafWithCombinatorField = { tool: 'file_read', args: { path: 'a' }, intent: 'read' };
-    for (const tree of [mixed, missing, leafWithCombinatorField]) expect(check(tree)).toBeNull();
-    const answers = await Promise.all([mixed, missing, leafWithCombinatorField].map((tree) => compose.execute(tree, {})));
-    expect(answers.map((a) => a.details?.code)).toEqual(['spec_invalid', 'spec_invalid', 'spec_invalid']);
-    expect(answers[0].error).toMatch(/tree.*stages/u);
-    expect(answers[1].error).toMatch(/tree.*check/u);
-    expect(answers[2].error).toMatch(/tree.*intent/u);
+    const trees = [
+      { combinator: 'gather', calls: { a: { tool: 'file_read', args: { path: 'a' } } }, stages: [{ tool: 'file_read' }] },
+      { combinator: 'try_and_check', do: { tool: 'file_read', args: { path: 'a' } } },
+      { tool: 'file_read', args: { path: 'a' }, intent: 'read' },
+      { combinator: 'pipe', stages: [] },
+      { combinator: 'scope', do: { tool: 'file_read', argz: { path: 'a' } } },
+    ];
+    for (const tree of trees) expect(check(tree)).toBeNull();
+    const answers = await Promise.all(trees.map((tree) => compose.execute(tree, {})));
+    expect(answers.map((a) => a.details?.code)).toEqual(trees.map(() => 'spec_invalid'));
+    expect(answers.map((a) => a.error)).toEqual([
+      'Invalid tree: tree has an unknown field "stages"',
+      expect.stringMatching(/tree must have required property 'check'/u),
+      'Invalid tree: tree has an unknown field "intent"',
+      expect.stringMatching(/tree\.stages must NOT have fewer than 1 items/u),
+      'Invalid tree: tree.do has an unknown field "argz"',
+    ]);
     expect(tools.read.calls).toHaveLength(0);
   });
 });
