@@ -4,10 +4,10 @@
  * LangChain's `@langchain/mcp-adapters`, the OpenAI Agents SDK's `MCPServerStdio` (with
  * `convertSchemasToStrict: true`) and the AI SDK's `@ai-sdk/mcp`. Each client starts the proxy
  * itself, lists the tools, and the schema it would send a model is the one the proxy serves (no
- * union merged away, no field closed off); then the same calls, made through the tool objects the
- * client built as its framework's loop makes them, give the same right answers: run_js,
- * run_pipeline, every compose combinator, a large result paged with get_observation, and bad
- * input refused by the proxy with its code.
+ * union merged away; the AI SDK closes each root, which the proxy checks anyway); then the same
+ * calls, made through the tool objects the client built as its framework's loop makes them, give
+ * the same right answers: run_js, run_pipeline, every compose combinator, a large result paged
+ * with get_observation, and bad input refused by the proxy with its code.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
