@@ -55,7 +55,8 @@ export const ERROR_CODES = {
   observation_store_unavailable: 'get_observation: the observation store could not be reached in time; try again shortly.',
   // MCP (toolweave/mcp and the toolweave bin)
   tool_error: "An MCP tool answered isError: true; the message is the tool's own text.",
-  upstream_error: 'An MCP server answered with a protocol error; details.mcpCode carries its JSON-RPC code.',
+  upstream_error: 'An MCP server answered with a protocol error (details.mcpCode carries its JSON-RPC code), or with an answer that is not valid JSON-RPC or not a valid result; the message says what was wrong.',
+  upstream_result_too_large: "An MCP server's answer was larger than one answer may be (details.bytes, details.maxBytes: the observation store's limit for one result); it was passed over unread and only that call failed.",
   upstream_unavailable: 'The MCP server is not connected (it could not start, never answered initialize, crashed or closed); details name the server. The proxy restarts it with backoff.',
   tool_name_collision: 'toolweave mcp: two servers offer a tool under one name; the first keeps it. Set prefix: true on one of them.',
   config_invalid: 'toolweave mcp / check: the config file, or a composite file it names, is wrong; the message names the file and the field.',

@@ -33,6 +33,7 @@ export {
   type GateCheck,
   type GateCheckRequest,
 } from './gate/step-gate.js';
+export { approvalText, screenQuote } from './gate/approval-text.js';
 export { DEFAULT_BUDGET_LIMITS, type BudgetLimits, type BudgetLimitName } from './gate/budget.js';
 export { createToolRegistry, type ToolRegistry } from './gate/tool-registry.js';
 export type { DoorKind, DoorInfo } from './gate/run-frame.js';

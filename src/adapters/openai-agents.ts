@@ -10,11 +10,10 @@
  * - Strict mode (the SDK's default, and `strict: true` here) sends a tool its strict form: every
  *   object closed, every property required, an optional one nullable; the model's `null` for such
  *   a property is removed again before the tool runs. A tool whose schema has no strict form is
- *   sent non-strict, as it is: `compose` (its root is a union of node kinds; a strict form would
- *   have to wrap the tree in one field the model must learn and that every call pays for), and
- *   `run_pipeline` (a step's `args` is an open object; carried as JSON text, every argument and
- *   every `${step_N.output}` would be escaped once more, and `args_invalid` at the gate checks
- *   them against the called tool's own schema anyway). `run_js`, `get_observation` and a composite
+ *   sent non-strict, as it is: `compose` and `run_pipeline` (a leaf's or a step's `args` is an
+ *   open object, and so is a gather's `calls` map; carried as JSON text, every argument and every
+ *   `${step_N.output}` would be escaped once more, and `args_invalid` at the gate checks them
+ *   against the called tool's own schema anyway). `run_js`, `get_observation` and a composite
  *   with a closed input schema are strict.
  * - The run's abort signal reaches the gate; `approveSideEffects` sets the SDK's own
  *   `needsApproval` on every tool that has side effects or does not declare them.

@@ -6,8 +6,8 @@
  * arguments it always did.
  *
  * Some schemas have no strict form, and are then sent non-strict rather than changed into a
- * shape the tool does not take: a root union (compose's node union), an open object (a step's
- * `args`, a map such as gather's `calls`), a value of any type, a keyword strict mode does not
+ * shape the tool does not take: a root union, an open object (a step's `args`, a map such as
+ * gather's `calls`), a value of any type, a keyword strict mode does not
  * know, and a union whose branches hold optional properties (a `null` there could not be told
  * apart from a branch's own).
  */

@@ -10,7 +10,7 @@ import { compilePlan, dryRunOf } from '../engine/plan.js';
 import type { DoorInfo } from '../gate/run-frame.js';
 import type { SnapshotProvider } from '../engine/snapshot.js';
 import { childrenOf } from '../spec/nodes.js';
-import { modelNodeSchema } from '../spec/schema.js';
+import { modelNodeFields, modelNodeSchema } from '../spec/schema.js';
 import type { SpecNode } from '../spec/types.js';
 import { checkNodeTree } from '../spec/validate-structure.js';
 import type { ITool, JSONSchemaObject } from '../tool.js';
@@ -30,15 +30,30 @@ export interface ComposeToolOptions {
 }
 
 /**
- * The compose tool's input schema: the model form of the spec's node definitions, the root one of
- * the node kinds and each nested node a reference back to it (see `modelNodeSchema`).
+ * The compose tool's input schema: one object with every node kind's fields, `combinator` naming
+ * the kind, each nested node a reference back to the root (see `modelNodeSchema`). Which fields
+ * each kind takes is in the tool's description; each node is checked against its own kind's
+ * definition when a tree arrives (`spec_invalid`, naming the node and the field).
  */
 export function composeInputSchema(): JSONSchemaObject {
   return modelNodeSchema();
 }
 
-const DESCRIPTION =
-  'Run a tree of tool calls in one call. Leaf {tool,args}; a leaf can be a combinator. gather: at once, by name. for_each: template per item of items, "{item}" filled. pipe: in order, "{result}" is the previous output. try_and_check: fails if check fails. scope: undoes do on failure. annotate: intent kept with do.';
+/**
+ * The description: what each kind does, with its fields from the same definitions the tree is
+ * checked against (the schema is one object, so this is where a model learns which fields go
+ * together).
+ */
+function describeCompose(): string {
+  const f = modelNodeFields();
+  return (
+    `Run a tree of tool calls in one call. A node is a leaf ${f.step} or a combinator with its fields; any node may nest. ` +
+    `gather ${f.gather}: at once, by name. for_each ${f.for_each}: template per item of items, "{item}" filled. ` +
+    `pipe ${f.pipe}: in order, "{result}" is the previous output. try_and_check ${f.try_and_check}: fails if check fails. ` +
+    `scope ${f.scope}: undoes do on failure. annotate ${f.annotate}: intent kept with do.`
+  );
+}
+const DESCRIPTION = describeCompose();
 
 /**
  * Make the `compose` tool. A bad tree is refused with every problem listed before anything

@@ -1,10 +1,23 @@
 /**
  * The command line of the `toolweave` bin:
  *
- *     toolweave mcp [--config FILE] [--trust-annotations] [--chain a,b] [--http [HOST:]PORT] [--verbose] [-- COMMAND ARGS...]
+ *     toolweave mcp [--config FILE] [--trust-annotations] [--chain a,b] [--http [HOST:]PORT]
+ *                   [--allowed-hosts a,b] [--allowed-origins a,b] [--verbose] [-- COMMAND ARGS...]
  *     toolweave check --config FILE
  *     toolweave schema
  */
+
+import { hostName, NOT_A_HOST, NOT_AN_ORIGIN, originOf, parseAll } from '../mcp/http-hosts.js';
+
+/** Where `toolweave mcp --http` listens, and the hosts and origins its requests may name. */
+export interface HttpArgs {
+  host: string;
+  port: number;
+  /** Host names a request's Host header may give besides this machine's (`--allowed-hosts`). */
+  allowedHosts?: string[];
+  /** Origins a browser's request may come from besides the allowed hosts' pages (`--allowed-origins`). */
+  allowedOrigins?: string[];
+}
 
 /** What `toolweave mcp` was asked to do. */
 export interface McpArgs {
@@ -18,7 +31,7 @@ export interface McpArgs {
   /** Side-effecting tools that may be chained. */
   chain: string[];
   /** Serve Streamable HTTP here instead of stdio. */
-  http?: { host: string; port: number };
+  http?: HttpArgs;
   /** Log each call and its verdict. */
   verbose: boolean;
 }
@@ -47,6 +60,10 @@ Options of mcp:
   --trust-annotations   a server started after -- is trusted: readOnlyHint true makes a tool pure
   --chain a,b           side-effecting tools that may be chained
   --http [host:]port    serve Streamable HTTP (default host 127.0.0.1); set TOOLWEAVE_MCP_TOKEN to require a bearer token
+  --allowed-hosts a,b   with --http: host names a request's Host header may give besides this machine's
+                        loopback and the address listened on (listening on 0.0.0.0, name this machine)
+  --allowed-origins a,b with --http: origins (https://app.example) a browser's request may come from
+                        besides the pages of the allowed hosts
   --verbose             log each call and its verdict to stderr`;
 
 /** Read the command line (without `node` and the script). */
@@ -63,16 +80,19 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   if (command !== 'mcp') throw new UsageError(`Unknown command "${command}".`);
   const dash = rest.indexOf('--');
   const upstream = dash >= 0 ? rest.slice(dash + 1) : undefined;
-  const options = readOptions(dash >= 0 ? rest.slice(0, dash) : rest, ['--config', '--chain', '--http'], ['--trust-annotations', '--verbose']);
+  const options = readOptions(dash >= 0 ? rest.slice(0, dash) : rest, ['--config', '--chain', '--http', '--allowed-hosts', '--allowed-origins'], ['--trust-annotations', '--verbose']);
   if (upstream !== undefined && upstream.length === 0) throw new UsageError('Nothing after --: give the command that starts the MCP server.');
   if (!upstream && !options.config) throw new UsageError('toolweave mcp needs a server: -- <command> [args...], or --config <file>.');
+  for (const option of ['allowed-hosts', 'allowed-origins']) {
+    if (options[option] !== undefined && !options.http) throw new UsageError(`--${option} applies to --http: add --http [host:]port.`);
+  }
   return {
     command: 'mcp',
     ...(options.config ? { config: options.config } : {}),
     ...(upstream ? { upstream } : {}),
     trustAnnotations: options['--trust-annotations'] === 'true',
     chain: (options.chain ?? '').split(',').map((name) => name.trim()).filter(Boolean),
-    ...(options.http ? { http: hostPort(options.http) } : {}),
+    ...(options.http ? { http: httpArgs(options) } : {}),
     verbose: options['--verbose'] === 'true',
   };
 }
@@ -93,6 +113,25 @@ function readOptions(args: readonly string[], valued: readonly string[], switche
     }
   }
   return options;
+}
+
+/** `--http` and the lists that go with it. */
+function httpArgs(options: Record<string, string | undefined>): HttpArgs {
+  const hosts = options['allowed-hosts'];
+  const origins = options['allowed-origins'];
+  const fail = (message: string) => new UsageError(message);
+  return {
+    ...hostPort(options.http!),
+    ...(hosts !== undefined ? { allowedHosts: parseAll(listOf(hosts, '--allowed-hosts', 'host name'), hostName, '--allowed-hosts', NOT_A_HOST, fail) } : {}),
+    ...(origins !== undefined ? { allowedOrigins: parseAll(listOf(origins, '--allowed-origins', 'origin'), originOf, '--allowed-origins', NOT_AN_ORIGIN, fail) } : {}),
+  };
+}
+
+/** A comma-separated list, its entries trimmed; an empty one is a usage error. */
+function listOf(text: string, option: string, what: string): string[] {
+  const entries = text.split(',').map((entry) => entry.trim()).filter(Boolean);
+  if (entries.length === 0) throw new UsageError(`${option} needs at least one ${what}, comma-separated.`);
+  return entries;
 }
 
 /** `8080`, `127.0.0.1:8080` or `[::1]:8080`. */

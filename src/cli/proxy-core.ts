@@ -6,6 +6,7 @@
 import {
   COMPOSE_TOOL_NAME,
   createObservationStore,
+  DEFAULT_OBSERVATION_STORE_BYTES,
   RUN_PIPELINE_TOOL_NAME,
   SCRIPT_TOOL_NAME,
   withObservations,
@@ -22,12 +23,19 @@ export const GET_OBSERVATION_TOOL_NAME = 'get_observation';
 /** Names the proxy's own tools hold: an upstream tool of the same name is a collision. */
 export const OWN_TOOL_NAMES: readonly string[] = [RUN_PIPELINE_TOOL_NAME, COMPOSE_TOOL_NAME, SCRIPT_TOOL_NAME, GET_OBSERVATION_TOOL_NAME];
 
+/**
+ * The most bytes the store keeps of one result, and so the most bytes of one message read from a
+ * server: any answer read can be stored whole and comes back as a preview with an `obs_` id, and a
+ * larger one fails its call with `upstream_result_too_large` without being held.
+ */
+export const MAX_ANSWER_BYTES = DEFAULT_OBSERVATION_STORE_BYTES;
+
 /** The shared part of the proxy. */
 export class ProxyCore {
   /** The upstream servers, in config order. */
   readonly upstreams: Upstream[];
   /** Where large results are kept for get_observation. */
-  readonly store: ObservationStore = createObservationStore();
+  readonly store: ObservationStore = createObservationStore({ maxBytes: MAX_ANSWER_BYTES });
   private readonly wrapped = new WeakMap<McpTool, ITool>();
   private readonly listeners = new Set<() => void>();
   private readonly reported = new Set<string>();
@@ -39,7 +47,7 @@ export class ProxyCore {
     options: { restart?: boolean } = {},
   ) {
     this.upstreams = Object.entries(config.servers).map(
-      ([name, server]) => new Upstream(name, server, config.base, log, () => this.changed(), options.restart ?? true),
+      ([name, server]) => new Upstream(name, server, config.base, log, () => this.changed(), { restart: options.restart ?? true, maxMessageBytes: MAX_ANSWER_BYTES }),
     );
   }
 

@@ -14,8 +14,11 @@ import { createSession } from './session.js';
 
 /** Where the proxy serves. */
 export interface ProxyServing {
-  /** Streamable HTTP on this address; absent: stdio. */
-  http?: { host: string; port: number };
+  /**
+   * Streamable HTTP on this address, with the host names and origins its requests may name besides
+   * this machine's; absent: stdio.
+   */
+  http?: { host: string; port: number; allowedHosts?: string[]; allowedOrigins?: string[] };
   /** The bearer token HTTP clients must send. */
   token?: string;
 }
@@ -61,7 +64,7 @@ export async function runProxy(config: ProxyConfig, serving: ProxyServing, log: 
   let served: Serving & { url?: string };
   try {
     if (serving.http) {
-      served = await serveHttp(newServer, { host: serving.http.host, port: serving.http.port, ...(serving.token ? { token: serving.token } : {}) });
+      served = await serveHttp(newServer, { ...serving.http, ...(serving.token ? { token: serving.token } : {}) });
       log.info(`serving MCP over Streamable HTTP at ${served.url}${serving.token ? ' (bearer token required)' : ''}`);
     } else {
       served = await serveStdio(newServer());

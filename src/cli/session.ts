@@ -91,6 +91,8 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
         async execute(args, context) {
           const decision = await provider.requestApproval({ toolId: tool.id, toolName: tool.name, step: tool.name, args }, context);
           if (decision.approved !== true) return failure('approval_rejected', decision.reason ?? `Approval refused for tool "${tool.name}".`, { tool: tool.name, step: tool.name });
+          // The answer may come after the call was cancelled: then it does not run.
+          if (context?.signal?.aborted) return failure('step_aborted', `Aborted before tool "${tool.name}" ran.`, { tool: tool.name, step: tool.name });
           return tool.execute(args, context);
         },
       };

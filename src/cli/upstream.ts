@@ -5,12 +5,14 @@
  */
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { mcpTools, type McpTool } from '../mcp/index.js';
+import { UpstreamStdioTransport } from '../mcp/upstream-stdio.js';
 import type { ServerConfig } from './config.js';
+import { coalesced } from './coalesced.js';
 import { prefixLines, type Log } from './log.js';
 
 /** How long a server may take to answer `initialize` by default. */
@@ -20,6 +22,14 @@ const FIRST_RESTART_DELAY_MS = 500;
 const MAX_RESTART_DELAY_MS = 30_000;
 /** Starts that fail in a row before the proxy stops trying (it keeps serving the other servers). */
 export const MAX_FAILED_STARTS = 8;
+
+/** How an upstream is run. */
+export interface UpstreamOptions {
+  /** Restart it after a crash or a failed start (the proxy does; `check` does not). Default true. */
+  restart?: boolean;
+  /** The most bytes of one message read from a server over stdio; a longer answer fails its call alone. */
+  maxMessageBytes: number;
+}
 
 /** What the upstream is doing. */
 export type UpstreamState = 'starting' | 'up' | 'down' | 'given_up' | 'closed';
@@ -33,6 +43,8 @@ export class Upstream {
   /** Why it last failed, when it did. */
   problem: string | undefined;
   private client: Client | undefined;
+  /** What the tools were when last imported, to tell a real change from a repeated notice. */
+  private signature = '';
   private failedStarts = 0;
   private restartTimer: NodeJS.Timeout | undefined;
 
@@ -42,7 +54,7 @@ export class Upstream {
    * @param base - the folder a relative `cwd` is read from (the config file's)
    * @param log - the proxy's log
    * @param onChange - told when its tools change
-   * @param restart - restart it after a crash or a failed start (the proxy does; `check` does not)
+   * @param options - restarts, and the bound on one message
    */
   constructor(
     readonly name: string,
@@ -50,7 +62,7 @@ export class Upstream {
     private readonly base: string,
     private readonly log: Log,
     private readonly onChange: () => void,
-    private readonly restart = true,
+    private readonly options: UpstreamOptions,
   ) {}
 
   /** Start it; resolves once this attempt has succeeded or failed (a failure schedules a restart). */
@@ -63,7 +75,8 @@ export class Upstream {
     try {
       await client.connect(transport, { timeout });
       this.client = client;
-      await this.importTools();
+      // Always taken: the tools of a new connection call through it, even if they look the same.
+      await this.importTools(client, true);
     } catch (error) {
       await client.close().catch(() => undefined);
       this.client = undefined;
@@ -84,9 +97,15 @@ export class Upstream {
       this.client = undefined;
       this.failed('it closed the connection or exited');
     };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      void this.importTools().catch((error: unknown) => this.log.error('upstream_error', `server "${this.name}" changed its tools and they could not be read: ${messageOf(error)}`));
+    // However many notices come, one read at a time and at most one waiting; clients hear of a change only.
+    const refresh = coalesced(async () => {
+      try {
+        await this.importTools(client, false);
+      } catch (error) {
+        this.log.error('upstream_error', `server "${this.name}" changed its tools and they could not be read: ${messageOf(error)}`);
+      }
     });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, refresh);
   }
 
   /** Stop it for good: no restart. */
@@ -98,25 +117,33 @@ export class Upstream {
     await client?.close().catch(() => undefined);
   }
 
-  private async importTools(): Promise<void> {
-    const client = this.client;
-    if (!client) return;
-    this.tools = await mcpTools(client, {
+  /** Read the tools of `client`; take them, and say so, when `always` or when they differ from the last ones. */
+  private async importTools(client: Client, always: boolean): Promise<void> {
+    if (this.client !== client) return;
+    const tools = await mcpTools(client, {
       server: this.name,
       ...(this.config.prefix ? { prefix: this.name } : {}),
       trustAnnotations: this.config.trustAnnotations === true,
       ...(this.config.tools ? { tools: this.config.tools } : {}),
       ...(this.config.callTimeoutMs ? { timeoutMs: this.config.callTimeoutMs } : {}),
     });
+    // A restart or a close while the list was read: these tools call a connection that is gone.
+    if (this.client !== client) return;
+    const signature = signatureOf(tools);
+    if (!always && signature === this.signature) return;
+    this.tools = tools;
+    this.signature = signature;
+    if (!always) this.log.info(`server "${this.name}" changed its tools: ${tools.length} tools`);
     this.onChange();
   }
 
   private failed(why: string): void {
     this.failedStarts++;
     this.problem = why;
-    if (!this.restart || this.failedStarts >= MAX_FAILED_STARTS) {
+    const restart = this.options.restart !== false;
+    if (!restart || this.failedStarts >= MAX_FAILED_STARTS) {
       this.state = 'given_up';
-      this.log.error('upstream_unavailable', `server "${this.name}": ${why}${this.restart ? `; ${MAX_FAILED_STARTS} starts failed in a row, not trying again` : ''}`);
+      this.log.error('upstream_unavailable', `server "${this.name}": ${why}${restart ? `; ${MAX_FAILED_STARTS} starts failed in a row, not trying again` : ''}`);
       this.onChange();
       return;
     }
@@ -132,17 +159,23 @@ export class Upstream {
     if (config.url) {
       return new StreamableHTTPClientTransport(new URL(config.url), config.headers ? { requestInit: { headers: config.headers } } : {});
     }
-    const transport = new StdioClientTransport({
+    const transport = new UpstreamStdioTransport({
       command: config.command!,
       args: config.args ?? [],
       env: { ...getDefaultEnvironment(), ...config.env },
       cwd: path.resolve(this.base, config.cwd ?? '.'),
-      stderr: 'pipe',
+      maxMessageBytes: this.options.maxMessageBytes,
+      report: (code, message) => this.log.error(code, `server "${this.name}": ${message}`),
     });
     // stdout is the protocol; what the server says on stderr goes to the proxy's, named.
-    transport.stderr?.on('data', prefixLines(this.name, (line) => void process.stderr.write(`${line}\n`)));
+    transport.stderr.on('data', prefixLines(this.name, (line) => void process.stderr.write(`${line}\n`)));
     return transport;
   }
+}
+
+/** What clients are shown of the tools, as one string: equal strings, nothing to tell them. */
+function signatureOf(tools: readonly McpTool[]): string {
+  return JSON.stringify(tools.map((tool) => [tool.name, tool.displayName, tool.description, tool.inputSchema, tool.outputSchema, tool.annotations, tool.hasSideEffects]));
 }
 
 /** Why a start failed, in words that say what to fix. */

@@ -47,6 +47,51 @@ export function callChecked(
   return launch(call, args, context);
 }
 
+/**
+ * Before a person is asked about a call: the checks that would refuse it anyway (the abort, an
+ * interactive tool under a script, the budget's count of calls), so no one is asked about a call
+ * that cannot run. The call is counted here, not when it starts: calls asked about at once cannot
+ * all pass a budget with room for one, and a call the person refuses stays counted, so a model
+ * cannot put questions to a person without end. Returns the refusal, or `undefined` with the call
+ * counted; an approved call then goes on with {@link callCounted}.
+ */
+export function countBeforeAsking(call: GateCall, context: ToolExecutionContext, abort: AbortSignal | undefined): ToolExecutionResult | undefined {
+  if (abort?.aborted) return aborted(call);
+  const frame = call.frame ?? frameOf(context);
+  if (frame === undefined) return undefined;
+  const tool = call.tool;
+  if (frame.noInteractive !== undefined && frame.refusesInteractive(tool.name, tool.interactive)) return interactive(call);
+  const budget = frame.budget;
+  if (budget.calls >= budget.limits.calls) return budgetRefusal('calls', budget, `Tool "${tool.name}" was not started`);
+  budget.calls++;
+  return undefined;
+}
+
+/**
+ * {@link callChecked} for a call {@link countBeforeAsking} counted and a person approved: the abort
+ * check again (the answer may come after the run ended), a place in flight, then the tool. Only
+ * leaf calls are asked about, so the call always holds a place. Kept apart from callChecked, which
+ * every call runs, so that one stays as small as it is.
+ */
+export function callCounted(
+  call: GateCall,
+  args: Record<string, unknown>,
+  context: ToolExecutionContext,
+  signal: AbortSignal | undefined,
+): ToolExecutionResult | undefined {
+  const frame = call.frame ?? frameOf(context);
+  call.observed = context.onEvent === undefined && frame?.tracer === undefined ? undefined : observe(context, frame);
+  const abort = signal ?? context.signal;
+  if (abort?.aborted) return ended(call, aborted(call));
+  if (frame !== undefined) {
+    const budget = frame.budget;
+    if (budget.inFlight >= budget.limits.inFlight) return waitForPlace(call, budget, args, context, abort);
+    budget.inFlight++;
+    call.slot = budget;
+  }
+  return launch(call, args, context);
+}
+
 /** A result known at once, after whoever watches the call (a listener, a tracer) is told. */
 function ended(call: GateCall, result: ToolExecutionResult): ToolExecutionResult {
   const observed = call.observed;
@@ -298,6 +343,15 @@ function innerFailure(details: ToolResultDetails | undefined): InnerFailure | un
 
 function badResult(tool: ITool, step: string): ToolExecutionResult {
   return failure('step_bad_result', `Tool "${tool.name}" returned something that is not a tool result.`, { tool: tool.name, step });
+}
+
+/**
+ * The refusal of a call whose run was aborted before its tool ran, for the host checks' path.
+ * (A wrapper, so `aborted` stays a module-local binding: referring to an exported one makes
+ * callChecked's bytecode differ from what it was measured as.)
+ */
+export function abortedBeforeRun(call: GateCall): ToolExecutionResult {
+  return aborted(call);
 }
 
 function aborted(call: GateCall): ToolExecutionResult {

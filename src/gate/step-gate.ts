@@ -1,7 +1,7 @@
 import { failure } from '../codes.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult, ToolResolver } from '../tool.js';
 import { budgetLimits, type BudgetLimits } from './budget.js';
-import { callChecked, messageOf } from './execute-call.js';
+import { abortedBeforeRun, callChecked, callCounted, countBeforeAsking, messageOf } from './execute-call.js';
 import { GateCall, registerGate, type StartCall } from './gate-call.js';
 import { observe, observedEnd } from './events.js';
 import { frameOf, type DoorKind } from './run-frame.js';
@@ -30,15 +30,24 @@ export interface PermissionManager {
   ): PermissionDecision | Promise<PermissionDecision>;
 }
 
-/** The side-effecting call an approval is asked for. */
+/**
+ * The side-effecting call an approval is asked for. Its fields are the values exactly as they
+ * are, for a host to decide with; several were chosen by a model and may hold newlines, line
+ * separators or bidi overrides written to look like something else. Show a person
+ * {@link approvalText} of it (or values passed through {@link screenQuote}), never these values
+ * as they are.
+ */
 export interface ApprovalAction {
   /** The tool's id. */
   toolId: string;
   /** The tool's name. */
   toolName: string;
-  /** The step that calls it (its name, or its position). */
+  /**
+   * The step that calls it (its name, or its position), exactly as given: a model's own string
+   * through run_pipeline (a step id) and compose (a gather key in its place); see {@link ApprovalCaller.modelChosen}.
+   */
   step: string;
-  /** The arguments it would run with. */
+  /** The arguments it would run with: the very object the tool runs with if approved. */
   args: Record<string, unknown>;
   /** Who makes the call: the door, the composition path, and which values a model chose. Absent for a direct call. */
   caller?: ApprovalCaller;
@@ -47,7 +56,7 @@ export interface ApprovalAction {
 /**
  * Who makes a call an approval is asked for. A model chooses some of what an approval screen
  * shows (a run_pipeline step id, a script's intention, the arguments); `modelChosen` names them,
- * so a screen can show them as claims, not as facts.
+ * so a screen can show them as claims, not as facts. {@link approvalText} shows them so.
  */
 export interface ApprovalCaller {
   /** The door the call comes through. */
@@ -56,7 +65,10 @@ export interface ApprovalCaller {
   composite?: string;
   /** The ids of the compositions on the call path, outermost first. */
   path: readonly string[];
-  /** The script's stated intention (run_js; chosen by the model). */
+  /**
+   * The script's stated intention (run_js; chosen by the model), exactly as the model wrote it:
+   * show it through {@link screenQuote} (as {@link approvalText} does), never as it is.
+   */
   intention?: string;
   /** Which of the values shown a model chose: the step's name, the intention, the arguments. */
   modelChosen: readonly ('step' | 'intention' | 'args')[];
@@ -70,11 +82,19 @@ export interface ApprovalDecision {
   reason?: string;
 }
 
-/** The host's approval hook, asked before every side-effecting step. */
+/**
+ * The host's approval hook, asked before every side-effecting step, and only about a call that
+ * could still run: not about one already aborted, refused as interactive under a script, or past
+ * the budget's `calls`. A call asked about counts against that budget from then on, approved or
+ * not, so calls asked about at once cannot all pass a budget with room for one, and a model cannot
+ * put questions to a person without end.
+ */
 export interface ApprovalProvider {
   /**
    * Ask whether `action` may run. `context` is the context the call would run with, so a host
-   * can tell which request, session or user the approval belongs to.
+   * can tell which request, session or user the approval belongs to. Its `signal` is the call's
+   * own abort signal: when it fires the call is gone (cancelled, or its run ended), and a question
+   * still open should be withdrawn; whatever the answer then, the call does not run.
    */
   requestApproval(action: ApprovalAction, context: ToolExecutionContext): ApprovalDecision | Promise<ApprovalDecision>;
 }
@@ -123,7 +143,7 @@ export interface StepGateOptions {
    * the gate object works for calls made through the wrapper's `run`, but this list holds everywhere.
    */
   checks?: readonly GateCheck[];
-  /** Asked before every side-effecting step. */
+  /** Asked before every side-effecting step that could still run (see {@link ApprovalProvider}). */
   approvals?: ApprovalProvider;
   /**
    * The limits of the budget every call from outside carries into the doors it enters (a
@@ -165,7 +185,9 @@ export interface StepGate {
   names?(): Iterable<string>;
   /**
    * Run `tool` (the very instance given, the one that was checked) after the permission check,
-   * the host's checks, the approval (side-effecting tools only), the abort check and the budget.
+   * the host's checks, the approval (side-effecting tools only, asked only when the abort check
+   * and the budget would let the call run, and the abort checked again after the answer), the
+   * abort check and the budget.
    * Never throws: a tool that throws, times out or returns a non-result becomes a failure result,
    * and a tool's own failure comes back as `step_failed` with the tool's code as `innerCode`.
    */
@@ -208,9 +230,14 @@ export function createStepGate(options: StepGateOptions): StepGate {
   const start: StartCall = (call, args, context, signal) => {
     // Without host checks the call stays synchronous up to the tool: no extra promise per step.
     if (!hasHostChecks) return callChecked(call, args, context, signal);
-    hostChecks(call.tool, args, context, call.step).then(
-      (refusal) => {
-        if (refusal) return refused(call, context, refusal);
+    hostChecks(call, args, context, signal ?? context.signal).then(
+      (outcome) => {
+        if (outcome === APPROVED) {
+          const now = callCounted(call, args, context, signal);
+          if (now) call.deliver(now);
+          return;
+        }
+        if (outcome) return refused(call, context, outcome);
         const now = callChecked(call, args, context, signal);
         if (now) call.deliver(now);
       },
@@ -252,13 +279,19 @@ export function createStepGate(options: StepGateOptions): StepGate {
   // Without host checks the engine calls the gate's own part directly: one function less per call.
   registerGate(gate, { start: hasHostChecks ? start : callChecked, version: options.version, tracer: options.tracer, limits: budgetLimits(options.budget), lookup: resolve });
 
-  /** The permission check, the host's checks, then the approval (side-effecting tools only): a refusal, or `undefined` to go on. */
+  /**
+   * The permission check, the host's checks, then the approval (side-effecting tools only): a
+   * refusal, `undefined` to go on, or {@link APPROVED} for a call a person approved (already
+   * counted against the budget, see `countBeforeAsking`).
+   */
   async function hostChecks(
-    tool: ITool,
+    call: GateCall,
     args: Record<string, unknown>,
     context: ToolExecutionContext,
-    step: string,
-  ): Promise<ToolExecutionResult | undefined> {
+    abort: AbortSignal | undefined,
+  ): Promise<ToolExecutionResult | typeof APPROVED | undefined> {
+    const tool = call.tool;
+    const step = call.step;
     if (permissionManager) {
       const refusal = await asked(() => permissionManager.isExecutionAllowed(tool, args, context), tool, step, 'permission check');
       if (refusal) return refusal;
@@ -269,19 +302,29 @@ export function createStepGate(options: StepGateOptions): StepGate {
     }
     // One prompt per effect: a composition is not asked about; each side-effecting call inside it is.
     if (approvals && tool.hasSideEffects === true && tool.composition !== true) {
-      let decision: unknown;
+      // No one is asked about a call that could not run anyway.
+      const cannot = countBeforeAsking(call, context, abort);
+      if (cannot) return cannot;
+      let refusal: ToolExecutionResult | undefined;
       try {
         const caller = callerOf(context);
-        decision = await approvals.requestApproval({ toolId: tool.id, toolName: tool.name, step, args, ...(caller ? { caller } : {}) }, context);
+        // The hook gets the call's own signal, so a question can be withdrawn when the call is gone.
+        const asking = abort === context.signal ? context : { ...context, signal: abort };
+        refusal = approvalRefusal(await approvals.requestApproval({ toolId: tool.id, toolName: tool.name, step, args, ...(caller ? { caller } : {}) }, asking), tool, step);
       } catch (error) {
-        return failure('approval_rejected', `The approval for tool "${tool.name}" failed: ${messageOf(error)}`, { tool: tool.name, step, reason: 'approval failed' });
+        refusal = failure('approval_rejected', `The approval for tool "${tool.name}" failed: ${messageOf(error)}`, { tool: tool.name, step, reason: 'approval failed' });
       }
-      return approvalRefusal(decision, tool, step);
+      // Whatever the answer, a call whose run ended meanwhile does not run.
+      if (abort?.aborted) return abortedBeforeRun(call);
+      return refusal ?? APPROVED;
     }
     return undefined;
   }
   return gate;
 }
+
+/** What {@link createStepGate}'s host checks answer for a call a person approved. */
+const APPROVED: unique symbol = Symbol('toolweave.approved');
 
 /** What a model chose at each door, of what an approval shows. */
 const MODEL_CHOSEN: Record<DoorKind, ApprovalCaller['modelChosen']> = {

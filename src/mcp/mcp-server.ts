@@ -15,7 +15,7 @@ import {
   type ToolExecutionContext,
   type ToolExecutionResult,
 } from '../index.js';
-import { openRequests, type OpenRequest } from './open-requests.js';
+import { openRequests, REQUEST_ID_KEY, type OpenRequest } from './open-requests.js';
 import { progressListener } from './progress.js';
 import { servedResult } from './served-result.js';
 import { servedTool } from './served-tool.js';
@@ -46,8 +46,9 @@ export interface McpServerOptions {
   gate?: StepGate;
   /**
    * The context each call starts from (a user id, session data). The server adds the request's
-   * abort signal, the session id as `sessionId` (observations are scoped by it) and an `onEvent`
-   * that reports progress, calling the host's own `onEvent` too.
+   * abort signal, the session id as `sessionId` (observations are scoped by it), the request's
+   * JSON-RPC id as `mcpRequestId` (an approval asked for any call under it goes with that
+   * request) and an `onEvent` that reports progress, calling the host's own `onEvent` too.
    */
   context?: (call: McpCallInfo) => ToolExecutionContext;
   /** A timeout for each call, in milliseconds (default: none beyond the tool's own). */
@@ -151,6 +152,7 @@ function callContext(options: McpServerOptions, info: McpCallInfo, signal: Abort
   return {
     ...base,
     signal,
+    [REQUEST_ID_KEY]: info.requestId,
     ...(base.sessionId === undefined && info.sessionId !== undefined ? { sessionId: info.sessionId } : {}),
     ...(listeners.length ? { onEvent: (event: ToolEvent) => listeners.forEach((listener) => listener(event)) } : {}),
   };

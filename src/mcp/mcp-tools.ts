@@ -44,7 +44,8 @@ export const MAX_TOOL_LIST_PAGES = 100;
  * Each `execute` calls `tools/call` and never throws: structured content is the output object (a
  * lone string field repeating the text reads as the text), else the text parts joined; other parts
  * are kept in `details.mcpContent`; `isError: true` is `tool_error`; a protocol error is
- * `upstream_error` with `details.mcpCode`; a closed or crashed connection is `upstream_unavailable`;
+ * `upstream_error` with `details.mcpCode`, and a result of the wrong shape `upstream_error` saying
+ * in one line what was wrong; a closed or crashed connection is `upstream_unavailable`;
  * the context's abort cancels the request (`step_aborted`) and the timeout ends it (`step_timeout`).
  *
  * Rejects (with the error's `code`, `upstream_unavailable` or `upstream_error`) only when the tool
@@ -73,7 +74,7 @@ async function listAllTools(client: Client, server: string): Promise<McpToolDefi
     try {
       answer = await client.listTools(cursor === undefined ? undefined : { cursor });
     } catch (error) {
-      const failed = callFailure(error, { server, tool: 'tools/list', timeoutMs: 0 });
+      const failed = callFailure(error, { server, tool: 'tools/list', timeoutMs: 0 }, 'tools/list');
       throw Object.assign(new Error(failed.error), { code: failed.details?.code });
     }
     tools.push(...answer.tools);

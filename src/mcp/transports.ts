@@ -11,6 +11,7 @@ import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { hostName, LOOPBACK_HOST_NAMES, NOT_A_HOST, NOT_AN_ORIGIN, originOf, parseAll } from './http-hosts.js';
 
 /** A server being served; `close` stops it. */
 export interface Serving {
@@ -36,7 +37,10 @@ export async function serveStdio(server: Server, io: { stdin?: Readable; stdout?
 
 /** Options of {@link serveHttp}. */
 export interface HttpServeOptions {
-  /** The address to listen on (default `127.0.0.1`: this machine only). */
+  /**
+   * The address to listen on (default `127.0.0.1`: this machine only). An IPv6 address may be
+   * written with or without brackets.
+   */
   host?: string;
   /** The port (default 0: any free port; read it from {@link HttpServing.port}). */
   port?: number;
@@ -45,10 +49,19 @@ export interface HttpServeOptions {
   /** A bearer token every request must carry (`Authorization: Bearer <token>`); default none. */
   token?: string;
   /**
-   * The host names a request's `Host` header may name (DNS-rebinding protection). Default: the
-   * loopback names when listening on a loopback address; give a list when listening elsewhere.
+   * Host names a request's `Host` header may give besides this machine's loopback (`localhost`,
+   * `127.0.0.1`, `[::1]`, `[::ffff:127.0.0.1]`) and the address listened on, which it may always
+   * give (DNS-rebinding protection; the port is not compared). A name or an IP address, with no
+   * scheme and no port; an IPv6 address with or without brackets. Listening on every interface
+   * (`0.0.0.0`, `::`), list the names and addresses clients reach this machine by.
    */
   allowedHosts?: string[];
+  /**
+   * Origins a browser's request may come from besides the pages of the allowed hosts (on any
+   * port), such as `https://app.example`. A request that carries an `Origin` header naming any other
+   * is refused with 403; one without it (a client that is not a browser) is not checked.
+   */
+  allowedOrigins?: string[];
   /** The most sessions at once (default 64); a new one past it is refused with 503. */
   maxSessions?: number;
   /**
@@ -78,6 +91,7 @@ export interface HttpSessionInfo {
 /** The part of an Express app used here (the SDK's app; express ships no types of its own). */
 interface McpApp {
   use(handler: (req: IncomingMessage, res: ServerResponse, next: () => void) => void): void;
+  use(handler: (error: BodyError, req: IncomingMessage, res: ServerResponse, next: () => void) => void): void;
   all(path: string, handler: (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => void): void;
   listen(port: number, host: string, ready: (error?: Error) => void): HttpServer;
 }
@@ -95,8 +109,14 @@ interface Session {
 
 /**
  * Serve MCP over Streamable HTTP (the SDK's transport), a fresh server from `newServer` for each
- * session. It listens on 127.0.0.1 unless told otherwise, keeps the SDK's DNS-rebinding protection
- * on (the `Host` header must name an allowed host), and checks a bearer token when given one.
+ * session. It listens on 127.0.0.1 unless told otherwise; whatever the address, a request's `Host`
+ * header must name this machine's loopback, the address listened on or one of `allowedHosts`
+ * (DNS-rebinding protection, the SDK's check), and a browser's `Origin` must be a page of those
+ * hosts or one of `allowedOrigins`; a bearer token is checked when given one.
+ *
+ * A server is made only once the SDK's transport has taken an initialize request as a new
+ * session's first: a request it refuses makes none, and one that fails after is closed at once. At
+ * most `maxSessions` are open or being opened at a time.
  *
  * @example
  * ```ts
@@ -105,12 +125,22 @@ interface Session {
  * ```
  */
 export async function serveHttp(newServer: (session: HttpSessionInfo) => Server, options: HttpServeOptions = {}): Promise<HttpServing> {
-  const host = options.host ?? '127.0.0.1';
+  const host = (options.host ?? '127.0.0.1').replace(/^\[(.*)\]$/u, '$1');
   const endpoint = options.path ?? '/mcp';
   const maxSessions = options.maxSessions && options.maxSessions > 0 ? options.maxSessions : DEFAULT_MAX_SESSIONS;
   const idleTimeoutMs = options.idleTimeoutMs && options.idleTimeoutMs > 0 ? options.idleTimeoutMs : DEFAULT_IDLE_TIMEOUT_MS;
+  const fail = (message: string) => new TypeError(`serveHttp: ${message}`);
+  const listened = hostName(host);
+  // Every address gets the Host check, not only a loopback one: listening on 0.0.0.0 is listening
+  // on loopback too, and an address (as opposed to a name) is never what a rebound page sends.
+  const allowedHosts = [...new Set([...LOOPBACK_HOST_NAMES, ...(listened ? [listened] : []), ...parseAll(options.allowedHosts ?? [], hostName, 'allowedHosts', NOT_A_HOST, fail)])];
+  const allowedOrigins = new Set(parseAll(options.allowedOrigins ?? [], originOf, 'allowedOrigins', NOT_AN_ORIGIN, fail));
   const sessions = new Map<string, Session>();
-  const app = createMcpExpressApp({ host, ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}) }) as unknown as McpApp;
+  // Initialize requests being handled: each holds a place among maxSessions until it is a session or refused.
+  let opening = 0;
+  // Given a list, the SDK's app checks the Host header against it before the body is read, whatever `host` is.
+  const app = createMcpExpressApp({ host, allowedHosts }) as unknown as McpApp;
+  app.use(originCheck(new Set(allowedHosts), allowedOrigins));
   if (options.token) app.use(bearerCheck(options.token));
 
   app.all(endpoint, (req, res) => {
@@ -118,6 +148,7 @@ export async function serveHttp(newServer: (session: HttpSessionInfo) => Server,
       if (!res.headersSent) jsonRpcError(res, 500, -32603, `The server failed: ${error instanceof Error ? error.message : String(error)}`);
     });
   });
+  app.use(bodyError);
 
   async function handle(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
     const header = req.headers['mcp-session-id'];
@@ -131,33 +162,52 @@ export async function serveHttp(newServer: (session: HttpSessionInfo) => Server,
     if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
       return jsonRpcError(res, 400, -32000, 'No mcp-session-id header: send initialize first.');
     }
-    if (sessions.size >= maxSessions) return jsonRpcError(res, 503, -32000, `This server holds ${maxSessions} sessions, its most; close one and try again.`);
-    const id = randomUUID();
-    const server = newServer({ sessionId: id });
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => id,
-      // Called while the initialize request is handled, after `session` below exists.
-      onsessioninitialized: (opened) => void sessions.set(opened, session),
-    });
-    const session: Session = { transport, server, open: 0, idleSince: Date.now() };
-    transport.onclose = () => {
-      sessions.delete(id);
-      void server.close().catch(() => undefined);
+    if (sessions.size + opening >= maxSessions) return jsonRpcError(res, 503, -32000, `This server holds ${maxSessions} sessions, its most; close one and try again.`);
+    opening++;
+    let holding = true;
+    const release = () => {
+      if (holding) opening--;
+      holding = false;
     };
-    await server.connect(transport);
-    track(session, res);
-    await transport.handleRequest(req, res, req.body);
+    let session: Session | undefined;
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      // Called once the transport has checked the request (Accept, Content-Type, one initialize)
+      // and before the server reads it: a request it refuses never makes a server.
+      onsessioninitialized: async (id) => {
+        const server = newServer({ sessionId: id });
+        // Set before connect, which keeps it: closing the transport, whenever, closes the server.
+        transport.onclose = () => {
+          sessions.delete(id);
+          void server.close().catch(() => undefined);
+        };
+        await server.connect(transport);
+        session = { transport, server, open: 0, idleSince: Date.now() };
+        sessions.set(id, session);
+        release();
+        track(session, res);
+        // A client gone before the answer to its initialize came whole never learns its session.
+        whenClosed(res, () => {
+          if (!res.writableFinished) void transport.close().catch(() => undefined);
+        });
+      },
+    });
+    try {
+      await transport.handleRequest(req, res, req.body);
+    } finally {
+      release();
+      if (!session) await transport.close().catch(() => undefined);
+    }
   }
 
   /** Count the request open until its response closes; a session with none open is idle from then. */
   function track(session: Session, res: ServerResponse): void {
     session.open++;
-    res.once('close', () => {
+    whenClosed(res, () => {
       session.open--;
       if (session.open === 0) session.idleSince = Date.now();
     });
   }
-
 
   const listener = await new Promise<HttpServer>((resolve, reject) => {
     const started: HttpServer = app.listen(options.port ?? 0, host, (error?: Error) => (error ? reject(error) : resolve(started)));
@@ -174,9 +224,8 @@ export async function serveHttp(newServer: (session: HttpSessionInfo) => Server,
   }, Math.min(Math.max(idleTimeoutMs / 4, 50), 60_000));
   sweeper.unref();
   const port = (listener.address() as AddressInfo).port;
-  const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${shownHost}:${port}${endpoint}`,
+    url: `http://${listened ?? (host.includes(':') ? `[${host}]` : host)}:${port}${endpoint}`,
     port,
     sessions: () => sessions.size,
     async close() {
@@ -193,6 +242,50 @@ export async function serveHttp(newServer: (session: HttpSessionInfo) => Server,
       });
     },
   };
+}
+
+/** Call `then` once `res` has closed: now if it already has (its client went while it was handled). */
+function whenClosed(res: ServerResponse, then: () => void): void {
+  if (res.closed) then();
+  else res.once('close', then);
+}
+
+/**
+ * Refuse a browser's request from a page of another origin (the MCP transport's rule): its
+ * `Origin` must name an allowed host, on any port, or be one of `origins`. A request without the
+ * header is not a browser's, and is not checked.
+ */
+function originCheck(hosts: ReadonlySet<string>, origins: ReadonlySet<string>): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
+  return (req, res, next) => {
+    const origin = req.headers.origin;
+    if (origin === undefined) return next();
+    let url: URL | undefined;
+    try {
+      url = new URL(origin);
+    } catch {
+      // `null` (a sandboxed page, a file) and anything else that is not a URL is no allowed origin.
+    }
+    if (url && (hosts.has(url.hostname) || origins.has(url.origin))) return next();
+    jsonRpcError(res, 403, -32000, `Origin ${origin} is not allowed: a web page may call this server only from this machine, an allowed host or an allowed origin (allowedHosts, allowedOrigins; the bin's --allowed-hosts, --allowed-origins).`);
+  };
+}
+
+/** What the SDK's JSON body parser fails with. */
+interface BodyError {
+  status?: number;
+  type?: string;
+  message?: string;
+}
+
+/**
+ * Answer a body the JSON parser refused (malformed, too large) with a JSON-RPC error, instead of
+ * Express's default page, which shows the stack and logs it on every such request.
+ */
+function bodyError(error: BodyError, _req: IncomingMessage, res: ServerResponse, _next: () => void): void {
+  if (res.headersSent) return void res.end();
+  if (error.type === 'entity.parse.failed') return jsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON.');
+  const status = typeof error.status === 'number' && error.status >= 400 && error.status < 500 ? error.status : 500;
+  jsonRpcError(res, status, status === 500 ? -32603 : -32000, status === 500 ? 'The server failed to read the request.' : `The request was refused: ${error.message ?? 'it could not be read'}.`);
 }
 
 /** Refuse every request without `Authorization: Bearer <token>` (compared in constant time). */

@@ -6,6 +6,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { failure, type ToolExecutionContext, type ToolExecutionResult } from '../index.js';
+import { describeIssues, isInvalidResult } from './invalid-result.js';
+import { UpstreamFault } from './upstream-fault.js';
 import { fromCallToolResult } from './upstream-result.js';
 
 /** Which upstream tool a call goes to. */
@@ -46,17 +48,26 @@ function aborted(target: UpstreamTarget): ToolExecutionResult {
   return failure('step_aborted', `The call to "${target.tool}" on MCP server "${target.server}" was cancelled; the server was told.`, { server: target.server, tool: target.tool });
 }
 
-/** An error from the SDK as a coded failure naming the server and the tool. */
-export function callFailure(error: unknown, target: Pick<UpstreamTarget, 'server' | 'tool' | 'timeoutMs'>): ToolExecutionResult {
+/**
+ * An error from the SDK as a coded failure naming the server and the tool. `method` is the request
+ * the error answers (`tools/call`, or `tools/list` when the tools are read).
+ */
+export function callFailure(error: unknown, target: Pick<UpstreamTarget, 'server' | 'tool' | 'timeoutMs'>, method = 'tools/call'): ToolExecutionResult {
   const about = { server: target.server, tool: target.tool };
   const message = error instanceof Error ? error.message : String(error);
+  const answer = `The answer of MCP server "${target.server}" to "${target.tool}"`;
   if (error instanceof McpError) {
+    // Found by the proxy's own reading of the server's stdout, not said by the server.
+    if (error.data instanceof UpstreamFault) {
+      return failure(error.data.code, `${answer} ${error.data.problem}; that call failed, and the server's other calls go on.`, { ...about, ...error.data.details });
+    }
     if (error.code === ErrorCode.ConnectionClosed) return unavailable(target, message);
     if (error.code === ErrorCode.RequestTimeout) {
       return failure('step_timeout', `MCP server "${target.server}" did not answer "${target.tool}" within ${target.timeoutMs} ms; the request was cancelled.`, { ...about, mcpCode: error.code });
     }
     return failure('upstream_error', `MCP server "${target.server}" refused "${target.tool}": ${message}`, { ...about, mcpCode: error.code });
   }
+  if (isInvalidResult(error)) return failure('upstream_error', `${answer} was not a valid ${method} result: ${describeIssues(error.issues)}.`, about);
   if (message === 'Not connected') return unavailable(target, 'not connected');
   return failure('upstream_error', `The call to "${target.tool}" on MCP server "${target.server}" failed: ${message}`, about);
 }

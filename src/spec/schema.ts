@@ -12,6 +12,9 @@ export type SchemaForm = 'spec' | 'model';
 /** The combinators a spec may use, in the order they are documented. */
 export const COMBINATORS: readonly CombinatorName[] = ['gather', 'for_each', 'pipe', 'try_and_check', 'scope', 'annotate'];
 
+/** Every node kind: a leaf (`step`) and the combinators. */
+const NODE_KINDS = ['step' as const, ...COMBINATORS];
+
 /** The deepest a node tree may nest; deeper is refused before anything runs. */
 export const MAX_TREE_DEPTH = 16;
 
@@ -97,22 +100,57 @@ function kindDef(kind: CombinatorName | 'step', form: SchemaForm, child: JSONSch
 
 /** The `$defs` of the spec form: one definition per node kind and a recursive `node`. */
 export function nodeDefinitions(): Record<string, JSONSchemaObject> {
-  const kinds = ['step' as const, ...COMBINATORS];
   const defs: Record<string, JSONSchemaObject> = {};
-  for (const kind of kinds) defs[kind] = kindDef(kind, 'spec', NODE);
-  defs.node = { anyOf: kinds.map((k) => ({ $ref: `#/$defs/${k}` })) };
+  for (const kind of NODE_KINDS) defs[kind] = kindDef(kind, 'spec', NODE);
+  defs.node = { anyOf: NODE_KINDS.map((k) => ({ $ref: `#/$defs/${k}` })) };
   return defs;
 }
 
 /**
- * The model form of a node as one self-contained schema: the root is an object that is one of
- * the node kinds, and each nested node refers back to the root (`"$ref": "#"`). No `$defs`, and no
- * `$ref` beside the root's `type`: the shape every framework's schema converter and the MCP SDK
- * accept as a tool's `inputSchema`, and the smallest to send a model on every turn.
+ * The model form of a node as one self-contained schema: one object whose fields are every node
+ * kind's fields, `combinator` naming the kind (absent for a leaf), each nested node a reference back
+ * to the root (`"$ref": "#"`). Which fields go with which kind is said in words by the compose
+ * tool's description ({@link modelNodeFields}) and checked per kind when a tree arrives.
+ *
+ * One object, not a union of the kinds: a root `anyOf` is merged by LangChain's MCP adapter into
+ * one object whose `combinator` is the last branch's constant (so every other kind fails its
+ * check), and the AI SDK's MCP client puts `properties: {}` and `additionalProperties: false`
+ * beside it (a schema no argument satisfies). No `$defs`, no `$ref` beside other keywords, no
+ * bounds: the shape every framework's converter and the MCP SDK take as it is, and fewer tokens to
+ * send a model on every turn.
  */
 export function modelNodeSchema(): JSONSchemaObject {
-  const kinds = ['step' as const, ...COMBINATORS];
-  return { type: 'object', anyOf: kinds.map((k) => kindDef(k, 'model', ROOT)) };
+  const properties: Record<string, JSONSchemaObject> = { combinator: { enum: [...COMBINATORS] } };
+  for (const kind of NODE_KINDS) {
+    const { combinator: _kind, ...fields } = kindProperties(kind);
+    for (const [name, field] of Object.entries(fields)) {
+      // Bounds and closed objects are checked per kind when a tree arrives, each with a message
+      // naming the field; a client that checks the schema first (LangChain) would refuse the call
+      // itself with one that names nothing.
+      const { minItems: _items, minProperties: _props, ...kept } = field as Record<string, unknown>;
+      properties[name] = kept as JSONSchemaObject;
+    }
+  }
+  return { type: 'object', properties };
+}
+
+/**
+ * Each node kind's fields in the model form, the optional ones marked `?`: `gather {calls}`,
+ * `for_each {items,template,concurrency?}`, a leaf `{tool,args?}` (under `step`).
+ */
+export function modelNodeFields(): Record<CombinatorName | 'step', string> {
+  const out = {} as Record<CombinatorName | 'step', string>;
+  for (const kind of NODE_KINDS) {
+    const def = kindDef(kind, 'model', ROOT) as { required: string[] };
+    const fields = Object.keys(kindProperties(kind)).filter((f) => f !== 'combinator');
+    out[kind] = `{${fields.map((f) => (def.required.includes(f) ? f : `${f}?`)).join(',')}}`;
+  }
+  return out;
+}
+
+/** A kind's fields in the model form, nested nodes referring back to the root. */
+function kindProperties(kind: CombinatorName | 'step'): Record<string, JSONSchemaObject> {
+  return (kindDef(kind, 'model', ROOT) as { properties: Record<string, JSONSchemaObject> }).properties;
 }
 const ROOT: JSONSchemaObject = { $ref: '#' };
 

@@ -98,8 +98,43 @@ describe('compose: its definition', () => {
     expect(check({ combinator: 'gather', calls: { a: { tool: 'x', args: {} } } })).toBeNull();
     expect(check({ combinator: 'scope', do: { combinator: 'pipe', stages: [{ tool: 'x' }] }, on_failure: 'rollback' })).toBeNull();
     expect(check({ combinator: 'nope' })).not.toBeNull();
+    // One object, no union anywhere: the shape LangChain's and the AI SDK's MCP clients take as it is.
+    expect(JSON.stringify(compose.inputSchema)).not.toMatch(/anyOf|oneOf|allOf/u);
+    // Measured 284 (the root union it replaced: 449).
     const tokens = encode(JSON.stringify({ name: compose.name, description: compose.description, inputSchema: compose.inputSchema })).length;
-    expect(tokens).toBeLessThanOrEqual(500);
+    expect(tokens).toBeLessThanOrEqual(285);
+  });
+
+  it("says which fields go with each kind, from the definitions each node is checked against", () => {
+    const { compose } = setup();
+    for (const kind of ['gather {calls}', 'for_each {items,template,concurrency?}', 'pipe {stages}', 'try_and_check {do,check,attempts?}', 'scope {do,on_failure?}', 'annotate {intent,hypothesis?,do}']) {
+      expect(compose.description).toContain(kind);
+    }
+    expect(compose.description).toContain('leaf {tool,args?}');
+  });
+
+  it('checks each node against its own kind, however loose the one-object schema is', async () => {
+    const { compose, tools } = setup();
+    const check = compileSchema(compose.inputSchema);
+    // The published schema lets a node mix kinds' fields or leave one out; the tool does not.
+    const trees = [
+      { combinator: 'gather', calls: { a: { tool: 'file_read', args: { path: 'a' } } }, stages: [{ tool: 'file_read' }] },
+      { combinator: 'try_and_check', do: { tool: 'file_read', args: { path: 'a' } } },
+      { tool: 'file_read', args: { path: 'a' }, intent: 'read' },
+      { combinator: 'pipe', stages: [] },
+      { combinator: 'scope', do: { tool: 'file_read', argz: { path: 'a' } } },
+    ];
+    for (const tree of trees) expect(check(tree)).toBeNull();
+    const answers = await Promise.all(trees.map((tree) => compose.execute(tree, {})));
+    expect(answers.map((a) => a.details?.code)).toEqual(trees.map(() => 'spec_invalid'));
+    expect(answers.map((a) => a.error)).toEqual([
+      'Invalid tree: tree has an unknown field "stages"',
+      expect.stringMatching(/tree must have required property 'check'/u),
+      'Invalid tree: tree has an unknown field "intent"',
+      expect.stringMatching(/tree\.stages must NOT have fewer than 1 items/u),
+      'Invalid tree: tree.do has an unknown field "argz"',
+    ]);
+    expect(tools.read.calls).toHaveLength(0);
   });
 });
 

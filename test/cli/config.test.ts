@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compositePaths, loadComposites } from '../../src/cli/composites.js';
 import { ConfigError, loadConfig } from '../../src/cli/config.js';
 import { PUBLISHED_SCHEMA } from '../../src/cli/config-schema.js';
-import { parseArgs, UsageError } from '../../src/cli/args.js';
+import { parseArgs, UsageError, type McpArgs } from '../../src/cli/args.js';
 import { REPO } from '../mcp/helpers.js';
 
 let dir: string;
@@ -117,6 +117,18 @@ describe('the command line', () => {
     });
     expect(parseArgs(['mcp', '--config', 'tw.yaml', '--http', '[::1]:9000', '--verbose'])).toMatchObject({ config: 'tw.yaml', http: { host: '::1', port: 9000 }, verbose: true });
     expect(parseArgs(['check', '--config', 'tw.yaml'])).toEqual({ command: 'check', config: 'tw.yaml' });
+  });
+
+  it('reads the hosts and origins an HTTP request may name', () => {
+    expect(parseArgs(['mcp', '--http', '0.0.0.0:8808', '--allowed-hosts', 'mcp.example, 192.0.2.7,[::1]', '--allowed-origins', 'https://app.example', '--', 'x'])).toMatchObject({
+      http: { host: '0.0.0.0', port: 8808, allowedHosts: ['mcp.example', '192.0.2.7', '[::1]'], allowedOrigins: ['https://app.example'] },
+    });
+    expect((parseArgs(['mcp', '--http', '8808', '--', 'x']) as McpArgs).http).toEqual({ host: '127.0.0.1', port: 8808 });
+    expect(() => parseArgs(['mcp', '--allowed-hosts', 'mcp.example', '--', 'x'])).toThrow(/--allowed-hosts applies to --http/u);
+    expect(() => parseArgs(['mcp', '--allowed-origins', 'https://app.example', '--', 'x'])).toThrow(/--allowed-origins applies to --http/u);
+    expect(() => parseArgs(['mcp', '--http', '8808', '--allowed-hosts', 'http://mcp.example', '--', 'x'])).toThrow(/--allowed-hosts: "http:\/\/mcp.example" is not a host name/u);
+    expect(() => parseArgs(['mcp', '--http', '8808', '--allowed-hosts', ' , ', '--', 'x'])).toThrow(/--allowed-hosts needs at least one host name/u);
+    expect(() => parseArgs(['mcp', '--http', '8808', '--allowed-origins', 'app.example', '--', 'x'])).toThrow(/--allowed-origins: "app.example" is not an origin/u);
   });
 
   it('refuses what it cannot run, saying what to write', () => {

@@ -29,10 +29,10 @@ export interface HttpProxy {
   stop(): Promise<number | null>;
 }
 
-/** Start the proxy on a free loopback port. */
-export async function proxyOverHttp(args: string[], env: Record<string, string> = {}): Promise<HttpProxy> {
+/** Start the proxy on a free port of `listen` (`--http`'s value; default 127.0.0.1:0). */
+export async function proxyOverHttp(args: string[], env: Record<string, string> = {}, listen = '127.0.0.1:0'): Promise<HttpProxy> {
   const [node, ...bin] = BIN_COMMAND;
-  const child = spawn(node, [...bin, 'mcp', '--http', '127.0.0.1:0', ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(node, [...bin, 'mcp', '--http', listen, ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the proxy did not start serving HTTP:\n${stderr}`)), 30_000);

@@ -82,3 +82,86 @@ describe('an approval knows whose call it is', () => {
     expect(seen).toEqual(['session-9']);
   });
 });
+
+describe('a person is asked only about a call that can still run', () => {
+  function asking(extra: { budget?: { calls: number } } = {}, answer: () => boolean = () => true) {
+    const asked: ApprovalAction[] = [];
+    const signals: (AbortSignal | undefined)[] = [];
+    const write = tool('write_file', () => 'written', { hasSideEffects: true });
+    const reg = registry(write);
+    const gate = reg.gate({
+      ...extra,
+      approvals: { requestApproval: (action, context) => (asked.push(action), signals.push(context.signal), { approved: answer() }) },
+    });
+    return { asked, signals, reg, gate, write };
+  }
+
+  it('a call aborted before it starts is refused without asking', async () => {
+    const { asked, gate, write } = asking();
+    const controller = new AbortController();
+    controller.abort();
+    const direct = await gate.run(write, { path: 'a' }, {}, controller.signal);
+    const viaContext = await gate.run(write, { path: 'b' }, { signal: controller.signal });
+    expect([direct.details?.code, viaContext.details?.code]).toEqual(['step_aborted', 'step_aborted']);
+    expect(asked).toEqual([]);
+    expect(write.calls).toEqual([]);
+  });
+
+  it('the step after a composite was aborted is not asked about', async () => {
+    const controller = new AbortController();
+    const stop = tool('stop', () => (controller.abort(), 'stopped'), { hasSideEffects: false });
+    const { asked, reg, gate, write } = asking();
+    reg.add(stop);
+    const builder = new ComposableToolBuilder(gate);
+    builder.bind({ sideEffectingTools: ['write_file'] });
+    const composite = builder.build('stop_then_write', 'x', { type: 'object' }, {
+      steps: [{ name: 'stop', tool: 'stop', inputMapping: {} }, { name: 'write', tool: 'write_file', inputMapping: { path: 'a' } }],
+    });
+    const result = await composite.execute({}, { signal: controller.signal });
+    expect(result.success).toBe(false);
+    expect(asked).toEqual([]);
+    expect(write.calls).toEqual([]);
+  });
+
+  it('three writes started together with budget left for one: the person is asked once', async () => {
+    const { asked, gate, write } = asking({ budget: { calls: 1 } });
+    const script = createScriptTool(gate, { sideEffectingTools: ['write_file'] });
+    const code = "const all = await Promise.all(['a', 'b', 'c'].map((path) => callTool('write_file', { path }))); return all.map((r) => r.error ? r.error.code : 'ok');";
+    const result = await script.execute({ code }, {});
+    expect(JSON.parse(String(result.output)).sort()).toEqual(['budget_exceeded', 'budget_exceeded', 'ok']);
+    expect(asked).toHaveLength(1);
+    expect(write.calls).toHaveLength(1);
+  });
+
+  it('a call the person refused still counts against the budget, so a model cannot ask without end', async () => {
+    const { asked, gate } = asking({ budget: { calls: 2 } }, () => false);
+    const script = createScriptTool(gate, { sideEffectingTools: ['write_file'] });
+    const code = "const codes = []; for (const path of ['a', 'b', 'c']) { const r = await callTool('write_file', { path }); codes.push(r.error.code); } return codes;";
+    const result = await script.execute({ code }, {});
+    expect(JSON.parse(String(result.output))).toEqual(['approval_rejected', 'approval_rejected', 'budget_exceeded']);
+    expect(asked).toHaveLength(2);
+  });
+
+  it('a call aborted while the person was asked does not run, whatever the answer', async () => {
+    const controller = new AbortController();
+    const write = tool('write_file', () => 'written', { hasSideEffects: true });
+    const gate = registry(write).gate({ approvals: { requestApproval: () => (controller.abort(), { approved: true }) } });
+    const result = await gate.run(write, { path: 'a' }, {}, controller.signal);
+    expect(result.details?.code).toBe('step_aborted');
+    expect(write.calls).toEqual([]);
+  });
+
+  it('the hook is given the call\'s own abort signal in its context, and the run\'s under a script', async () => {
+    const { signals, gate, write } = asking();
+    const controller = new AbortController();
+    await gate.run(write, { path: 'a' }, {}, controller.signal);
+    expect(signals[0]).toBe(controller.signal);
+    const script = createScriptTool(gate, { sideEffectingTools: ['write_file'] });
+    const host = new AbortController();
+    await script.execute({ code: "await callTool('write_file', { path: 'b' }); return 1;" }, { signal: host.signal });
+    // The script's run has a signal of its own, which fired when the run ended.
+    expect(signals[1]).toBeInstanceOf(AbortSignal);
+    expect(signals[1]).not.toBe(host.signal);
+    expect(signals[1]!.aborted).toBe(true);
+  });
+});

@@ -20,6 +20,8 @@ export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 export const FS_SERVER = path.join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 /** The test-defined server without annotations. */
 export const PLAIN_SERVER = path.join(REPO, 'test/mcp/fixtures/plain-server.ts');
+/** The test-defined server that misbehaves on request. */
+export const UNRULY_SERVER = path.join(REPO, 'test/mcp/fixtures/unruly-server.ts');
 const FIXTURE = path.join(REPO, 'examples/fixtures/project');
 
 /** A temporary copy of the fixture project. */
@@ -73,13 +75,13 @@ export async function connectInMemory(server: Server, capabilities: ClientCapabi
 
 /**
  * The processes still running whose command line holds `marker` (a test's own temporary folder)
- * and names the filesystem server, the test-defined server or the toolweave proxy.
+ * and names the filesystem server, a test-defined server or the toolweave proxy.
  */
 export function liveProcesses(marker: string): string[] {
   const table = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
   return table
     .split('\n')
-    .filter((line) => line.includes(marker) && /server-filesystem|plain-server|toolweave.* mcp/u.test(line) && !line.includes(' ps -eo'));
+    .filter((line) => line.includes(marker) && /server-filesystem|plain-server|unruly-server|toolweave.* mcp/u.test(line) && !line.includes(' ps -eo'));
 }
 
 /**

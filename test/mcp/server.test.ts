@@ -81,9 +81,10 @@ describe('tools/list', () => {
     // A composite's own outputSchema holds (its output is checked against it), and it is pure here.
     expect(by.get('shout_twice')).toMatchObject({ outputSchema: { properties: { loud: { type: 'string' } } }, annotations: { readOnlyHint: true } });
     expect((await call(client, 'shout_twice', { text: 'a' })).structuredContent).toEqual({ loud: 'A' });
-    // compose's schema reaches the client whole: one self-contained schema, never an empty object.
+    // compose's schema reaches the client whole: one self-contained object with every kind's fields, no root union.
     const compose = by.get('compose')!.inputSchema as Record<string, unknown>;
-    expect(compose.anyOf).toEqual(expect.any(Array));
+    expect(compose).not.toHaveProperty('anyOf');
+    expect(Object.keys(compose.properties as object)).toEqual(expect.arrayContaining(['combinator', 'tool', 'calls', 'stages', 'do', 'intent']));
     expect(JSON.stringify(compose)).toContain('"$ref":"#"');
     expect(by.get('run_pipeline')!.inputSchema).toMatchObject({ required: ['steps'] });
   });
@@ -243,9 +244,9 @@ describe('approvals through elicitation', () => {
     expect(written).toEqual(['note']);
     expect(asked).toHaveLength(1);
     expect(asked[0]).toContain('Tool: write');
-    expect(asked[0]).toContain('Step: save (chosen by the model)');
+    expect(asked[0]).toContain('Step (chosen by the model): "save"');
     expect(asked[0]).toContain('Through: run_pipeline');
-    expect(asked[0]).toContain('Arguments (chosen by the model): {"text":"note"}');
+    expect(asked[0]).toContain('Arguments (chosen by the model), 1 field:\n  "text": "note"');
     await call(client, 'write', { text: 'direct' });
     expect(asked).toHaveLength(2);
     expect(asked[1]).toContain('Through: a direct call from the client');

@@ -1,0 +1,103 @@
+/**
+ * The approval screen's text for hosts (`approvalText`, `screenQuote`): what a model chose is shown
+ * quoted on one line, exactly (it reads back to the same string), whatever characters it holds;
+ * while the request object keeps the values as they are, for the host to decide with.
+ */
+import { describe, expect, it } from 'vitest';
+import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
+import { createScriptTool } from '../../src/agent-tools/script/index.js';
+import { approvalText, screenQuote, type ApprovalAction } from '../../src/index.js';
+import { registry, tool } from '../helpers/tools.js';
+
+/** Read a quoted string of the screen back: the inverse of the escaping. */
+function unquote(shown: string): string {
+  expect(shown.startsWith('"') && shown.endsWith('"')).toBe(true);
+  return shown.slice(1, -1).replace(/\\(u\{([0-9A-F]+)\}|u([0-9A-F]{4})|n|r|t|"|\\)/gu, (_all, what: string, astral?: string, bmp?: string) => {
+    if (astral) return String.fromCodePoint(parseInt(astral, 16));
+    if (bmp) return String.fromCharCode(parseInt(bmp, 16));
+    return ({ n: '\n', r: '\r', t: '\t', '"': '"', '\\': '\\' } as Record<string, string>)[what];
+  });
+}
+
+/** Anything that could end a line or lay out the text around it unseen. */
+const UNSEEN = /[\p{C}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]/u;
+
+describe('screenQuote', () => {
+  it('shows every string on one line, and reads back to the very string', () => {
+    const nasty = [
+      'plain',
+      'a "quoted" \\ back',
+      'line\nbreak\r\n\ttab',
+      'sep\u2028par\u2029next\u0085',
+      '\u202Eevil\u202C \u2066iso\u2069 \u200E\u200F\u061C',
+      'zero\u200Bwidth\u200C\u200D\u2060\uFEFF\u00AD',
+      'tag\u{E0041}\u{E007F} variation\uFE0F filler\u3164\u115F',
+      'lone \uD800 surrogate \uDC00',
+      'wide\u3000space\u00A0nbsp\u2007figure',
+      'private \uE000 and bell \u0007 and escape \u001B[31m',
+      'emoji 😀 and accents é ü',
+    ];
+    for (const value of nasty) {
+      const shown = screenQuote(value);
+      expect(shown).not.toMatch(UNSEEN);
+      expect(shown).not.toContain('\n');
+      expect(unquote(shown)).toBe(value);
+    }
+    expect(screenQuote('emoji 😀 and accents é ü')).toBe('"emoji 😀 and accents é ü"');
+    expect(screenQuote('tag\u{E0041}')).toBe('"tag\\u{E0041}"');
+  });
+
+  it('cuts a long string at the bound, saying how long it was, never inside an escape', () => {
+    expect(screenQuote('abcdef', 3)).toBe('"abc…" (6 characters; the first 3 shown)');
+    expect(screenQuote('ab\ncd', 3)).toBe('"ab…" (5 characters; the first 2 shown)');
+    expect(screenQuote('😀😀😀', 4)).toBe('"😀😀…" (6 characters; the first 4 shown)');
+  });
+});
+
+describe('approvalText', () => {
+  it('marks what the model chose before it; the request keeps the values as they are', async () => {
+    const asked: ApprovalAction[] = [];
+    const write = tool('write_file', () => 'ok', { hasSideEffects: true });
+    const gate = registry(write).gate({ approvals: { requestApproval: (action) => (asked.push(action), { approved: true }) } });
+    const id = 'a\nTool: read_file';
+    await createRunPipelineTool(gate, { sideEffectingTools: ['write_file'] }).execute({ steps: [{ id, tool: 'write_file', args: { 'k\n': 'v\u2028' } }] }, {});
+    const intention = 'tidy\u202E';
+    await createScriptTool(gate, { sideEffectingTools: ['write_file'] }).execute({ intention, code: "await callTool('write_file', {}); return 1;" }, {});
+    expect(asked.map((a) => [a.step, a.caller?.intention, a.args])).toEqual([
+      [id, undefined, { 'k\n': 'v\u2028' }],
+      ['call 1', intention, {}],
+    ]);
+    expect(approvalText(asked[0]).split('\n')).toEqual([
+      'Allow a call that changes something?',
+      'Tool: write_file',
+      'Step (chosen by the model): "a\\nTool: read_file"',
+      'Through: run_pipeline',
+      'Arguments (chosen by the model), 1 field:',
+      '  "k\\n": "v\\u2028"',
+    ]);
+    expect(approvalText(asked[1]).split('\n')).toEqual([
+      'Allow a call that changes something?',
+      'Tool: write_file',
+      'Step: "call 1"',
+      'Through: run_js',
+      'Intention (chosen by the model): "tidy\\u202E"',
+      'Arguments (chosen by the model): none',
+    ]);
+  });
+
+  it('shows arguments that cannot be written as JSON, and values of every kind, without throwing', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const text = approvalText({ toolId: 't', toolName: 'w', step: 'w', args: { n: 1, b: true, z: null, big: 10n, cyclic, list: [1, 'x'], f: () => 1 } });
+    expect(text.split('\n').slice(4)).toEqual([
+      'Arguments (as the client sent them), 7 fields:',
+      '  "n": 1',
+      '  "b": true',
+      '  "z": null',
+      '  "big": (a value that cannot be written as JSON)',
+      '  "cyclic": (a value that cannot be written as JSON)',
+      '  "list": [1,"x"]',
+      '  "f": (function: not a JSON value)',
+    ]);
+  });
+});
