@@ -157,7 +157,7 @@ export type SandboxStop = 'aborted' | 'slice';
 /** How a run ended. */
 export type SandboxOutcome =
   | { kind: 'returned'; text: string }
-  | { kind: 'threw'; name: string; message: string; line?: number; column?: number }
+  | { kind: 'threw'; name: string; message: string; line?: number; column?: number; compile?: true }
   | { kind: 'stalled' }
   | { kind: 'timeout'; computedMs?: number }
   | { kind: 'aborted' }
@@ -379,7 +379,12 @@ class ScriptRun {
     });
     // `type: 'global'` so an `import` statement is a syntax error rather than a module load.
     const started = vm.evalCode(wrapScript(this.request.code), SCRIPT_FILENAME, { type: 'global' });
-    if (started.error) return this.consumeError(started.error);
+    // Evaluating the wrapper only compiles the script and starts it (an async function turns
+    // what it throws into a rejection): an error here is a syntax error, never one of its runtime.
+    if (started.error) {
+      const outcome = this.consumeError(started.error);
+      return outcome.kind === 'threw' ? { ...outcome, compile: true } : outcome;
+    }
     this.promise = this.own(started.value);
     // The first take starts following the script's promise (its reactions run with the next jobs).
     const first = this.take();

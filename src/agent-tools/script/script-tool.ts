@@ -5,6 +5,7 @@
  */
 import { SCRIPT_TOOL_NAME } from '../batching-names.js';
 import { failure } from '../../codes.js';
+import { argsRefusal } from '../../gate/args-check.js';
 import { callResolved } from '../../gate/call.js';
 import { checkChainable, namesOf } from '../../gate/chainable.js';
 import { dryRunOf } from '../../engine/plan.js';
@@ -201,10 +202,13 @@ async function execute(
     if (limits.interactiveTools.has(call.name) || resolved?.interactive === true) {
       return refusedCall('tool_interactive', `Tool "${call.name}" needs its own moment with a person or the host; call it directly, not from a script.`);
     }
-    if (dry && resolved !== undefined && (resolved.hasSideEffects === true || resolved.composition === true)) {
-      // A dry run: the rule still decides, but the call is not made; it is listed with its arguments.
-      const check = checkChainable(call.name, resolved, limits.sideEffectingTools, namesOf(gate));
-      if (!check.ok) return toScriptCallResult(check.refusal, limits.maxCallResultBytes);
+    // The rule first, then the arguments against the tool's own schema, as run_pipeline and compose check them.
+    const rule = checkChainable(call.name, resolved, limits.sideEffectingTools, namesOf(gate));
+    if (!rule.ok) return toScriptCallResult(rule.refusal, limits.maxCallResultBytes);
+    const badArgs = argsRefusal(rule.tool, call.name, step, callArgs);
+    if (badArgs) return toScriptCallResult(badArgs, limits.maxCallResultBytes);
+    if (dry && (rule.tool.hasSideEffects === true || rule.tool.composition === true)) {
+      // A dry run: the rule decided above, but the call is not made; it is listed with its arguments.
       ledger.wouldRun(step, call.name, callArgs);
       const outputs = dry.stepOutputs;
       const output = Object.hasOwn(outputs, step) ? outputs[step] : Object.hasOwn(outputs, call.name) ? outputs[call.name] : `dry run: "${call.name}" was not run`;
@@ -352,7 +356,8 @@ function thrownFailure(
   code: string,
   extra: Record<string, unknown>,
 ): ToolExecutionResult {
-  const syntax = outcome.name === 'SyntaxError';
+  // Only an error the compiler raised is the script's syntax: JSON.parse throws a SyntaxError too.
+  const syntax = outcome.compile === true;
   const position = errorPosition(code, outcome.line, outcome.column, syntax);
   const said = position?.note ?? outcome.message;
   const message = outcome.name ? `${outcome.name}: ${said}` : said;
@@ -360,7 +365,7 @@ function thrownFailure(
   if (position) where = position.column === undefined ? ` at line ${position.line}` : ` at line ${position.line}, column ${position.column}`;
   const lead = syntax ? 'The script has a syntax error' : 'The script threw';
   const shown = position ? excerpt(code, position) : '';
-  return failure('script_error', `${lead}${where}: ${message}.${shown}\n${hintFor(outcome.name, outcome.message, code)}Fix the code and send it again.`, {
+  return failure('script_error', `${lead}${where}: ${message}.${shown}\n${hintFor(outcome.name, outcome.message, code, syntax)}Fix the code and send it again.`, {
     message,
     ...(position ? { line: position.line } : {}),
     ...(position?.column !== undefined ? { column: position.column } : {}),
@@ -375,9 +380,12 @@ const HOST_GLOBALS = new Set([
 ]);
 
 /** A hint for the mistakes a model makes most in a sandbox: reaching for what is not there. */
-function hintFor(name: string, message: string, code: string): string {
-  if (name === 'SyntaxError' && /^\s*(import|export)\s/m.test(code)) {
+function hintFor(name: string, message: string, code: string, compile: boolean): string {
+  if (compile && /^\s*(import|export)\s/m.test(code)) {
     return 'Modules cannot be imported in run_js; callTool is the only interface. ';
+  }
+  if (!compile && name === 'SyntaxError') {
+    return "A SyntaxError while the script ran comes from parsing text, most often JSON.parse of a tool's text that is not JSON: a call's text is always a string, JSON only when the tool wrote JSON. Check r.error first, and parse only what is JSON. ";
   }
   const missing = /^'([\w$]+)' is not defined/.exec(message)?.[1];
   if ((name === 'ReferenceError' && missing !== undefined && HOST_GLOBALS.has(missing)) || /could not load module/.test(message)) {
