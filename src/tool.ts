@@ -118,6 +118,13 @@ export interface ITool<I = Record<string, unknown>, O = unknown> {
   interactive?: boolean;
   /** The tool is itself a composition (dry runs do not run it; they take its output as given). */
   composition?: boolean;
+  /**
+   * For a composition whose calls are fixed (a built composite): the names of every tool its
+   * steps may call, compensations included. `validate` and `build` follow them to find a cycle
+   * (a composite that reaches itself through others) before anything runs. Absent for a tool
+   * whose calls are chosen at run time (run_pipeline, compose, run_js) or that calls none.
+   */
+  stepTools?: readonly string[];
   /** Run the tool. Should resolve to a result; the gate turns a throw into a failure result. */
   execute(args: I, context: ToolExecutionContext): Promise<ToolExecutionResult<O>>;
 }
