@@ -13,7 +13,13 @@ export type JSONSchemaObject = Record<string, unknown>;
  * unchanged into every step a composition runs.
  */
 export interface ToolExecutionContext {
-  /** Per-session data. toolweave keeps its own depth and cycle bookkeeping here. */
+  /**
+   * Per-session data, passed through every door. The `sessionData` a door's steps get is a copy
+   * with `emergentDepth` (how deep they are nested) and `compositionPath` (the compositions they
+   * are inside) for them to read; the run's own count of these, and its budget, stay out of reach,
+   * so what a step writes here changes neither. A host may set `emergentDepth` on a call it makes
+   * to start counting from there.
+   */
   sessionData?: Record<string, unknown>;
   /** Aborts the run: no step starts after it fires. */
   signal?: AbortSignal;

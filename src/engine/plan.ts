@@ -483,7 +483,7 @@ function runState(context: ToolExecutionContext, settings: RunSettings, signal: 
     dry: settings.dry,
     stepTimeoutMs,
     snapshots: settings.snapshots,
-    compositionPath: nested.sessionData!.compositionPath as string[],
+    compositionPath: frame.path,
     frame,
     budget: frame.budget,
     version: settings.version,

@@ -99,13 +99,14 @@ export function observedEnd(observation: CallObservation, call: GateCall, result
 }
 
 function about(call: GateCall, context: ToolExecutionContext): ToolEventBase {
-  const door = frameOf(context)?.door?.kind;
-  const path = context.sessionData?.compositionPath;
+  // The frame's path, not the one in `sessionData`, which a tool may have changed.
+  const frame = frameOf(context);
+  const door = frame?.door?.kind;
   return {
     tool: call.tool.name,
     step: call.step,
     ...(door ? { door } : {}),
-    path: Array.isArray(path) ? (path as string[]) : [],
+    path: frame ? [...frame.path] : [],
   };
 }
 

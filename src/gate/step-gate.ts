@@ -293,13 +293,14 @@ const MODEL_CHOSEN: Record<DoorKind, ApprovalCaller['modelChosen']> = {
 
 /** The caller of a call made with `context`, from the door's frame; `undefined` for a direct call. */
 function callerOf(context: ToolExecutionContext): ApprovalCaller | undefined {
-  const door = frameOf(context)?.door;
+  const frame = frameOf(context);
+  const door = frame?.door;
   if (!door) return undefined;
-  const path = context.sessionData?.compositionPath;
   return {
     door: door.kind,
     ...(door.name !== undefined ? { composite: door.name } : {}),
-    path: Array.isArray(path) ? path.filter((p): p is string => typeof p === 'string') : [],
+    // The frame's path: what a tool wrote in `sessionData` does not reach an approval.
+    path: frame!.path.filter((p): p is string => typeof p === 'string'),
     ...(door.intention !== undefined ? { intention: door.intention } : {}),
     modelChosen: MODEL_CHOSEN[door.kind],
   };
