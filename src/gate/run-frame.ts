@@ -42,6 +42,8 @@ export class RunFrame {
   declare readonly door: DoorInfo | undefined;
   /** The gate's tracer, when it has one: every door under it traces too. */
   declare readonly tracer: Tracer | undefined;
+  /** Whether the spans carry failures' messages, not only their codes (see `StepGateOptions.traceMessages`). */
+  declare readonly traceMessages: boolean;
   /** The span of this door's run, the parent of its calls' spans (when tracing). */
   declare readonly span: Span | undefined;
   /** How deep the calls under this frame are nested (1 for the calls of a door entered from outside). */
@@ -54,6 +56,7 @@ export class RunFrame {
    * @param noInteractive - see {@link RunFrame.noInteractive}
    * @param door - see {@link RunFrame.door}
    * @param tracer - see {@link RunFrame.tracer}
+   * @param traceMessages - see {@link RunFrame.traceMessages}
    * @param span - see {@link RunFrame.span}
    * @param depth - see {@link RunFrame.depth}
    * @param path - see {@link RunFrame.path}
@@ -63,6 +66,7 @@ export class RunFrame {
     noInteractive: ReadonlySet<string> | undefined,
     door: DoorInfo | undefined,
     tracer: Tracer | undefined,
+    traceMessages: boolean,
     span: Span | undefined,
     depth: number,
     path: readonly string[],
@@ -71,6 +75,7 @@ export class RunFrame {
     this.noInteractive = noInteractive;
     this.door = door;
     this.tracer = tracer;
+    this.traceMessages = traceMessages;
     this.span = span;
     this.depth = depth;
     this.path = path;
@@ -78,7 +83,7 @@ export class RunFrame {
 
   /** The door's run ended with `result`: its span (if any) ends with the verdict. */
   end(result: ToolExecutionResult): void {
-    if (this.span) endSpan(this.span, result);
+    if (this.span) endSpan(this.span, result, this.traceMessages);
   }
 
   /** Whether `tool` may not run here: interactive tools are forbidden and it is one. */
@@ -139,6 +144,8 @@ export interface FrameEntry {
   readonly door?: DoorInfo;
   /** The gate's tracer, when it has one. */
   readonly tracer?: Tracer;
+  /** Whether that tracer's spans carry failures' messages (see `StepGateOptions.traceMessages`). */
+  readonly traceMessages?: boolean;
   /** The run is a dry run (for its span). */
   readonly dryRun?: boolean;
 }
@@ -159,14 +166,16 @@ export interface FrameEntry {
 export function frameFor(parent: RunFrame | undefined, entry: FrameEntry, sessionData: object, depth: number, path: readonly string[]): RunFrame {
   const door = entry.door ?? parent?.door;
   const tracer = entry.tracer ?? parent?.tracer;
+  // The setting goes with the tracer it was given with.
+  const traceMessages = entry.tracer !== undefined ? entry.traceMessages === true : parent?.traceMessages === true;
   const span = tracer && entry.door ? startDoorSpan(tracer, entry.door.name ?? entry.door.kind, entry.door.kind, parent?.span, entry.dryRun === true) : undefined;
   let frame: RunFrame;
-  if (!parent) frame = new RunFrame(new CallBudget(entry.limits ?? DEFAULT_BUDGET_LIMITS), entry.noInteractive, door, tracer, span, depth, path);
+  if (!parent) frame = new RunFrame(new CallBudget(entry.limits ?? DEFAULT_BUDGET_LIMITS), entry.noInteractive, door, tracer, traceMessages, span, depth, path);
   else {
     let names = parent.noInteractive;
     const more = entry.noInteractive;
     if (more !== undefined) names = names ? new Set([...names, ...more]) : more;
-    frame = new RunFrame(parent.budget, names, door, tracer, span, depth, path);
+    frame = new RunFrame(parent.budget, names, door, tracer, traceMessages, span, depth, path);
   }
   FrameField.keep(sessionData, frame);
   return frame;
