@@ -235,6 +235,7 @@ export class ComposableToolBuilder {
       inputSchema,
       ...(spec.outputSchema ? { outputSchema: spec.outputSchema } : {}),
       composition: true,
+      stepTools: Object.freeze([...plan.tools]),
       get hasSideEffects() {
         // A composition that reaches itself adds nothing new to the join: answer pure while computing.
         if (computing) return false;

@@ -13,7 +13,13 @@ export type JSONSchemaObject = Record<string, unknown>;
  * unchanged into every step a composition runs.
  */
 export interface ToolExecutionContext {
-  /** Per-session data. toolweave keeps its own depth and cycle bookkeeping here. */
+  /**
+   * Per-session data, passed through every door. The `sessionData` a door's steps get is a copy
+   * with `emergentDepth` (how deep they are nested) and `compositionPath` (the compositions they
+   * are inside) for them to read; the run's own count of these, and its budget, stay out of reach,
+   * so what a step writes here changes neither. A host may set `emergentDepth` on a call it makes
+   * to start counting from there.
+   */
   sessionData?: Record<string, unknown>;
   /** Aborts the run: no step starts after it fires. */
   signal?: AbortSignal;
@@ -118,6 +124,13 @@ export interface ITool<I = Record<string, unknown>, O = unknown> {
   interactive?: boolean;
   /** The tool is itself a composition (dry runs do not run it; they take its output as given). */
   composition?: boolean;
+  /**
+   * For a composition whose calls are fixed (a built composite): the names of every tool its
+   * steps may call, compensations included. `validate` and `build` follow them to find a cycle
+   * (a composite that reaches itself through others) before anything runs. Absent for a tool
+   * whose calls are chosen at run time (run_pipeline, compose, run_js) or that calls none.
+   */
+  stepTools?: readonly string[];
   /** Run the tool. Should resolve to a result; the gate turns a throw into a failure result. */
   execute(args: I, context: ToolExecutionContext): Promise<ToolExecutionResult<O>>;
 }

@@ -307,11 +307,12 @@ describe('depth and cycles', () => {
   });
 
   it('refuses a composition that reaches itself with composition_cycle', async () => {
-    const reg = registry(tool('echo', (a) => a));
+    // Built calling a stand-in, then registered under the stand-in's name: a cycle build cannot see.
+    const reg = registry(tool('echo', (a) => a), tool('next', () => 'stand-in'));
     const builder = new ComposableToolBuilder(reg.gate());
     builder.bind({ sideEffectingTools: ['loop'] });
-    const loop = builder.build('loop', 'calls itself', { type: 'object' }, { steps: [{ tool: 'echo' }, { tool: 'loop' }] });
-    reg.map.set('loop', loop as ITool);
+    const loop = builder.build('loop', 'calls itself', { type: 'object' }, { steps: [{ tool: 'echo' }, { tool: 'next' }] });
+    reg.map.set('next', loop as ITool);
     const result = await loop.execute({}, {});
     expect(result.success).toBe(false);
     expect(result.details?.code).toBe('composition_cycle');

@@ -106,11 +106,13 @@ function convertObject(node: Record<string, unknown>, copy: Record<string, unkno
   const open = 'additionalProperties' in node ? node.additionalProperties !== false : Object.keys(properties).length === 0;
   if (open) throw new NoStrictForm(`${at} is an open object (its fields are not all declared)`);
   const required = new Set(Array.isArray(node.required) ? node.required.map(String) : []);
-  const strictProperties: Record<string, unknown> = {};
-  for (const [key, property] of Object.entries(properties)) {
-    const strict = convert(property, root, `${at}.${key}`, depth + 1);
-    strictProperties[key] = required.has(key) || admitsNull(property, root, new Set()) ? strict : nullable(strict);
-  }
+  // Made with fromEntries, which defines each field: assigning a property named `__proto__` would set the prototype instead.
+  const strictProperties = Object.fromEntries(
+    Object.entries(properties).map(([key, property]) => {
+      const strict = convert(property, root, `${at}.${key}`, depth + 1);
+      return [key, required.has(key) || admitsNull(property, root, new Set()) ? strict : nullable(strict)];
+    }),
+  );
   copy.type = 'object';
   copy.properties = strictProperties;
   copy.required = Object.keys(strictProperties);
@@ -175,7 +177,9 @@ function restore(value: unknown, schema: unknown, root: JSONSchemaObject, depth:
   const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
   const out: Record<string, unknown> = { ...value };
   for (const [key, property] of Object.entries(schema.properties)) {
-    if (!(key in out)) continue;
+    // Own fields only: `toString` is in every object. An own field is a data property of the
+    // copy (a spread defines them), so assigning it, even `__proto__`, writes that field.
+    if (!Object.hasOwn(out, key)) continue;
     if (out[key] === null && !required.has(key) && !admitsNull(property, root, new Set())) delete out[key];
     else out[key] = restore(out[key], property, root, depth + 1);
   }

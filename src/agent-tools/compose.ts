@@ -83,11 +83,11 @@ export function createComposeTool(gate: StepGate, options: ComposeToolOptions = 
         const errors: string[] = [];
         checkNodeTree(tree, 'tree', 'model', errors);
         if (errors.length) return failure('spec_invalid', `Invalid tree: ${errors.join('; ')}`, { errors });
-        const refusal = precheckCalls(gate, leavesOf(tree as unknown as SpecNode, 'tree'), sideEffectingTools, { name: COMPOSE_TOOL_NAME, tool });
+        const ctx = context ?? {};
+        const refusal = precheckCalls(gate, leavesOf(tree as unknown as SpecNode, 'tree'), sideEffectingTools, { name: COMPOSE_TOOL_NAME, tool }, { door: COMPOSE_DOOR, context: ctx });
         if (refusal) return refusal;
         const plan = compilePlan({ steps: [tree as unknown as SpecNode] }, { references: false, stepTimeoutMs: options.stepTimeoutMs, stepPath: () => 'tree' });
         if (plan.errors.length) return failure('spec_invalid', `Invalid tree: ${plan.errors.join('; ')}`, { errors: plan.errors });
-        const ctx = context ?? {};
         // The tree's nodes read each other's results: code, not the model, reads them.
         return await plan.run({}, ctx, { gate, sideEffectingTools, snapshots: options.snapshots, signal: ctx.signal, reader: 'code', validateArgs: true, door: COMPOSE_DOOR, dry: dryRunOf(ctx) });
       } catch (error) {

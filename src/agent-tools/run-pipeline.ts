@@ -138,7 +138,7 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
       if (ids.indexOf(id) !== i) problems.push(`input.steps.${i}.id "${id}" is used by an earlier step`);
     });
     if (problems.length) return failure('input_invalid', `Invalid run_pipeline input: ${problems.join('; ')}`, { errors: problems });
-    const refusal = precheckCalls(gate, steps.map((s, i) => ({ tool: s.tool, at: ids[i] })), sideEffectingTools, { name: RUN_PIPELINE_TOOL_NAME, tool });
+    const refusal = precheckCalls(gate, steps.map((s, i) => ({ tool: s.tool, at: ids[i] })), sideEffectingTools, { name: RUN_PIPELINE_TOOL_NAME, tool }, { door: PIPELINE_DOOR, context });
     if (refusal) return refusal;
 
     const env = createCompileEnv([], { references: false, stepTimeoutMs: options.stepTimeoutMs });

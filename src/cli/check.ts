@@ -7,7 +7,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Ajv } from 'ajv';
 import { ComposableToolBuilder, createStepGate, SpecError, type ComposableToolSpec, type ITool } from '../index.js';
-import { loadComposites } from './composites.js';
+import { compositeCycles, loadComposites } from './composites.js';
 import type { CompositeFile, ProxyConfig } from './config.js';
 import type { Log } from './log.js';
 import { OWN_TOOL_NAMES, ProxyCore } from './proxy-core.js';
@@ -46,8 +46,10 @@ export async function runCheck(config: ProxyConfig, log: Log): Promise<CheckRepo
     for (const collision of collisions) fail(`tool_name_collision: ${collision}`);
     const builder = new ComposableToolBuilder(createStepGate({ resolve: (name) => registry.get(name), names: () => registry.keys() }));
     builder.bind({ sideEffectingTools: config.sideEffectingTools ?? [] });
+    const cycles = compositeCycles(composites);
     for (const composite of composites) {
-      const problem = await checkComposite(composite, builder, registry);
+      const cycle = cycles.get(composite.name);
+      const problem = cycle !== undefined ? `spec_invalid: ${cycle}` : await checkComposite(composite, builder, registry);
       if (problem) fail(`composite ${composite.name} (${composite.file}): ${problem}`);
       else lines.push(`ok   composite ${composite.name}: ${composite.examples?.length ?? 0} examples`);
     }

@@ -4,6 +4,9 @@
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { DEFAULT_STEP_TIMEOUT_MS } from '../engine/plan.js';
+import { cycleFrom, cycleProblem } from '../spec/cycles.js';
+import { checkAndCompile } from '../spec/validate.js';
 import { ConfigError, loadCompositeFile, type CompositeFile } from './config.js';
 
 /** The most files one pattern may name. */
@@ -51,6 +54,34 @@ export async function loadComposites(patterns: readonly string[], base: string):
     }
   }
   return { composites, problems };
+}
+
+/**
+ * The composites of a config that reach themselves, directly or through other composites of the
+ * same config (a → b → a), or reach a cycle further down: by name, the problem to report. Found
+ * from the files alone, before any is built: each is built only once the tools it calls are
+ * registered, so a cycle among them would otherwise read as a tool that does not exist.
+ */
+export function compositeCycles(composites: readonly CompositeFile[]): Map<string, string> {
+  // Every call each spec may make, with its step's label; a spec that does not compile makes none here (its build reports it).
+  const callsOf = new Map<string, readonly { label: string; tool: string }[]>();
+  for (const composite of composites) {
+    const checked = checkAndCompile(composite.spec, { strict: false, stepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS });
+    callsOf.set(composite.name, checked.plan?.leaves ?? []);
+  }
+  const stepToolsOf = (name: string): readonly string[] | undefined => callsOf.get(name)?.map((call) => call.tool);
+  const problems = new Map<string, string>();
+  for (const composite of composites) {
+    const searched = new Set<string>();
+    for (const call of callsOf.get(composite.name) ?? []) {
+      const cycle = cycleFrom(composite.name, call.tool, stepToolsOf, searched);
+      if (cycle) {
+        problems.set(composite.name, cycleProblem(cycle, call.label, call.tool));
+        break;
+      }
+    }
+  }
+  return problems;
 }
 
 function escapeRegExp(text: string): string {

@@ -20,6 +20,7 @@ import {
   type StepGate,
 } from '../index.js';
 import { createToolList, elicitationApprovals, type MutableToolList } from '../mcp/index.js';
+import { compositeCycles } from './composites.js';
 import type { ProxyCore } from './proxy-core.js';
 
 /** A session's tools and gate. */
@@ -58,6 +59,8 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
   const builder = new ComposableToolBuilder(gate);
   builder.bind({ sideEffectingTools });
   const askedFirst = new WeakMap<ITool, ITool>();
+  // The composite files do not change while the proxy runs: their cycles are found once.
+  const cycles = compositeCycles(core.composites);
   const list = createToolList();
 
   function rebuild(): void {
@@ -70,6 +73,11 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
     for (const file of core.composites) {
       if (registry.has(file.name)) {
         core.collision(file.name, `composite file ${file.file}`, 'an upstream server or the proxy itself');
+        continue;
+      }
+      const cycle = cycles.get(file.name);
+      if (cycle !== undefined) {
+        core.reportOnce('config_invalid', `${file.file}: composite "${file.name}" is not served: ${cycle}`);
         continue;
       }
       try {

@@ -3,6 +3,7 @@ import { failure } from '../codes.js';
 import { argsRefusal } from '../gate/args-check.js';
 import { callByName, runThroughGate } from '../gate/call.js';
 import { chainRefusal, isChainable, namesOf } from '../gate/chainable.js';
+import { observeRefusal } from '../gate/events.js';
 import { GateCall } from '../gate/gate-call.js';
 import type { RunFrame } from '../gate/run-frame.js';
 import type { GateRunOptions } from '../gate/step-gate.js';
@@ -90,15 +91,15 @@ export class Leaf implements LeafRecorder {
   private driveOther(state: RunState, scope: RefScope, lane: Lane): NodeOutcome | undefined {
     const { label, toolName } = this;
     const tool = this.resolve(state);
-    if (!isChainable(toolName, tool, state.sideEffectingTools)) return failed(state, label, toolName, chainRefusal(toolName, tool, namesOf(state.gate)));
+    if (!isChainable(toolName, tool, state.sideEffectingTools)) return failed(state, label, toolName, this.refused(state, tool, chainRefusal(toolName, tool, namesOf(state.gate))));
     if (tool.composition) {
       const cycle = this.cycleRefusal(tool, state);
-      if (cycle) return failed(state, label, toolName, cycle);
+      if (cycle) return failed(state, label, toolName, this.refused(state, tool, cycle));
     }
     // Checked to be an object by argsProblem before it is used as one.
     const args = this.argsOf(scope) as Record<string, unknown>;
     const badArgs = this.argsProblem(state, tool, args);
-    if (badArgs) return failed(state, label, toolName, badArgs);
+    if (badArgs) return failed(state, label, toolName, this.refused(state, tool, badArgs));
     const dry = state.dry;
     if (dry && (tool.hasSideEffects === true || tool.composition)) {
       if (!Object.hasOwn(dry.stepOutputs, label)) {
@@ -145,20 +146,26 @@ export class Leaf implements LeafRecorder {
   start(call: GateCall, state: RunState, scope: RefScope): ToolExecutionResult | undefined {
     const toolName = this.toolName;
     const tool = this.resolve(state);
-    if (!isChainable(toolName, tool, state.sideEffectingTools)) return chainRefusal(toolName, tool, namesOf(state.gate));
+    if (!isChainable(toolName, tool, state.sideEffectingTools)) return this.refused(state, tool, chainRefusal(toolName, tool, namesOf(state.gate)));
     if (tool.composition) {
       const cycle = this.cycleRefusal(tool, state);
-      if (cycle) return cycle;
+      if (cycle) return this.refused(state, tool, cycle);
     }
     // An object, by how its mapping is written or by argsProblem's check, before it is used as one.
     const args = this.argsOf(scope) as Record<string, unknown>;
     if (this.mayBuildNonObject || state.validateArgs) {
       const badArgs = this.argsProblem(state, tool, args);
-      if (badArgs) return badArgs;
+      if (badArgs) return this.refused(state, tool, badArgs);
     }
     // The instance checked is the one the gate runs.
     call.aim(tool, this.label, this.timeoutMs, this.ticks);
     return state.startCall!(call, args, state.context, state.signal);
+  }
+
+  /** A refusal of this leaf's call before the gate ran it: whoever watches the run is told (a span, an event), then it is returned. */
+  private refused(state: RunState, tool: ITool | undefined, refusal: ToolExecutionResult): ToolExecutionResult {
+    observeRefusal(state.context, state.frame, this.toolName, tool, this.label, refusal);
+    return refusal;
   }
 
   /**

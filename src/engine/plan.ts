@@ -7,6 +7,7 @@ import { failure } from '../codes.js';
 import { DEFAULT_BUDGET_LIMITS, type BudgetLimits } from '../gate/budget.js';
 import { chainRefusal, isChainable, namesOf, toToolSet, type SideEffectingTools } from '../gate/chainable.js';
 import { compositionRefusal, nestedContext, type DoorEntry } from '../gate/depth.js';
+import { observeRefusal } from '../gate/events.js';
 import { gateInternals, type StartCall } from '../gate/gate-call.js';
 import { frameOf, type DoorInfo } from '../gate/run-frame.js';
 import { messageOf, type StepGate } from '../gate/step-gate.js';
@@ -317,7 +318,9 @@ function precheckCalls(state: RunState, settings: RunSettings, calls: readonly P
     if (bySlot) bySlot[call.slot] = tool;
     // A call to the composition being run is the cycle guard's to refuse, at run time.
     if (!isChainable(call.tool, tool, sideEffectingTools) && !isComposition(tool, compositionId)) {
-      return failed(state, call.label, call.tool, chainRefusal(call.tool, tool, namesOf(gate)));
+      const refusal = chainRefusal(call.tool, tool, namesOf(gate));
+      observeRefusal(state.context, state.frame, call.tool, tool, call.label, refusal);
+      return failed(state, call.label, call.tool, refusal);
     }
   }
   if (bySlot) {
@@ -444,6 +447,7 @@ export function runSettings(options: PlanRunOptions): RunSettings {
     precheck: options.precheck ?? false,
     validateArgs: options.validateArgs ?? false,
     tracer: internals?.tracer,
+    traceMessages: internals?.traceMessages,
     dryRun: options.dry !== undefined,
   };
 }
@@ -483,7 +487,7 @@ function runState(context: ToolExecutionContext, settings: RunSettings, signal: 
     dry: settings.dry,
     stepTimeoutMs,
     snapshots: settings.snapshots,
-    compositionPath: nested.sessionData!.compositionPath as string[],
+    compositionPath: frame.path,
     frame,
     budget: frame.budget,
     version: settings.version,

@@ -6,6 +6,10 @@
  * A schema is compiled once per tool instance (cached by the instance, so a tool replaced by
  * name gets its own check). A schema ajv cannot compile is not checked: that is the tool's own
  * problem, and refusing every call to it would hide the tool rather than explain it.
+ *
+ * Only own properties count: an optional field named `toString` may be left out, and a required
+ * `valueOf` must be given. A field named `__proto__` is refused at any depth: JSON Schema checkers
+ * skip that name, and a tool that copies its arguments by assignment would make it a prototype.
  */
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -18,8 +22,9 @@ import type { ITool, ToolExecutionResult } from '../tool.js';
 const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as FormatsPlugin;
 
 // Tools' schemas are not ours: no meta-check, no registering of their `$id`s (two tools may share
-// one), and no console output for keywords or formats ajv does not know.
-const OPTIONS: Options = { allErrors: true, strict: false, validateSchema: false, addUsedSchema: false, logger: false };
+// one), and no console output for keywords or formats ajv does not know. `ownProperties`: a field
+// is present only when the arguments have it as their own, never through Object.prototype.
+const OPTIONS: Options = { allErrors: true, strict: false, validateSchema: false, addUsedSchema: false, logger: false, ownProperties: true };
 const draft7 = addFormats(new Ajv(OPTIONS));
 const draft2020 = addFormats(new Ajv2020(OPTIONS));
 
@@ -50,6 +55,17 @@ function checkOf(tool: ITool): ValidateFunction | null {
  * @param args - the arguments it would run with
  */
 export function argsRefusal(tool: ITool, name: string, step: string, args: Record<string, unknown>): ToolExecutionResult | undefined {
+  const proto = protoField(args, '', 0);
+  if (proto !== undefined) {
+    const problem = `${proto} is not a name an argument may have`;
+    return failure('args_invalid', `Step "${step}": the arguments of tool "${name}" are refused: ${problem}. Fix the arguments and call again.`, {
+      tool: name,
+      step,
+      field: proto,
+      fields: [proto],
+      errors: [problem],
+    });
+  }
   const check = checkOf(tool);
   if (check === null || check(args)) return undefined;
   const problems = (check.errors ?? []).map((e) => describe(e, args));
@@ -61,6 +77,20 @@ export function argsRefusal(tool: ITool, name: string, step: string, args: Recor
     fields,
     errors: problems,
   });
+}
+
+/** Deeper than this, arguments are not searched for `__proto__` (a hostile value stays bounded). */
+const MAX_DEPTH = 64;
+
+/** The path of the first own `__proto__` field in `value` (`opts.list.0.__proto__`), or `undefined`. */
+function protoField(value: unknown, at: string, depth: number): string | undefined {
+  if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return undefined;
+  if (Object.hasOwn(value, '__proto__')) return `${at}__proto__`;
+  for (const key of Object.keys(value)) {
+    const found = protoField((value as Record<string, unknown>)[key], `${at}${key}.`, depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** The argument a problem is about: `name`, `user.id`, or `(arguments)` for the object itself. */

@@ -1,7 +1,9 @@
 import { failure } from '../codes.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { checkChainable, namesOf, type SideEffectingTools } from './chainable.js';
+import { observeRefusal } from './events.js';
 import { messageOf } from './execute-call.js';
+import { frameOf } from './run-frame.js';
 import type { GateRunOptions, StepGate } from './step-gate.js';
 
 /** Options of {@link callByName}: the host's chainability list and the per-call gate options. */
@@ -58,7 +60,10 @@ export async function callResolved(
   options: CallByNameOptions = {},
 ): Promise<CallByNameResult> {
   const check = checkChainable(name, tool, options.sideEffectingTools, namesOf(gate));
-  if (!check.ok) return { result: check.refusal };
+  if (!check.ok) {
+    observeRefusal(context, frameOf(context), name, tool, options.step ?? name, check.refusal);
+    return { result: check.refusal };
+  }
   const result = await runThroughGate(gate, check.tool, args, context, options.signal, options);
   return { result, tool: check.tool };
 }

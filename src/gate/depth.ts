@@ -1,18 +1,27 @@
 import { failure } from '../codes.js';
 import type { ResultReader } from '../shaping/result-reader.js';
 import type { ToolExecutionContext, ToolExecutionResult } from '../tool.js';
-import { frameFor, type FrameEntry } from './run-frame.js';
+import { frameFor, frameOf, type FrameEntry, type RunFrame } from './run-frame.js';
 
 /** How deep compositions may nest: a run whose caller is already this deep is refused. */
 export const MAX_COMPOSITION_DEPTH = 8;
 
-/** Where the depth travels: `context.sessionData.emergentDepth`. */
+/** Where a step reads its depth: `context.sessionData.emergentDepth` (a host may set it too). */
 const DEPTH_KEY = 'emergentDepth';
-/** The ids of the compositions on the current call path, outermost first. */
+/** Where a step reads the ids of the compositions on its call path, outermost first. */
 const PATH_KEY = 'compositionPath';
 
-/** The nesting depth the caller's context carries (0 at the top). */
+/**
+ * The nesting depth of the calls made with `context` (0 at the top): the frame's, when a door
+ * made the context (what a tool wrote in `sessionData` does not count), else what the host's
+ * `sessionData` says.
+ */
 export function depthOf(context: ToolExecutionContext | undefined): number {
+  return depthIn(context, frameOf(context));
+}
+
+function depthIn(context: ToolExecutionContext | undefined, frame: RunFrame | undefined): number {
+  if (frame !== undefined) return frame.depth;
   const depth = context?.sessionData?.[DEPTH_KEY];
   return typeof depth === 'number' && Number.isFinite(depth) && depth >= 0 ? depth : 0;
 }
@@ -28,8 +37,8 @@ export interface DoorEntry extends FrameEntry {
 /**
  * Enter one level of composition: refuse at the depth limit, refuse a composition that reaches
  * itself, and otherwise return the context its steps get. Host fields survive unchanged; only
- * `sessionData` is copied, with the depth one more, this composition on the path and the run's
- * frame (its budget).
+ * `sessionData` is copied, with the depth one more and this composition on the path (the run's
+ * frame, its budget, is kept beside it, out of the steps' reach).
  *
  * @param context - the caller's context
  * @param entry - how the door enters
@@ -53,14 +62,15 @@ export function enterComposition(
  * @param compositionId - the id of the composition being entered, for the cycle guard
  */
 export function compositionRefusal(context: ToolExecutionContext, compositionId: string | undefined): ToolExecutionResult<never> | undefined {
-  const depth = depthOf(context);
+  const frame = frameOf(context);
+  const depth = depthIn(context, frame);
   if (depth >= MAX_COMPOSITION_DEPTH) {
     return failure('nesting_too_deep', `Compositions nest at most ${MAX_COMPOSITION_DEPTH} deep.`, {
       depth,
       limit: MAX_COMPOSITION_DEPTH,
     });
   }
-  const path = pathOf(context);
+  const path = pathIn(context, frame);
   if (compositionId !== undefined && path.includes(compositionId)) {
     return failure('composition_cycle', `Composition "${compositionId}" reaches itself.`, {
       composition: compositionId,
@@ -71,10 +81,11 @@ export function compositionRefusal(context: ToolExecutionContext, compositionId:
 }
 
 /**
- * The context a composition's steps get, once {@link compositionRefusal} has let it in: the
- * caller's fields, and a copy of `sessionData` with the depth one more, this composition on the
- * path and the run's frame. Built once per run, so it avoids what it can: no spread with computed
- * keys, and no empty object or array made for a context that carries none.
+ * The context a composition's steps get, once {@link compositionRefusal} has let in: the
+ * caller's fields, and a copy of `sessionData` with the depth one more and this composition on the
+ * path, for the steps to read; the run's frame is kept beside that copy (see `run-frame.ts`).
+ * Built once per run, so it avoids what it can: no spread with computed keys, and no empty object
+ * or array made for a context that carries none.
  *
  * @param context - the caller's context
  * @param entry - how the door enters
@@ -82,27 +93,31 @@ export function compositionRefusal(context: ToolExecutionContext, compositionId:
  */
 export function nestedContext(context: ToolExecutionContext, entry: DoorEntry, signal?: AbortSignal): ToolExecutionContext {
   const compositionId = entry.compositionId;
-  const path = pathOf(context);
-  let nextPath: readonly string[];
-  // The shared empty path never reaches a host: steps get an array of their own.
-  if (compositionId === undefined) nextPath = path === NO_PATH ? [] : path;
-  else if (path.length === 0) nextPath = [compositionId];
-  else nextPath = [...path, compositionId];
+  const parent = frameOf(context);
+  const path = pathIn(context, parent);
+  const depth = depthIn(context, parent) + 1;
+  // The frame's own path, never given to a tool: a caller's frame's path is shared as it is (no
+  // one writes it); a host's array is copied, so a later change of it changes nothing here.
+  let framePath: readonly string[];
+  if (compositionId !== undefined) framePath = path.length === 0 ? [compositionId] : [...path, compositionId];
+  else framePath = parent !== undefined || path === NO_PATH ? path : [...path];
+  // What the steps read: an array of their own, which they may change without harm.
+  const shown = framePath.length === 0 ? [] : [...framePath];
   const sessionData = context.sessionData;
-  const frame = frameFor(context, entry);
-  // Literal keys (DEPTH_KEY, PATH_KEY, FRAME_KEY): computed keys would take the literal's slow path.
+  // Literal keys (DEPTH_KEY, PATH_KEY): computed keys would take the literal's slow path.
   // The reader is written in the literal too: adding it afterwards would change the object's shape.
   const reader = entry.reader;
   let nested: Record<string, unknown>;
   if (sessionData) {
     nested = reader === undefined
-      ? { ...sessionData, emergentDepth: depthOf(context) + 1, compositionPath: nextPath, toolweave: frame }
-      : { ...sessionData, emergentDepth: depthOf(context) + 1, compositionPath: nextPath, toolweave: frame, resultReader: reader };
+      ? { ...sessionData, emergentDepth: depth, compositionPath: shown }
+      : { ...sessionData, emergentDepth: depth, compositionPath: shown, resultReader: reader };
   } else {
     nested = reader === undefined
-      ? { emergentDepth: 1, compositionPath: nextPath, toolweave: frame }
-      : { emergentDepth: 1, compositionPath: nextPath, toolweave: frame, resultReader: reader };
+      ? { emergentDepth: depth, compositionPath: shown }
+      : { emergentDepth: depth, compositionPath: shown, resultReader: reader };
   }
+  frameFor(parent, entry, nested, depth, framePath);
   return withOwn(context, nested, signal);
 }
 
@@ -121,8 +136,9 @@ function withOwn(context: ToolExecutionContext, sessionData: Record<string, unkn
   return next;
 }
 
-/** The path the caller's context carries (empty at the top). */
-function pathOf(context: ToolExecutionContext): readonly string[] {
+/** The composition path of the calls made with `context` (empty at the top): the frame's, else the host's `sessionData`'s. */
+function pathIn(context: ToolExecutionContext, frame: RunFrame | undefined): readonly string[] {
+  if (frame !== undefined) return frame.path;
   const path = context.sessionData?.[PATH_KEY];
   return Array.isArray(path) ? (path as string[]) : NO_PATH;
 }

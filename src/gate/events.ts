@@ -4,7 +4,7 @@
  * that sets it on the call it makes hears every call under it, through every nested door. A
  * listener that throws is ignored: it is told, it cannot change the run.
  */
-import type { ToolExecutionContext, ToolExecutionResult } from '../tool.js';
+import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import type { GateCall } from './gate-call.js';
 import { frameOf, type DoorKind, type RunFrame } from './run-frame.js';
 import { endSpan, startCallSpan, type Span, type Tracer } from './tracing.js';
@@ -61,6 +61,8 @@ export interface CallObservation {
   startedAt: number;
   /** The tracer of the run's frame, if any. */
   tracer: Tracer | undefined;
+  /** Whether its spans carry failures' messages. */
+  messages: boolean;
   /** The span of the door that makes the call. */
   parent: Span | undefined;
   /** The call's own span, once started. */
@@ -72,40 +74,72 @@ export function observe(context: ToolExecutionContext, frame: RunFrame | undefin
   const listener = listenerOf(context);
   const tracer = frame?.tracer;
   if (listener === undefined && tracer === undefined) return undefined;
-  return { listener, context, startedAt: 0, tracer, parent: frame?.span, span: undefined };
+  return { listener, context, startedAt: 0, tracer, messages: frame?.traceMessages === true, parent: frame?.span, span: undefined };
 }
 
 /** The call's tool starts: the listener is told, and its span begins. */
 export function observedStart(observation: CallObservation, call: GateCall): void {
   observation.startedAt = performance.now();
   // A composition's run is a span of its own (its door's), the child of this one's door: not twice.
-  if (observation.tracer && call.tool.composition !== true) observation.span = startCallSpan(observation.tracer, call.tool, call.step, observation.parent);
-  if (observation.listener) tell(observation.listener, { type: 'call_started', ...about(call, observation.context) });
+  if (observation.tracer && call.tool.composition !== true) observation.span = startCallSpan(observation.tracer, call.tool.name, call.tool, call.step, observation.parent);
+  if (observation.listener) tell(observation.listener, { type: 'call_started', ...about(call.tool.name, call.step, observation.context) });
 }
 
 /** The call ended with `result` (started or not): the listener is told, and its span ends. */
 export function observedEnd(observation: CallObservation, call: GateCall, result: ToolExecutionResult): void {
   // A call refused before it started still gets its span, with the refusal's code.
   const refusedEarly = observation.startedAt === 0 && observation.tracer !== undefined;
-  const span = observation.span ?? (refusedEarly ? startCallSpan(observation.tracer!, call.tool, call.step, observation.parent) : undefined);
-  if (span) endSpan(span, result);
+  const span = observation.span ?? (refusedEarly ? startCallSpan(observation.tracer!, call.tool.name, call.tool, call.step, observation.parent) : undefined);
+  if (span) endSpan(span, result, observation.messages);
   const listener = observation.listener;
   if (!listener) return;
   const ms = observation.startedAt > 0 ? performance.now() - observation.startedAt : 0;
-  const ended: ToolCallEnded = { type: 'call_ended', ...about(call, observation.context), ok: result.success === true, ms };
+  const ended: ToolCallEnded = { type: 'call_ended', ...about(call.tool.name, call.step, observation.context), ok: result.success === true, ms };
   const code = result.details?.code;
   if (typeof code === 'string') ended.code = code;
   tell(listener, ended);
 }
 
-function about(call: GateCall, context: ToolExecutionContext): ToolEventBase {
-  const door = frameOf(context)?.door?.kind;
-  const path = context.sessionData?.compositionPath;
+/**
+ * A call refused before the gate's own part ran (the chainability rule, the cycle guard, the
+ * arguments, a script's own refusals): whoever watches the run is told as of a call the gate
+ * refused, the listener with its end and the tracer with a span of its own under the door's.
+ *
+ * @param context - the context the call would have run with
+ * @param frame - the frame of the run that makes it
+ * @param name - the name the call used
+ * @param tool - the tool that name resolved to, if any
+ * @param step - the step that makes it
+ * @param result - the refusal
+ */
+export function observeRefusal(
+  context: ToolExecutionContext,
+  frame: RunFrame | undefined,
+  name: string,
+  tool: ITool | undefined,
+  step: string,
+  result: ToolExecutionResult,
+): void {
+  const listener = listenerOf(context);
+  const tracer = frame?.tracer;
+  if (listener === undefined && tracer === undefined) return;
+  if (tracer !== undefined) endSpan(startCallSpan(tracer, name, tool, step, frame!.span), result, frame!.traceMessages);
+  if (listener === undefined) return;
+  const ended: ToolCallEnded = { type: 'call_ended', ...about(name, step, context), ok: false, ms: 0 };
+  const code = result.details?.code;
+  if (typeof code === 'string') ended.code = code;
+  tell(listener, ended);
+}
+
+function about(tool: string, step: string, context: ToolExecutionContext): ToolEventBase {
+  // The frame's path, not the one in `sessionData`, which a tool may have changed.
+  const frame = frameOf(context);
+  const door = frame?.door?.kind;
   return {
-    tool: call.tool.name,
-    step: call.step,
+    tool,
+    step,
     ...(door ? { door } : {}),
-    path: Array.isArray(path) ? (path as string[]) : [],
+    path: frame ? [...frame.path] : [],
   };
 }
 

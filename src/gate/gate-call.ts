@@ -171,6 +171,8 @@ export interface GateInternals {
   readonly version: (() => unknown) | undefined;
   /** The host's OpenTelemetry tracer, when it gave one. */
   readonly tracer: Tracer | undefined;
+  /** Whether the spans carry failures' messages (see `StepGateOptions.traceMessages`). */
+  readonly traceMessages: boolean;
   /** The budget limits of a call from outside that enters a door through this gate. */
   readonly limits: Readonly<BudgetLimits>;
   /** The host's own resolver, which may throw (the gate's `resolve` turns a throw into "not found"): for reporting at build time. */

@@ -1,18 +1,19 @@
 /**
- * What travels with a call from outside into every door nested under it, the way the depth does:
- * its budget, and whether interactive tools are forbidden below this point (under a script). It
- * lives in `context.sessionData.toolweave`; every door copies `sessionData` into the calls it
- * makes, so the frame reaches every nested call, and the gate reads it at every call.
+ * What travels with a call from outside into every door nested under it: its budget, whether
+ * interactive tools are forbidden below this point (under a script), the door, the tracer, and
+ * the depth and composition path the guards count on. Every door copies `sessionData` into the
+ * calls it makes, and keeps the frame on that copy as a private field (see {@link FrameField}),
+ * so a step tool that is itself a door (given the same `sessionData`) finds its caller's frame,
+ * and the gate finds it at every call.
  *
- * Only a frame made here counts: a value a host left under the same key (a session restored from
- * JSON, say) is not one, and a new frame (with a fresh budget) is made instead.
+ * A tool sees none of it: what it reads in `sessionData` (`emergentDepth`, `compositionPath`) is
+ * a copy for its information, and writing there changes nothing of the calls after it. A
+ * `sessionData` the host made, or a copy a tool makes, has no frame: a door entered with it
+ * starts a new one (a fresh budget), counting its depth from the `emergentDepth` it carries.
  */
 import type { ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { CallBudget, DEFAULT_BUDGET_LIMITS, type BudgetLimits } from './budget.js';
 import { endSpan, startDoorSpan, type Span, type Tracer } from './tracing.js';
-
-/** Where the frame travels: `context.sessionData.toolweave`. */
-export const FRAME_KEY = 'toolweave';
 
 /** The doors a call can come through. */
 export type DoorKind = 'composite' | 'run_pipeline' | 'compose' | 'run_js';
@@ -41,27 +42,48 @@ export class RunFrame {
   declare readonly door: DoorInfo | undefined;
   /** The gate's tracer, when it has one: every door under it traces too. */
   declare readonly tracer: Tracer | undefined;
+  /** Whether the spans carry failures' messages, not only their codes (see `StepGateOptions.traceMessages`). */
+  declare readonly traceMessages: boolean;
   /** The span of this door's run, the parent of its calls' spans (when tracing). */
   declare readonly span: Span | undefined;
+  /** How deep the calls under this frame are nested (1 for the calls of a door entered from outside). */
+  declare readonly depth: number;
+  /** The ids of the compositions the calls under this frame are inside, outermost first. */
+  declare readonly path: readonly string[];
 
   /**
    * @param budget - the budget every nested door draws on
    * @param noInteractive - see {@link RunFrame.noInteractive}
    * @param door - see {@link RunFrame.door}
    * @param tracer - see {@link RunFrame.tracer}
+   * @param traceMessages - see {@link RunFrame.traceMessages}
    * @param span - see {@link RunFrame.span}
+   * @param depth - see {@link RunFrame.depth}
+   * @param path - see {@link RunFrame.path}
    */
-  constructor(budget: CallBudget, noInteractive: ReadonlySet<string> | undefined, door: DoorInfo | undefined, tracer: Tracer | undefined, span: Span | undefined) {
+  constructor(
+    budget: CallBudget,
+    noInteractive: ReadonlySet<string> | undefined,
+    door: DoorInfo | undefined,
+    tracer: Tracer | undefined,
+    traceMessages: boolean,
+    span: Span | undefined,
+    depth: number,
+    path: readonly string[],
+  ) {
     this.budget = budget;
     this.noInteractive = noInteractive;
     this.door = door;
     this.tracer = tracer;
+    this.traceMessages = traceMessages;
     this.span = span;
+    this.depth = depth;
+    this.path = path;
   }
 
   /** The door's run ended with `result`: its span (if any) ends with the verdict. */
   end(result: ToolExecutionResult): void {
-    if (this.span) endSpan(this.span, result);
+    if (this.span) endSpan(this.span, result, this.traceMessages);
   }
 
   /** Whether `tool` may not run here: interactive tools are forbidden and it is one. */
@@ -71,10 +93,45 @@ export class RunFrame {
   }
 }
 
-/** The frame `context` carries, if any. */
+/** A base class whose constructor returns the object it is given, so a subclass's fields are defined on that object. */
+class Returning {
+  constructor(target: object) {
+    return target as Returning;
+  }
+}
+
+/**
+ * Keeps a frame on the `sessionData` a door made, as a private field: constructed over that
+ * object (see {@link Returning}), it defines `#frame` on the object itself, which stays a plain
+ * object (the same prototype, the same keys) that only this class can read the field of: neither
+ * `Reflect.ownKeys`, `Object.getOwnPropertySymbols` nor a proxy reaches it, and a copy does not
+ * carry it. The class is reachable from no object. (Measured: a WeakMap keyed by the
+ * `sessionData` did the same for about 2,800 more instructions per run of a 20-step chain, much of
+ * it the collector's work on its entries; a field costs what adding a property does.)
+ */
+class FrameField extends Returning {
+  #frame: RunFrame;
+
+  private constructor(target: object, frame: RunFrame) {
+    super(target);
+    this.#frame = frame;
+  }
+
+  /** Keep `frame` on `target`, a `sessionData` a door has just made (never one that has a frame). */
+  static keep(target: object, frame: RunFrame): void {
+    new FrameField(target, frame);
+  }
+
+  /** The frame kept on `target`, if any. */
+  static read(target: object): RunFrame | undefined {
+    return #frame in target ? target.#frame : undefined;
+  }
+}
+
+/** The frame of the calls made with `context`, if a door made its `sessionData`. */
 export function frameOf(context: ToolExecutionContext | undefined): RunFrame | undefined {
-  const frame = context?.sessionData?.[FRAME_KEY];
-  return frame instanceof RunFrame ? frame : undefined;
+  const sessionData: unknown = context?.sessionData;
+  return typeof sessionData === 'object' && sessionData !== null ? FrameField.read(sessionData) : undefined;
 }
 
 /** What {@link frameFor} needs of the door being entered. */
@@ -87,23 +144,39 @@ export interface FrameEntry {
   readonly door?: DoorInfo;
   /** The gate's tracer, when it has one. */
   readonly tracer?: Tracer;
+  /** Whether that tracer's spans carry failures' messages (see `StepGateOptions.traceMessages`). */
+  readonly traceMessages?: boolean;
   /** The run is a dry run (for its span). */
   readonly dryRun?: boolean;
 }
 
 /**
- * The frame for the calls of a door entered with `context`: the caller's budget (shared), or a
- * fresh one at a call from outside; the tools forbidden below (the caller's, with `noInteractive`
- * added); the door itself; and, when tracing, the door's span, a child of the caller's.
+ * The frame for the calls of a door entered from a caller whose frame is `parent` (none for a
+ * call from outside), kept for `sessionData`, the one those calls get: the caller's budget
+ * (shared), or a fresh one at a call from outside; the tools forbidden below (the caller's, with
+ * `noInteractive` added); the door itself; when tracing, the door's span, a child of the caller's;
+ * and the calls' depth and path.
+ *
+ * @param parent - the caller's frame, if any
+ * @param entry - the door being entered
+ * @param sessionData - the `sessionData` the door's calls get (made by the door, for this run)
+ * @param depth - the calls' depth
+ * @param path - the calls' composition path (the frame's own: no tool is given this array)
  */
-export function frameFor(context: ToolExecutionContext, entry: FrameEntry): RunFrame {
-  const parent = frameOf(context);
+export function frameFor(parent: RunFrame | undefined, entry: FrameEntry, sessionData: object, depth: number, path: readonly string[]): RunFrame {
   const door = entry.door ?? parent?.door;
   const tracer = entry.tracer ?? parent?.tracer;
+  // The setting goes with the tracer it was given with.
+  const traceMessages = entry.tracer !== undefined ? entry.traceMessages === true : parent?.traceMessages === true;
   const span = tracer && entry.door ? startDoorSpan(tracer, entry.door.name ?? entry.door.kind, entry.door.kind, parent?.span, entry.dryRun === true) : undefined;
-  if (!parent) return new RunFrame(new CallBudget(entry.limits ?? DEFAULT_BUDGET_LIMITS), entry.noInteractive, door, tracer, span);
-  let names = parent.noInteractive;
-  const more = entry.noInteractive;
-  if (more !== undefined) names = names ? new Set([...names, ...more]) : more;
-  return new RunFrame(parent.budget, names, door, tracer, span);
+  let frame: RunFrame;
+  if (!parent) frame = new RunFrame(new CallBudget(entry.limits ?? DEFAULT_BUDGET_LIMITS), entry.noInteractive, door, tracer, traceMessages, span, depth, path);
+  else {
+    let names = parent.noInteractive;
+    const more = entry.noInteractive;
+    if (more !== undefined) names = names ? new Set([...names, ...more]) : more;
+    frame = new RunFrame(parent.budget, names, door, tracer, traceMessages, span, depth, path);
+  }
+  FrameField.keep(sessionData, frame);
+  return frame;
 }

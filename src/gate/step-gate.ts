@@ -158,8 +158,16 @@ export interface StepGateOptions {
    * GenAI semantic conventions (`gen_ai.operation.name`, `gen_ai.tool.name`, `error.type`), with
    * `toolweave.step`, `toolweave.side_effects`, `toolweave.inner_code` and `toolweave.dry_run`.
    * The parent travels with the run: no context manager is needed. Without one, nothing is traced.
+   * A span carries codes and names, not values: see {@link StepGateOptions.traceMessages}.
    */
   tracer?: Tracer;
+  /**
+   * Let the spans' status messages carry each failure's message. By default a failed span's
+   * status message is its code (as `error.type` is): a message may quote what a model sent
+   * (`args_invalid`'s `(got "...")`), what a tool printed or what a tool threw, and a trace
+   * backend is often kept longer and seen by more people than the run's own results. Default false.
+   */
+  traceMessages?: boolean;
 }
 
 /** Per-call options of {@link StepGate.run}. */
@@ -277,7 +285,7 @@ export function createStepGate(options: StepGateOptions): StepGate {
   // Frozen, and known by identity: a copy or a changed object is driven through its own `run`.
   Object.freeze(gate);
   // Without host checks the engine calls the gate's own part directly: one function less per call.
-  registerGate(gate, { start: hasHostChecks ? start : callChecked, version: options.version, tracer: options.tracer, limits: budgetLimits(options.budget), lookup: resolve });
+  registerGate(gate, { start: hasHostChecks ? start : callChecked, version: options.version, tracer: options.tracer, traceMessages: options.traceMessages === true, limits: budgetLimits(options.budget), lookup: resolve });
 
   /**
    * The permission check, the host's checks, then the approval (side-effecting tools only): a
@@ -336,13 +344,14 @@ const MODEL_CHOSEN: Record<DoorKind, ApprovalCaller['modelChosen']> = {
 
 /** The caller of a call made with `context`, from the door's frame; `undefined` for a direct call. */
 function callerOf(context: ToolExecutionContext): ApprovalCaller | undefined {
-  const door = frameOf(context)?.door;
+  const frame = frameOf(context);
+  const door = frame?.door;
   if (!door) return undefined;
-  const path = context.sessionData?.compositionPath;
   return {
     door: door.kind,
     ...(door.name !== undefined ? { composite: door.name } : {}),
-    path: Array.isArray(path) ? path.filter((p): p is string => typeof p === 'string') : [],
+    // The frame's path: what a tool wrote in `sessionData` does not reach an approval.
+    path: frame!.path.filter((p): p is string => typeof p === 'string'),
     ...(door.intention !== undefined ? { intention: door.intention } : {}),
     modelChosen: MODEL_CHOSEN[door.kind],
   };

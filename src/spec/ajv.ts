@@ -9,7 +9,9 @@ import type { JSONSchemaObject } from '../tool.js';
 // ajv-formats is CommonJS; under NodeNext its default export sits one level down.
 const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as FormatsPlugin;
 
-const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true });
+// `ownProperties`: a field is present only when the value has it as its own, so an optional
+// `toString` may be left out and a required `valueOf` must be given.
+const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true, ownProperties: true });
 addFormats(ajv);
 
 /** A compiled check: `null` when the value passes, else one message per problem. */

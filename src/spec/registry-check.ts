@@ -11,12 +11,13 @@ import { didYouMean } from '../gate/suggest.js';
 import type { PlanCall } from '../engine/compile-env.js';
 import type { ITool } from '../tool.js';
 import { argsRefusal } from '../gate/args-check.js';
+import { cycleFrom, cycleProblem, type StepToolsOf } from './cycles.js';
 import { isRecord } from './nodes.js';
 
 /**
  * One message per call that cannot run as the registry stands now: the step, the tool, and what
- * to do. A call to `self` (the composite being built, registered only once it is built) is left
- * to the run-time cycle guard.
+ * to do. A call that leads back to a composition already on its way (`self`, the composite being
+ * built, or one further down) is a composition cycle, each cycle reported once with its path.
  *
  * @param calls - every call the spec may make (leaves and compensations)
  * @param gate - the gate the composite runs through
@@ -45,10 +46,35 @@ export function registryProblems(
     }
     return names;
   };
+  // What each composition calls, as the registry has it now; a lookup or a getter that throws means none.
+  const stepToolsOf: StepToolsOf = (name) => {
+    try {
+      const tool = lookup(name);
+      const tools: unknown = tool?.composition === true ? tool.stepTools : undefined;
+      return Array.isArray(tools) ? tools.filter((t): t is string => typeof t === 'string') : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const searched = new Set<string>();
+  const cycles = new Set<string>();
+  const cycleAt = (call: PlanCall, name: string): void => {
+    const cycle = cycleFrom(self, name, stepToolsOf, searched);
+    if (cycle === undefined) return;
+    const key = cycle.join('\u0000');
+    if (cycles.has(key)) return;
+    cycles.add(key);
+    problems.push(cycleProblem(cycle, call.label, name));
+  };
   for (const call of calls) {
     const name = call.tool;
     // A blank or missing tool name is the structure check's to report.
-    if (typeof name !== 'string' || name.trim() === '' || name === self) continue;
+    if (typeof name !== 'string' || name.trim() === '') continue;
+    // The composite being built is not registered yet (or is an older version): it calls itself.
+    if (name === self) {
+      cycleAt(call, name);
+      continue;
+    }
     const step = JSON.stringify(call.label);
     let tool: ITool | undefined;
     try {
@@ -61,6 +87,7 @@ export function registryProblems(
       problems.push(`no tool "${name}" in step ${step}${didYouMean(name, known())}`);
       continue;
     }
+    const before = problems.length;
     let declared: unknown;
     try {
       declared = tool.hasSideEffects;
@@ -76,7 +103,10 @@ export function registryProblems(
       problems.push(
         `step ${step} calls "${name}", which does not declare whether it has side effects, so it is never chained: declare hasSideEffects on the tool (false: it changes nothing; true: it does, and list it in sideEffectingTools)`,
       );
-    } else if (validateArgs && isRecord(call.staticArgs)) {
+    } else {
+      cycleAt(call, name);
+    }
+    if (validateArgs && problems.length === before && isRecord(call.staticArgs)) {
       // Arguments fixed in the spec can be checked now; those read at run time are checked then.
       const refusal = argsRefusal(tool, name, call.label, call.staticArgs);
       if (refusal?.error) problems.push(refusal.error);

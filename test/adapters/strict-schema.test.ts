@@ -91,4 +91,30 @@ describe('toStrictSchema: the OpenAI strict form of an input schema', () => {
     for (let i = 0; i < 10_000; i++) deep = { child: deep };
     expect(() => form.restore(deep)).not.toThrow();
   });
+
+  it('restore reads own fields only: inherited functions are never copied in', () => {
+    const form = toStrictSchema({ type: 'object', properties: { toString: { type: 'string' }, constructor: { type: 'string' }, nested: { type: 'object', properties: { valueOf: { type: 'number' } } } } });
+    if (!form.ok) throw new Error(form.reason);
+    const restored = form.restore({ nested: {} }) as Record<string, unknown>;
+    expect(Object.keys(restored)).toEqual(['nested']);
+    expect(Object.hasOwn(restored, 'toString')).toBe(false);
+    expect(Object.keys(restored.nested as object)).toEqual([]);
+    expect(form.restore({ toString: null, constructor: 'c', nested: { valueOf: null } })).toEqual({ constructor: 'c', nested: {} });
+  });
+
+  it('a property named __proto__ stays a property: in the strict schema, and in the restored arguments, with nothing polluted', () => {
+    const schema = JSON.parse('{"type": "object", "properties": {"__proto__": {"type": "object", "properties": {"polluted": {"type": "boolean"}}}, "x": {"type": "string"}}}');
+    const form = toStrictSchema(schema);
+    if (!form.ok) throw new Error(form.reason);
+    const properties = form.schema.properties as Record<string, unknown>;
+    expect(Object.keys(properties)).toEqual(['__proto__', 'x']);
+    expect(Object.getPrototypeOf(properties)).toBe(Object.prototype);
+    expect(form.schema.required).toEqual(['__proto__', 'x']);
+    const restored = form.restore(JSON.parse('{"__proto__": {"polluted": true}, "x": null}')) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(restored)).toBe(Object.prototype);
+    expect(Object.keys(restored)).toEqual(['__proto__']);
+    expect(Object.getOwnPropertyDescriptor(restored, '__proto__')?.value).toEqual({ polluted: true });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(form.restore(JSON.parse('{"__proto__": null, "x": "a"}'))).toEqual({ x: 'a' });
+  });
 });

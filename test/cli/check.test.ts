@@ -95,4 +95,23 @@ describe('toolweave check', () => {
       expect.stringMatching(/^FAIL composite typo \(.*typo\.yaml\): spec_invalid: .*read_txt_file.*did you mean read_text_file/u),
     ]);
   });
+
+  it('fails two composites that call each other with their cycle, before either is built', async () => {
+    const composite = (name: string, other: string) => [
+      `name: ${name}`,
+      `description: Reads a file, then calls ${other}.`,
+      'inputSchema: { type: object }',
+      `spec: { steps: [ { name: read, tool: read_text_file, args: { path: README.md } }, { name: next, tool: ${other}, args: {} } ] }`,
+      '',
+    ].join('\n');
+    await writeFile(path.join(configDir, 'specs/ping.yaml'), composite('ping', 'pong'));
+    await writeFile(path.join(configDir, 'specs/pong.yaml'), composite('pong', 'ping'));
+    const run = await runBin(['check', '--config', await writeConfig('cycle.yaml', ['specs/ping.yaml', 'specs/pong.yaml'])]);
+    expect(run.code).toBe(1);
+    expect(run.stdout.trim().split('\n')).toEqual([
+      'ok   server fs: 14 tools',
+      expect.stringMatching(/^FAIL composite ping \(.*ping\.yaml\): spec_invalid: composition cycle: ping → pong → ping \(step "next" calls "pong"\)/u),
+      expect.stringMatching(/^FAIL composite pong \(.*pong\.yaml\): spec_invalid: composition cycle: pong → ping → pong \(step "next" calls "ping"\)/u),
+    ]);
+  });
 });

@@ -72,3 +72,48 @@ describe('arguments are checked against the called tool\'s inputSchema', () => {
     expect(refusal?.error).toContain('extra is not an argument it takes');
   });
 });
+
+describe('the argument check reads own properties only', () => {
+  const named = (inputSchema: Record<string, unknown>) => tool('t', () => 'x', { hasSideEffects: false, inputSchema });
+
+  it('an optional field named like an Object.prototype member may be left out', () => {
+    const t = named({ type: 'object', properties: { toString: { type: 'string' }, constructor: { type: 'string' }, hasOwnProperty: { type: 'boolean' } } });
+    expect(argsRefusal(t, 't', 's', {})).toBeUndefined();
+    expect(argsRefusal(t, 't', 's', { toString: 'yes' })).toBeUndefined();
+    expect(argsRefusal(t, 't', 's', { toString: 3 })?.details).toMatchObject({ code: 'args_invalid', field: 'toString' });
+  });
+
+  it('a required field named like an Object.prototype member must be given', () => {
+    const t = named({ type: 'object', properties: { valueOf: {} }, required: ['valueOf', 'constructor'] });
+    const refusal = argsRefusal(t, 't', 's', {});
+    expect(refusal?.details).toMatchObject({ code: 'args_invalid', fields: ['valueOf', 'constructor'] });
+    expect(refusal?.error).toContain('valueOf is required');
+    expect(argsRefusal(t, 't', 's', { valueOf: 1, constructor: 'c' })).toBeUndefined();
+  });
+
+  it('an argument named __proto__ is refused, at any depth, and nothing is polluted', () => {
+    const t = named({ type: 'object', properties: { opts: { type: 'object' } } });
+    const top = JSON.parse('{"__proto__": {"polluted": true}}') as Record<string, unknown>;
+    expect(argsRefusal(t, 't', 's', top)?.details).toMatchObject({ code: 'args_invalid', field: '__proto__' });
+    const deep = JSON.parse('{"opts": {"list": [{"__proto__": {"polluted": true}}]}}') as Record<string, unknown>;
+    const refusal = argsRefusal(t, 't', 's', deep);
+    expect(refusal?.details).toMatchObject({ code: 'args_invalid', field: 'opts.list.0.__proto__' });
+    expect(refusal?.error).toContain('opts.list.0.__proto__ is not a name an argument may have');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('through a door: run_pipeline refuses an argument named __proto__ before the tool runs', async () => {
+    const seen = tool('seen', (a) => Object.keys(a).join(','), { hasSideEffects: false, inputSchema: { type: 'object' } });
+    const pipeline = createRunPipelineTool(registry(seen).gate());
+    const result = await pipeline.execute(JSON.parse('{"steps": [{"tool": "seen", "args": {"__proto__": {"x": 1}}}]}') as Record<string, unknown>, {});
+    expect(result.details).toMatchObject({ code: 'args_invalid', field: '__proto__' });
+    expect(seen.calls).toEqual([]);
+  });
+
+  it("a composite's own input check leaves an optional toString out and requires a required valueOf", async () => {
+    const { gate } = setup();
+    const composite = new ComposableToolBuilder(gate).build('c', 'c', { type: 'object', properties: { toString: { type: 'string' }, valueOf: {} }, required: ['valueOf'] }, { steps: [{ tool: 'greet', inputMapping: { name: 'Ann' } }] });
+    expect(await composite.execute({ valueOf: 1 } as never, {})).toMatchObject({ success: true, output: 'Hello, Ann!' });
+    expect((await composite.execute({} as never, {})).details).toMatchObject({ code: 'input_invalid' });
+  });
+});

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createComposeTool } from '../../src/agent-tools/compose.js';
+import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { createScriptTool } from '../../src/agent-tools/script/index.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import type { ToolEvent } from '../../src/gate/events.js';
@@ -54,5 +55,21 @@ describe('context.onEvent hears every call under the context, through every door
       },
     });
     expect(result).toMatchObject({ success: true, output: 'text' });
+  });
+
+  it('a call refused before the gate ran it is heard too: its end, with the refusal\'s code', async () => {
+    const write = tool('write', () => 'written', { hasSideEffects: true });
+    const reg = registry(tool('read', () => 'text'), write);
+    const gate = reg.gate();
+    const events: ToolEvent[] = [];
+    const onEvent = (e: ToolEvent) => events.push(e);
+    await createRunPipelineTool(gate).execute({ steps: [{ id: 'r', tool: 'read' }, { id: 'w', tool: 'write' }] }, { onEvent });
+    await createScriptTool(gate).execute({ code: "await callTool('run_js', {}); await callTool('nope', {}); return 1;" }, { onEvent });
+    expect(events.map((e) => [e.type, e.tool, e.step, e.door, e.type === 'call_ended' ? e.code : null])).toEqual([
+      ['call_ended', 'write', 'w', 'run_pipeline', 'step_not_chainable'],
+      ['call_ended', 'run_js', 'call 1', 'run_js', 'pipeline_self_call'],
+      ['call_ended', 'nope', 'call 2', 'run_js', 'step_missing'],
+    ]);
+    expect(write.calls).toEqual([]);
   });
 });

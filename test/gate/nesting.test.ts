@@ -23,7 +23,17 @@ function setup(chainable: string[]) {
   };
   /** A pure stand-in under `name`, so a spec that calls a composition built later passes the build's check. */
   const later = (name: string) => reg.add(tool(name, () => 'stand-in'));
-  return { reg, log, add, later };
+  /**
+   * Build each spec against stand-ins for the others, then register them all: a cycle that only
+   * the registry closes, which build cannot see, so the run-time guard is what refuses it.
+   */
+  const closed = (specs: Record<string, ComposableToolSpec>): Record<string, ITool> => {
+    for (const name of Object.keys(specs)) later(name);
+    const built = Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, builder.build(name, name, { type: 'object' }, spec) as ITool]));
+    for (const t of Object.values(built)) reg.add(t);
+    return built;
+  };
+  return { reg, log, add, later, closed };
 }
 
 /** The codes of a failure, outermost first, down its `inner` chain. */
@@ -40,10 +50,11 @@ function codes(result: ToolExecutionResult): string[] {
 
 describe('cycles through other compositions', () => {
   it('A calls B calls A: refused with composition_cycle when A is reached again, before its side effects', async () => {
-    const { log, add, later } = setup(['a', 'b']);
-    later('a');
-    add('b', { steps: [{ tool: 'log', inputMapping: { from: 'b' } }, { tool: 'a', inputMapping: {} }] });
-    const a = add('a', { steps: [{ tool: 'log', inputMapping: { from: 'a' } }, { tool: 'b', inputMapping: {} }] });
+    const { log, closed } = setup(['a', 'b']);
+    const { a } = closed({
+      b: { steps: [{ tool: 'log', inputMapping: { from: 'b' } }, { tool: 'a', inputMapping: {} }] },
+      a: { steps: [{ tool: 'log', inputMapping: { from: 'a' } }, { tool: 'b', inputMapping: {} }] },
+    });
     const result = await a.execute({}, {});
     expect(result.success).toBe(false);
     expect(codes(result)).toContain('composition_cycle');
@@ -54,11 +65,13 @@ describe('cycles through other compositions', () => {
   });
 
   it('A calls B calls C calls B: the cycle is found below the top too', async () => {
-    const { log, add, later } = setup(['b', 'c']);
+    const { log, add, later, closed } = setup(['b', 'c']);
     later('b');
-    add('c', { steps: [{ tool: 'log', inputMapping: { from: 'c' } }, { tool: 'b', inputMapping: {} }] });
-    add('b', { steps: [{ tool: 'log', inputMapping: { from: 'b' } }, { tool: 'c', inputMapping: {} }] });
     const a = add('a', { steps: [{ tool: 'log', inputMapping: { from: 'a' } }, { tool: 'b', inputMapping: {} }] });
+    closed({
+      c: { steps: [{ tool: 'log', inputMapping: { from: 'c' } }, { tool: 'b', inputMapping: {} }] },
+      b: { steps: [{ tool: 'log', inputMapping: { from: 'b' } }, { tool: 'c', inputMapping: {} }] },
+    });
     const result = await a.execute({}, {});
     expect(codes(result)).toContain('composition_cycle');
     expect(log.calls).toEqual([{ from: 'a' }, { from: 'b' }, { from: 'c' }]);

@@ -1,5 +1,6 @@
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createComposeTool } from '../../src/agent-tools/compose.js';
 import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { createScriptTool } from '../../src/agent-tools/script/index.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
@@ -40,7 +41,9 @@ describe('OpenTelemetry traces', () => {
     expect(scriptSpan).toBeDefined();
     expect(scriptSpan.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'run_js', 'toolweave.door': 'run_js' });
     const children = all.filter((s) => parentOf(s) === idOf(scriptSpan));
-    expect(children.map((s) => s.name)).toEqual(['execute_tool read_file', 'execute_tool fail']);
+    // The call to a tool that does not exist is refused before the gate runs anything: a span all the same.
+    expect(children.map((s) => s.name)).toEqual(['execute_tool read_file', 'execute_tool fail', 'execute_tool missing_tool']);
+    expect(children[2].attributes).toMatchObject({ 'error.type': 'step_missing', 'toolweave.step': 'call 3' });
     expect(children[0].attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'read_file', 'toolweave.step': 'call 1', 'toolweave.side_effects': 'false', 'toolweave.dry_run': false });
     expect(children[0].status.code).toBe(0);
     expect(children[1].attributes).toMatchObject({ 'error.type': 'step_failed', 'toolweave.inner_code': 'E_DISK' });
@@ -83,5 +86,101 @@ describe('OpenTelemetry traces', () => {
     const { reg } = setup();
     await createScriptTool(reg.gate()).execute({ code: "await callTool('read_file', {}); return 1;" }, {});
     expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+
+  it('a span carries codes and names, not the values in failure messages, unless the host opts in with traceMessages', async () => {
+    const greet = tool('greet', (a) => `Hello, ${String(a.name)}`, { hasSideEffects: false, inputSchema: { type: 'object', properties: { name: { type: 'string' } } } });
+    const leaky = tool('leaky', () => ({ success: false, error: 'cannot read /home/alice/secret.txt', details: { code: 'E_READ' } }));
+    const boom = tool('boom', () => {
+      throw new Error('token=abc123');
+    });
+    const reg = registry(greet, leaky, boom);
+    const steps = { steps: [{ id: 'g', tool: 'greet', args: { name: 4242 } }, { tool: 'leaky' }, { tool: 'boom' }], stop_on_error: false };
+    await createRunPipelineTool(reg.gate({ tracer })).execute(steps, {});
+    const texts = (list: ReadableSpan[]) => JSON.stringify(list.map((s) => [s.name, s.attributes, s.status, s.events]));
+    const quiet = spans();
+    expect(quiet.map((s) => [s.name, s.attributes['error.type'], s.status.message])).toEqual([
+      ['execute_tool run_pipeline', 'args_invalid', 'args_invalid'],
+      ['execute_tool greet', 'args_invalid', 'args_invalid'],
+      ['execute_tool leaky', 'step_failed', 'step_failed'],
+      ['execute_tool boom', 'step_threw', 'step_threw'],
+    ]);
+    for (const value of ['4242', 'alice', 'token=abc123']) expect(texts(quiet)).not.toContain(value);
+
+    exporter.reset();
+    await createRunPipelineTool(reg.gate({ tracer, traceMessages: true })).execute(steps, {});
+    const told = spans();
+    expect(told.find((s) => s.name === 'execute_tool greet')!.status.message).toContain('name must be string (got 4242)');
+    expect(told.find((s) => s.name === 'execute_tool leaky')!.status.message).toBe('cannot read /home/alice/secret.txt');
+    expect(told.find((s) => s.name === 'execute_tool boom')!.status.message).toContain('token=abc123');
+  });
+
+  it('bounds a model-chosen step id or tool name in attributes and span names: capped, control characters escaped', async () => {
+    const { gate } = setup();
+    const id = `evil\n\u0000\u202e${'y'.repeat(500)}`;
+    await createRunPipelineTool(gate).execute({ steps: [{ id, tool: 'read_file', args: { path: 'a' } }] }, {});
+    const step = String(spans().find((s) => s.name === 'execute_tool read_file')!.attributes['toolweave.step']);
+    expect(step.startsWith('evil\\u000a\\u0000\\u202e')).toBe(true);
+    expect(step.length).toBeLessThanOrEqual(129);
+    expect(step.endsWith('…')).toBe(true);
+
+    exporter.reset();
+    const name = `no_such\r${'z'.repeat(400)}`;
+    await createScriptTool(gate).execute({ code: `await callTool(${JSON.stringify(name)}, {}); return 1;` }, {});
+    const refused = spans().find((s) => s.attributes['error.type'] === 'step_missing')!;
+    for (const text of [refused.name, String(refused.attributes['gen_ai.tool.name'])]) {
+      expect(text).not.toMatch(/[\u0000-\u001f]/u);
+      expect(text.length).toBeLessThanOrEqual(129 + 'execute_tool '.length);
+    }
+    expect(refused.attributes['gen_ai.tool.name']).toMatch(/^no_such\\u000dzzz/u);
+  });
+
+  it('a call the gate refuses before it runs is a span of its own under its door, through every door', async () => {
+    const read = tool('read_file', () => 'text');
+    const write = tool('write_file', () => 'written', { hasSideEffects: true });
+    const ask = tool('ask_user', () => 'yes', { hasSideEffects: false, interactive: true });
+    const greet = tool('greet', () => 'hi', { hasSideEffects: false, inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } });
+    const reg = registry(read, write, ask, greet);
+    const gate = reg.gate({ tracer });
+    /** The refused calls under the door span named `door`: [tool, step, error.type]. */
+    const refusedUnder = (door: string) => {
+      const all = spans();
+      const doorSpan = all.find((s) => s.name === `execute_tool ${door}`)!;
+      expect(doorSpan).toBeDefined();
+      return all.filter((s) => parentOf(s) === idOf(doorSpan) && s.attributes['error.type'] !== undefined).map((s) => [s.attributes['gen_ai.tool.name'], s.attributes['toolweave.step'], s.attributes['error.type']]);
+    };
+
+    await createScriptTool(gate).execute({
+      code: "for (const n of ['write_file', 'run_js', 'ask_user', 'greet']) await callTool(n, n === 'greet' ? {} : { x: 1 }); await callTool('read_file', 'not an object'); return 1;",
+    }, {});
+    expect(refusedUnder('run_js')).toEqual([
+      ['write_file', 'call 1', 'step_not_chainable'],
+      ['run_js', 'call 2', 'pipeline_self_call'],
+      ['ask_user', 'call 3', 'tool_interactive'],
+      ['read_file', 'call 5', 'input_invalid'],
+    ]);
+
+    exporter.reset();
+    await createRunPipelineTool(gate).execute({ steps: [{ id: 'r', tool: 'read_file' }, { id: 'w', tool: 'write_file' }] }, {});
+    expect(refusedUnder('run_pipeline')).toEqual([['write_file', 'w', 'step_not_chainable']]);
+    exporter.reset();
+    await createRunPipelineTool(gate).execute({ steps: [{ id: 'hi', tool: 'greet', args: {} }] }, {});
+    expect(refusedUnder('run_pipeline')).toEqual([['greet', 'hi', 'args_invalid']]);
+
+    exporter.reset();
+    await createComposeTool(gate).execute({ combinator: 'gather', calls: { a: { tool: 'read_file', args: {} }, b: { tool: 'write_file', args: {} } } }, {});
+    expect(refusedUnder('compose')).toEqual([['write_file', 'tree.calls.b', 'step_not_chainable']]);
+
+    exporter.reset();
+    const builder = new ComposableToolBuilder(gate, { validateArgs: true });
+    reg.add(tool('later', () => 'stand-in'));
+    const composite = builder.build('comp', 'comp', { type: 'object' }, { steps: [{ name: 'first', tool: 'read_file', inputMapping: {} }, { name: 'then', tool: 'later', inputMapping: {} }] });
+    reg.add(write, 'later');
+    await composite.execute({}, {});
+    expect(refusedUnder('comp')).toEqual([['later', 'then', 'step_not_chainable']]);
+    exporter.reset();
+    const greeter = builder.build('greeter', 'greeter', { type: 'object' }, { steps: [{ name: 'say', tool: 'greet', inputMapping: { name: '$input.who' } }] });
+    await greeter.execute({}, {});
+    expect(refusedUnder('greeter')).toEqual([['greet', 'say', 'args_invalid']]);
   });
 });

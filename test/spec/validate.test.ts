@@ -36,14 +36,53 @@ describe('validate and build know the registry', () => {
     expect(strict.validate(spec).errors).toEqual(expected);
   });
 
-  it('do not count the composite being built as unknown; a self-call is still refused at run time as a cycle', async () => {
-    const { builder, reg } = setup();
+  it('report a composite that calls itself as a cycle, not as an unknown tool', () => {
+    const { builder } = setup();
     const spec = { steps: [{ tool: 'greet', inputMapping: { name: 'x' } }, { tool: 'again', inputMapping: {} }] };
-    expect(builder.validate(spec, { name: 'again' })).toEqual({ valid: true });
-    const again = builder.build('again', 'again', { type: 'object' }, spec);
-    reg.add(again);
-    const result = await again.execute({}, {});
-    expect(result.details?.code).toBe('composition_cycle');
+    const expected = ['composition cycle: again → again (step "steps[1]" calls "again"): a composition may not reach itself'];
+    expect(builder.validate(spec, { name: 'again' })).toEqual({ valid: false, errors: expected });
+    expect(buildErrors(builder, spec, 'again')).toEqual(expected);
+    // Without a name, the spec is not known to be the composite it calls.
+    expect(builder.validate(spec).errors).toEqual(['no tool "again" in step "steps[1]"']);
+  });
+
+  it('report a cycle through the registry (a → b → a) at validate and build, with its path; the run-time guard still holds', async () => {
+    const { builder, reg } = setup();
+    // `a` stands in while `b` is built; then `a` is rebuilt to call `b`, closing the cycle.
+    reg.add(builder.build('a', 'a', { type: 'object' }, { steps: [{ tool: 'greet', inputMapping: { name: 'x' } }] }));
+    const b = builder.build('b', 'b', { type: 'object' }, { steps: [{ name: 'back', tool: 'a', inputMapping: {} }] });
+    reg.add(b);
+    const spec = { steps: [{ name: 'lookup', tool: 'lookup', inputMapping: {} }, { name: 'go', tool: 'b', inputMapping: {} }] };
+    const expected = ['composition cycle: a → b → a (step "go" calls "b"): a composition may not reach itself'];
+    expect(builder.validate(spec, { name: 'a' })).toEqual({ valid: false, errors: expected });
+    expect(buildErrors(builder, spec, 'a')).toEqual(expected);
+    expect(b.stepTools).toEqual(['a']);
+    // Through a combinator and a compensation too.
+    builder.bind({ sideEffectingTools: ['write_file'] });
+    expect(builder.validate({ steps: [{ combinator: 'gather', calls: { x: { tool: 'greet' }, y: { tool: 'b' } } }] }, { name: 'a' }).errors).toEqual([
+      'composition cycle: a → b → a (step "steps[0].calls.y" calls "b"): a composition may not reach itself',
+    ]);
+    expect(builder.validate({ steps: [{ name: 'w', tool: 'write_file', compensate: { tool: 'b' } }] }, { name: 'a' }).errors).toEqual([
+      'composition cycle: a → b → a (step "w (undo)" calls "b"): a composition may not reach itself',
+    ]);
+    // A cycle made by replacing a tool after build is still refused when it runs.
+    const a = builder.build('a2', 'a2', { type: 'object' }, { steps: [{ tool: 'lookup', inputMapping: {} }, { tool: 'b', inputMapping: {} }] });
+    reg.add(a, 'a');
+    expect((await a.execute({}, {})).details).toMatchObject({ code: 'step_failed', innerCode: 'composition_cycle' });
+  });
+
+  it('report a cycle the spec reaches below itself (b → c → b), and not the same composition twice side by side', () => {
+    const { builder, reg } = setup();
+    reg.add(tool('c', () => 'stand-in'));
+    reg.add(builder.build('b', 'b', { type: 'object' }, { steps: [{ tool: 'c', inputMapping: {} }] }));
+    // Built under another name, then registered as `c`: the registry now holds b → c → b.
+    reg.add(builder.build('c2', 'c2', { type: 'object' }, { steps: [{ tool: 'b', inputMapping: {} }] }), 'c');
+    expect(builder.validate({ steps: [{ tool: 'b', inputMapping: {} }] }, { name: 'top' }).errors).toEqual([
+      'composition cycle: b → c → b (step "steps[0]" calls "b"): a composition may not reach itself',
+    ]);
+    reg.add(builder.build('leaf', 'leaf', { type: 'object' }, { steps: [{ tool: 'greet', inputMapping: {} }] }));
+    reg.add(builder.build('mid', 'mid', { type: 'object' }, { steps: [{ tool: 'leaf', inputMapping: {} }, { tool: 'leaf', inputMapping: {} }] }));
+    expect(builder.validate({ steps: [{ tool: 'mid', inputMapping: {} }, { tool: 'leaf', inputMapping: {} }] }, { name: 'top' })).toEqual({ valid: true });
   });
 
   it('report an unlisted side-effecting step and an undeclared tool the same way: the step, the tool, what to do', () => {

@@ -145,6 +145,7 @@ function wrapTool<I, O>(tool: ITool<I, O>, store: ObservationStore, settings: Se
   if ('hasSideEffects' in tool) wrapped.hasSideEffects = tool.hasSideEffects;
   if ('interactive' in tool) wrapped.interactive = tool.interactive;
   if ('composition' in tool) wrapped.composition = tool.composition;
+  if ('stepTools' in tool) wrapped.stepTools = tool.stepTools;
   return wrapped;
 }
 

@@ -4,7 +4,7 @@
  * uses, so the chainability rule, permissions, approvals, depth and abort hold here too.
  */
 import { SCRIPT_TOOL_NAME } from '../batching-names.js';
-import { failure } from '../../codes.js';
+import { failure, type ErrorCode } from '../../codes.js';
 import { argsRefusal } from '../../gate/args-check.js';
 import { callResolved } from '../../gate/call.js';
 import { checkChainable, namesOf } from '../../gate/chainable.js';
@@ -12,6 +12,7 @@ import { dryRunOf } from '../../engine/plan.js';
 import { isRecord } from '../../spec/nodes.js';
 import { budgetRefusal } from '../../gate/budget.js';
 import { enterComposition } from '../../gate/depth.js';
+import { observeRefusal } from '../../gate/events.js';
 import { gateInternals } from '../../gate/gate-call.js';
 import { frameOf } from '../../gate/run-frame.js';
 import { messageOf, type StepGate } from '../../gate/step-gate.js';
@@ -170,7 +171,7 @@ async function execute(
   const intention = typeof args?.intention === 'string' ? args.intention : undefined;
   const door = { kind: 'run_js' as const, ...(intention !== undefined ? { intention } : {}) };
   const internals = gateInternals(gate);
-  const entered = enterComposition(context, { reader: 'code', noInteractive: limits.interactiveTools, limits: internals?.limits, tracer: internals?.tracer, door, dryRun: context.dryRun !== undefined }, signal);
+  const entered = enterComposition(context, { reader: 'code', noInteractive: limits.interactiveTools, limits: internals?.limits, tracer: internals?.tracer, traceMessages: internals?.traceMessages, door, dryRun: context.dryRun !== undefined }, signal);
   if (!entered.ok) {
     hostSignal?.removeEventListener('abort', onHostAbort);
     return entered.refusal;
@@ -191,22 +192,30 @@ async function execute(
 
   const onCall = async (call: SandboxCall, clock: ScriptClock): Promise<ScriptCallResult> => {
     const step = `call ${call.index}`;
+    // A call the script refuses before the gate is told to whoever watches the run, as the gate's own refusals are.
+    const refuse = (code: ErrorCode, message: string, tool: ITool | undefined): ScriptCallResult => {
+      observeRefusal(nested, frame, call.name, tool, step, failure(code, message, { tool: call.name, step }));
+      return refusedCall(code, message);
+    };
     const callArgs = parseArgs(call.args);
     if (!callArgs) {
-      return refusedCall('input_invalid', 'callTool args must be a plain object that JSON can write (no cycles, no BigInt).');
+      return refuse('input_invalid', 'callTool args must be a plain object that JSON can write (no cycles, no BigInt).', undefined);
     }
     const resolved = gate.resolve(call.name);
     if (call.name === SCRIPT_TOOL_NAME || (resolved !== undefined && resolved === self)) {
-      return refusedCall('pipeline_self_call', 'A script cannot call run_js; write the work into this script instead.');
+      return refuse('pipeline_self_call', 'A script cannot call run_js; write the work into this script instead.', resolved);
     }
     if (limits.interactiveTools.has(call.name) || resolved?.interactive === true) {
-      return refusedCall('tool_interactive', `Tool "${call.name}" needs its own moment with a person or the host; call it directly, not from a script.`);
+      return refuse('tool_interactive', `Tool "${call.name}" needs its own moment with a person or the host; call it directly, not from a script.`, resolved);
     }
     // The rule first, then the arguments against the tool's own schema, as run_pipeline and compose check them.
     const rule = checkChainable(call.name, resolved, limits.sideEffectingTools, namesOf(gate));
-    if (!rule.ok) return toScriptCallResult(rule.refusal, limits.maxCallResultBytes);
-    const badArgs = argsRefusal(rule.tool, call.name, step, callArgs);
-    if (badArgs) return toScriptCallResult(badArgs, limits.maxCallResultBytes);
+    const refusal = rule.ok ? argsRefusal(rule.tool, call.name, step, callArgs) : rule.refusal;
+    if (refusal || !rule.ok) {
+      const refused = refusal ?? failure('step_missing', `No tool named "${call.name}".`);
+      observeRefusal(nested, frame, call.name, resolved, step, refused);
+      return toScriptCallResult(refused, limits.maxCallResultBytes);
+    }
     if (dry && (rule.tool.hasSideEffects === true || rule.tool.composition === true)) {
       // A dry run: the rule decided above, but the call is not made; it is listed with its arguments.
       ledger.wouldRun(step, call.name, callArgs);
