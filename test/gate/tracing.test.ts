@@ -157,6 +157,7 @@ describe('OpenTelemetry traces', () => {
       ['write_file', 'call 1', 'step_not_chainable'],
       ['run_js', 'call 2', 'pipeline_self_call'],
       ['ask_user', 'call 3', 'tool_interactive'],
+      ['greet', 'call 4', 'args_invalid'],
       ['read_file', 'call 5', 'input_invalid'],
     ]);
 
