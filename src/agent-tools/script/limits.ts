@@ -12,8 +12,11 @@ export const DEFAULT_SCRIPT_TIMEOUT_MS = 30_000;
 export const DEFAULT_SLOW_TIMEOUT_MS = 1_800_000;
 /** The sandbox's default heap: 64 MB. */
 export const DEFAULT_SCRIPT_MEMORY_BYTES = 64 * 1024 * 1024;
-/** The default number of `callTool` calls one run may make. */
-export const DEFAULT_MAX_SCRIPT_CALLS = 50;
+/**
+ * The default number of `callTool` calls one run may make: room for real scripts (reading every
+ * file of a folder). The call budget bounds what they cost; this bounds one run.
+ */
+export const DEFAULT_MAX_SCRIPT_CALLS = 1000;
 /** The most one nested call's text may carry into the script: 48 KB (UTF-8 bytes). */
 export const DEFAULT_MAX_CALL_RESULT_BYTES = 48 * 1024;
 /** The longest answer a script may return: 16,000 characters. */
@@ -55,7 +58,8 @@ export interface ScriptToolOptions {
   /**
    * How many `callTool` calls one run may make. The call past the bound is not made: it resolves
    * in the script to `{ text: "", error: { code: "script_too_many_calls" } }`, so the script can
-   * still return what it has. Default {@link DEFAULT_MAX_SCRIPT_CALLS}.
+   * still return what it has; its answer then ends with a line saying how many calls were not
+   * made, and `details.incomplete` is set. Default {@link DEFAULT_MAX_SCRIPT_CALLS}.
    */
   maxCalls?: number;
   /** The most one call's `text` may carry, in UTF-8 bytes; longer text is cut with a note. */

@@ -67,6 +67,8 @@ export interface ScriptRunResult {
   abandoned: { index: number; name: string }[];
   /** What the QuickJS module printed, when the run crashed. */
   output?: string[];
+  /** How many calls the script made past its `maxCalls` (never made), when it returned. */
+  callsOverLimit?: number;
 }
 
 /**
@@ -151,8 +153,11 @@ class PooledRun implements ThreadRunListener {
 
   done(message: DoneMessage): void {
     this.limitMs = message.timeLimitMs;
+    this.callsOverLimit = message.callsOverLimit ?? 0;
     this.finish(message.outcome, message.output);
   }
+
+  private callsOverLimit = 0;
 
   lost(loss: ThreadLoss): void {
     if (loss.kind === 'crashed') return this.finish({ kind: 'crashed', message: loss.message });
@@ -206,6 +211,7 @@ class PooledRun implements ThreadRunListener {
     this.ended = true;
     this.request.signal?.removeEventListener('abort', this.onAbort);
     const abandoned = [...this.unanswered].map(([index, name]) => ({ index, name }));
-    this.resolve({ outcome, timeLimitMs: this.limitMs, abandoned, ...(output ? { output } : {}) });
+    const over = this.callsOverLimit;
+    this.resolve({ outcome, timeLimitMs: this.limitMs, abandoned, ...(output ? { output } : {}), ...(over > 0 ? { callsOverLimit: over } : {}) });
   }
 }

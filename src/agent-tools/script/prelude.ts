@@ -87,7 +87,7 @@ export function decodeCall(encoded: string): EncodedCall {
 
 /**
  * Evaluates to a function of `(maxReturnChars, maxArgsUnits, maxCalls, tooManyCalls)`. Called
- * once, it defines the global `callTool` and returns `[take, deliver, finish, captured]`.
+ * once, it defines the global `callTool` and returns `[take, deliver, finish, captured, overLimit]`.
  * The sandbox never calls out to the host: the host pulls the calls and pushes the answers, once
  * each per turn of its loop, which costs far less than a host function called per call.
  *
@@ -108,6 +108,7 @@ export function decodeCall(encoded: string): EncodedCall {
  *   (`"X"` and the described error for a rejection), or `"?"` when they were not given: the host
  *   evaluates them only then, since most runs never need them and every source costs its parse.
  * - `captured` holds the intrinsics the ending functions are made with.
+ * - `overLimit()` gives how many calls were past `maxCalls` (resolved in the sandbox, never made).
  *
  * The intrinsics are captured before the script runs, so a script that replaces `JSON` or
  * `String` changes only its own behaviour, not how its calls, errors and answer are read.
@@ -194,7 +195,9 @@ export const PRELUDE_SOURCE = `(function (maxReturnChars, maxArgsUnits, maxCalls
     return state === 1 ? encodeReturn(outcome) : "X" + describeError(outcome);
   }
 
-  return [take, deliver, finish, [stringify, toStr, slice, indexOf, BasePromise]];
+  function overLimit() { return count > maxCalls ? count - maxCalls : 0; }
+
+  return [take, deliver, finish, [stringify, toStr, slice, indexOf, BasePromise], overLimit];
 })`;
 
 /**

@@ -110,6 +110,8 @@ export interface DoneMessage {
   timeLimitMs: number;
   /** What the QuickJS module printed, when the run crashed (an abort says why). */
   output?: string[];
+  /** How many calls the script made past its `maxCalls` (never made), when it returned. */
+  callsOverLimit?: number;
 }
 
 /** Thread to host, once: it has made its first QuickJS instance and is ready for runs. */

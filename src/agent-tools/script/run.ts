@@ -177,6 +177,8 @@ export interface SandboxResult {
   abandoned: { index: number; name: string }[];
   /** The module failed on the host side and must be dropped. */
   moduleBroken: boolean;
+  /** How many calls the script made past `maxCalls` (never made), when it returned. */
+  callsOverLimit: number;
 }
 
 /**
@@ -188,7 +190,7 @@ export interface SandboxResult {
 export async function runScript(module: SandboxModule, request: SandboxRequest, channel: SandboxChannel, prepared?: PreparedRuntime): Promise<SandboxResult> {
   const run = new ScriptRun(module, request, channel, prepared);
   const outcome = await run.execute();
-  return { outcome, timeLimitMs: request.timeLimitMs(), abandoned: run.inFlight(), moduleBroken: run.moduleBroken };
+  return { outcome, timeLimitMs: request.timeLimitMs(), abandoned: run.inFlight(), moduleBroken: run.moduleBroken, callsOverLimit: run.callsOverLimit };
 }
 
 /**
@@ -265,6 +267,10 @@ class ScriptRun {
   private takeCalls: QuickJSHandle | undefined;
   private deliverAnswers: QuickJSHandle | undefined;
   private finishRun: QuickJSHandle | undefined;
+  /** The prelude's count of calls past `maxCalls`. */
+  private overLimit: QuickJSHandle | undefined;
+  /** How many calls the script made past `maxCalls`, read when it returned. */
+  callsOverLimit = 0;
   /** The intrinsics the prelude captured, for the ending functions. */
   private captured: QuickJSHandle | undefined;
   /** The ending functions (see `ENDING_SOURCE`), once a run has needed them. */
@@ -355,6 +361,7 @@ class ScriptRun {
     this.deliverAnswers = this.own(vm.getProp(list, 1));
     this.finishRun = this.own(vm.getProp(list, 2));
     this.captured = this.own(vm.getProp(list, 3));
+    this.overLimit = this.own(vm.getProp(list, 4));
 
     // The clock starts with the script: the set-up above is the host's time, and on a busy
     // machine it could otherwise eat a short limit (or be cut off by it) before the script runs.
@@ -542,6 +549,7 @@ class ScriptRun {
     const body = text.slice(1);
     switch (text[0]) {
       case 'O':
+        this.callsOverLimit = this.countOverLimit();
         return { kind: 'returned', text: body };
       case 'L':
         return { kind: 'return_too_large', length: Number(body) };
@@ -554,6 +562,19 @@ class ScriptRun {
       default:
         return { kind: 'crashed', message: 'the answer could not be read from the sandbox' };
     }
+  }
+
+  /** How many calls the script made past `maxCalls` (0 when it cannot be read). */
+  private countOverLimit(): number {
+    const vm = this.vm as QuickJSContext;
+    const counted = vm.callFunction(this.overLimit as QuickJSHandle, vm.undefined);
+    if (counted.error) {
+      counted.error.dispose();
+      return 0;
+    }
+    const count = vm.typeof(counted.value) === 'number' ? vm.getNumber(counted.value) : 0;
+    counted.value.dispose();
+    return count;
   }
 
   /** The prelude's `finish`, with the ending functions when given: its text, or how the run ended. */

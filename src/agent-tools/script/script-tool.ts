@@ -36,9 +36,12 @@ export interface ScriptToolInput {
  * The description the model reads. Kept to three short sentences: the definition is sent on
  * every turn, so each word costs every request.
  */
-const DESCRIPTION =
-  'Run an async JS function body in a sandbox. await callTool(name, args) gives {text, error} (error null if ok); ' +
-  'Promise.all runs calls at once. Return only the answer.';
+function description(maxCalls: number): string {
+  return (
+    'Run an async JS function body in a sandbox. await callTool(name, args) gives {text, error} (error null if ok); ' +
+    `Promise.all runs calls at once (at most ${maxCalls} a run). Return only the answer.`
+  );
+}
 
 /**
  * Only `code`: the tool reads nothing else, and the definition is sent on every turn. (An
@@ -125,7 +128,7 @@ export function createScriptTool(gate: StepGate, options: ScriptToolOptions = {}
     id: SCRIPT_TOOL_NAME,
     name: SCRIPT_TOOL_NAME,
     displayName: 'Run JavaScript',
-    description: DESCRIPTION,
+    description: description(limits.maxCalls),
     inputSchema: INPUT_SCHEMA,
     hasSideEffects: limits.sideEffectingTools.size > 0,
     composition: true,
@@ -265,7 +268,18 @@ function parseArgs(json: string | null): Record<string, unknown> | undefined {
 /** Turn a run's outcome into the tool's result; every failure names what to change. */
 function toResult(run: ScriptRunResult, limits: ScriptLimits, pool: SandboxPool, effects: EffectRecord[], code: string): ToolExecutionResult {
   const outcome = run.outcome;
-  if (outcome.kind === 'returned') return { success: true, output: outcome.text, effects };
+  if (outcome.kind === 'returned') {
+    const over = run.callsOverLimit ?? 0;
+    if (over === 0) return { success: true, output: outcome.text, effects };
+    // The script carried on past calls that were never made: its answer may leave them out, and
+    // the model reading it must know.
+    return {
+      success: true,
+      output: `${outcome.text}\n[run_js: ${over} call${over === 1 ? '' : 's'} past the limit of ${limits.maxCalls} a run ${over === 1 ? 'was' : 'were'} not made (script_too_many_calls); this answer may be incomplete]`,
+      details: { incomplete: true, callsOverLimit: over, maxCalls: limits.maxCalls },
+      effects,
+    };
+  }
   const abandoned = run.abandoned.map(({ index, name }) => ({ step: `call ${index}`, tool: name }));
   const extra =
     abandoned.length === 0

@@ -189,7 +189,8 @@ class ThreadRun implements SandboxChannel {
       shelf.put(instance);
       prepareWhenIdle();
     }
-    this.end({ type: 'done', runId: this.runId, outcome: result.outcome, timeLimitMs: this.timeLimitMs, ...(output ? { output } : {}) });
+    const over = result.callsOverLimit;
+    this.end({ type: 'done', runId: this.runId, outcome: result.outcome, timeLimitMs: this.timeLimitMs, ...(output ? { output } : {}), ...(over > 0 ? { callsOverLimit: over } : {}) });
   }
 
   private end(done: FromThread): void {

@@ -69,7 +69,7 @@ describe('run_js caps the answer', () => {
 });
 
 describe('run_js caps the number of calls', () => {
-  it('answers the calls past maxCalls with script_too_many_calls, without making them', async () => {
+  it('answers the calls past maxCalls with script_too_many_calls, without making them, and says the answer may be incomplete', async () => {
     const ping = mockTool('ping', () => 'pong');
     const tool = createScriptTool(registry(ping).gate(), { maxCalls: 3 });
     const result = await run(
@@ -79,21 +79,33 @@ describe('run_js caps the number of calls', () => {
        return out;`,
     );
     expect(result.success).toBe(true);
-    expect(json(result.output)).toEqual(['pong', 'pong', 'pong', 'script_too_many_calls', 'script_too_many_calls']);
+    const [answer, note] = String(result.output).split('\n');
+    expect(json(answer)).toEqual(['pong', 'pong', 'pong', 'script_too_many_calls', 'script_too_many_calls']);
+    expect(note).toBe('[run_js: 2 calls past the limit of 3 a run were not made (script_too_many_calls); this answer may be incomplete]');
+    expect(result.details).toEqual({ incomplete: true, callsOverLimit: 2, maxCalls: 3 });
     expect(ping.calls).toHaveLength(3);
   });
 
-  it('defaults to 50 calls', async () => {
+  it('leaves an answer within the limit as it is', async () => {
+    const tool = createScriptTool(registry(mockTool('ping', () => 'pong')).gate(), { maxCalls: 3 });
+    const result = await run(tool, 'for (let i = 0; i < 3; i++) await callTool("ping", {}); return "three"');
+    expect(result).toEqual({ success: true, output: 'three', effects: [] });
+  });
+
+  it('defaults to 1,000 calls, and says so in its description', async () => {
     const ping = mockTool('ping', () => 'pong');
     const tool = createScriptTool(registry(ping).gate());
     const result = await run(
       tool,
-      `const rs = await Promise.all(Array.from({ length: 51 }, (_, i) => callTool("ping", { i })));
+      `const rs = await Promise.all(Array.from({ length: 1001 }, (_, i) => callTool("ping", { i })));
        return rs.filter((r) => r.error).map((r) => r.error.code);`,
     );
-    expect(json(result.output)).toEqual(['script_too_many_calls']);
-    expect(ping.calls).toHaveLength(50);
-  });
+    expect(json(String(result.output).split('\n')[0])).toEqual(['script_too_many_calls']);
+    expect(result.details).toMatchObject({ incomplete: true, callsOverLimit: 1 });
+    expect(ping.calls).toHaveLength(1000);
+    expect(tool.description).toContain('at most 1000 a run');
+    expect(createScriptTool(registry(ping).gate(), { maxCalls: 20 }).description).toContain('at most 20 a run');
+  }, 30_000);
 });
 
 describe('run_js time limits', () => {

@@ -18,6 +18,30 @@ beforeAll(async () => {
   await run(createScriptTool(registry().gate()), 'return 1');
 });
 
+describe('run_js checks each call as the other doors do', () => {
+  it('refuses arguments the tool\'s schema does not take (args_invalid), without calling the tool', async () => {
+    const lookup = mockTool('lookup', (args) => `user-${args.id}`, {
+      hasSideEffects: false,
+      inputSchema: { type: 'object', properties: { id: { type: 'number' } }, required: ['id'], additionalProperties: false },
+    });
+    const tool = createScriptTool(registry(lookup).gate());
+    const result = await run(tool, 'const bad = await callTool("lookup", { idd: 1 }); const good = await callTool("lookup", { id: 1 }); return [bad.error && bad.error.code, bad.error && bad.error.message, good.text]');
+    const [code, message, good] = json(result.output);
+    expect(code).toBe('args_invalid');
+    expect(message).toMatch(/id/);
+    expect(good).toBe('user-1');
+    expect(lookup.calls).toEqual([{ id: 1 }]);
+  });
+
+  it('says a tool may not be chained before it looks at the arguments', async () => {
+    const write = mockTool('write', () => 'written', { hasSideEffects: true, inputSchema: { type: 'object', required: ['path'] } });
+    const tool = createScriptTool(registry(write).gate());
+    const result = await run(tool, 'return (await callTool("write", {})).error.code');
+    expect(result.output).toBe('step_not_chainable');
+    expect(write.calls).toEqual([]);
+  });
+});
+
 describe('run_js as a tool', () => {
   it('is shown to people as "Run JavaScript"', () => {
     expect(createScriptTool(registry().gate()).displayName).toBe('Run JavaScript');
@@ -379,6 +403,19 @@ describe('run_js hints at what a sandbox does not have', () => {
     expect(await hintOf('process.exit()')).toBe(globals);
     expect(await hintOf('const fs = require("fs");')).toBe(globals);
     expect(await hintOf('throw new Error("could not load module fs")')).toBe(globals);
+  });
+
+  it('tells a SyntaxError the running script threw (JSON.parse of text that is not JSON) from a syntax error of the script', async () => {
+    const tool = createScriptTool(registry(mockTool('read', () => 'hello, not JSON')).gate());
+    const result = await run(tool, 'const r = await callTool("read", {});\nconst data = JSON.parse(r.text);\nreturn data;');
+    expect(result.details).toMatchObject({ code: 'script_error', line: 2 });
+    expect(result.error).toMatch(/^The script threw at line 2, column \d+: SyntaxError: /);
+    expect(result.error).not.toMatch(/syntax error at/);
+    expect(result.error).toContain("most often JSON.parse of a tool's text that is not JSON");
+    // A syntax error of the script itself is still one, and gets no such hint.
+    const broken = await run(tool, 'const a = 1;\nconst b = ;');
+    expect(broken.error).toMatch(/^The script has a syntax error at line 2/);
+    expect(broken.error).not.toContain('JSON.parse');
   });
 
   it('gives no hint for an ordinary undefined name, or for words that only look like a missing global', async () => {
