@@ -39,7 +39,7 @@ export interface ScriptToolInput {
 function description(maxCalls: number): string {
   return (
     'Run an async JS function body in a sandbox. await callTool(name, args) gives {text, error} (error null if ok); ' +
-    `Promise.all runs calls at once (at most ${maxCalls} a run). Return only the answer.`
+    `Promise.all runs calls at once. Max ${maxCalls} calls. Return only the answer.`
   );
 }
 

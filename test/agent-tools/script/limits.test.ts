@@ -103,8 +103,8 @@ describe('run_js caps the number of calls', () => {
     expect(json(String(result.output).split('\n')[0])).toEqual(['script_too_many_calls']);
     expect(result.details).toMatchObject({ incomplete: true, callsOverLimit: 1 });
     expect(ping.calls).toHaveLength(1000);
-    expect(tool.description).toContain('at most 1000 a run');
-    expect(createScriptTool(registry(ping).gate(), { maxCalls: 20 }).description).toContain('at most 20 a run');
+    expect(tool.description).toContain('Max 1000 calls.');
+    expect(createScriptTool(registry(ping).gate(), { maxCalls: 20 }).description).toContain('Max 20 calls.');
   }, 30_000);
 });
 
