@@ -47,6 +47,18 @@ const SCRIPT = {
     maxCallResultBytes: { type: 'integer', minimum: 1 },
     maxReturnChars: { type: 'integer', minimum: 1 },
     interactiveTools: stringList,
+    pool: {
+      type: 'object',
+      additionalProperties: false,
+      description: "The sandbox pool the proxy's sessions share; each session is a scope of its own.",
+      properties: {
+        threads: { type: 'integer', minimum: 1, description: 'Sandbox threads (default: the cores, 2 to 8).' },
+        maxRuns: { type: 'integer', minimum: 1, description: 'Runs alive at once, computing or waiting (default 512).' },
+        maxRunsPerScope: { type: 'integer', minimum: 1, description: "One session's share of the places and of the queue (default half of maxRuns)." },
+        maxQueuedRuns: { type: 'integer', minimum: 0, description: 'Runs that may wait for a place (default 1024).' },
+        sliceMs: { ...positiveMs, description: 'How long a run may compute without awaiting while others wait for its thread (default 500).' },
+      },
+    },
   },
 } as const;
 

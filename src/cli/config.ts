@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
-import type { ScriptToolOptions } from '../index.js';
+import type { SandboxPoolOptions, ScriptToolOptions } from '../index.js';
 import { COMPOSITE_FILE_SCHEMA, CONFIG_SCHEMA } from './config-schema.js';
 
 /** One upstream MCP server. */
@@ -29,7 +29,8 @@ export interface ProxyConfig {
   servers: Record<string, ServerConfig>;
   sideEffectingTools?: string[];
   composites?: string[];
-  script?: Omit<ScriptToolOptions, 'sideEffectingTools'>;
+  /** run_js's options, and the pool the sessions share. */
+  script?: Omit<ScriptToolOptions, 'sideEffectingTools' | 'pool' | 'scope'> & { pool?: SandboxPoolOptions };
   approvals?: 'none' | 'elicit';
   /** The folder relative paths are read from (the config file's). */
   base: string;

@@ -6,6 +6,8 @@
 import {
   COMPOSE_TOOL_NAME,
   createObservationStore,
+  createSandboxPool,
+  type SandboxPool,
   DEFAULT_OBSERVATION_STORE_BYTES,
   RUN_PIPELINE_TOOL_NAME,
   SCRIPT_TOOL_NAME,
@@ -36,6 +38,8 @@ export class ProxyCore {
   readonly upstreams: Upstream[];
   /** Where large results are kept for get_observation. */
   readonly store: ObservationStore = createObservationStore({ maxBytes: MAX_ANSWER_BYTES });
+  /** The sandbox pool every session's run_js shares; each session is a scope of its own in it. */
+  readonly pool: SandboxPool;
   private readonly wrapped = new WeakMap<McpTool, ITool>();
   private readonly listeners = new Set<() => void>();
   private readonly reported = new Set<string>();
@@ -46,6 +50,7 @@ export class ProxyCore {
     readonly log: Log,
     options: { restart?: boolean } = {},
   ) {
+    this.pool = createSandboxPool(config.script?.pool);
     this.upstreams = Object.entries(config.servers).map(
       ([name, server]) => new Upstream(name, server, config.base, log, () => this.changed(), { restart: options.restart ?? true, maxMessageBytes: MAX_ANSWER_BYTES }),
     );

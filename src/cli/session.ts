@@ -40,6 +40,7 @@ export interface ProxySession {
 export function createSession(core: ProxyCore, server: () => Server | undefined): ProxySession {
   const config = core.config;
   const sideEffectingTools = [...(config.sideEffectingTools ?? [])];
+  const { pool: _poolOptions, ...scriptOptions } = config.script ?? {};
   let registry = new Map<string, ITool>();
   // Changed by every rebuild (the only place the registry changes), so runs reuse what a check resolved until then.
   let generation = 0;
@@ -53,7 +54,7 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
   const doors = [
     createRunPipelineTool(gate, { sideEffectingTools }),
     createComposeTool(gate, { sideEffectingTools }),
-    createScriptTool(gate, { ...config.script, sideEffectingTools }),
+    createScriptTool(gate, { ...scriptOptions, sideEffectingTools, pool: core.pool }),
     createGetObservationTool(core.store),
   ];
   const builder = new ComposableToolBuilder(gate);
