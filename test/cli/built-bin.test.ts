@@ -27,7 +27,7 @@ describe('the built toolweave bin', () => {
     expect(existsSync(BIN), `${BIN} is missing: run npm run build`).toBe(true);
     expect(readFileSync(BIN, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
     const { stdout } = await promisify(execFile)(process.execPath, [BIN, '--help']);
-    expect(stdout).toContain('toolweave mcp -- <command> [args...]');
+    expect(stdout).toContain('toolweave mcp [options] [--] <command> [args...]');
   });
 
   it('serves the proxy: the upstream tools and run_js over them', async () => {
