@@ -52,7 +52,7 @@ describe('the package entries', () => {
 
   it('exports toolweave/mcp and the bin, with the SDK a dependency pinned as the others are', () => {
     const pkg = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8'));
-    expect(pkg.exports['./mcp']).toEqual({ types: './dist/mcp/index.d.ts', import: './dist/mcp/index.js' });
+    expect(pkg.exports['./mcp']).toEqual({ types: './dist/mcp/index.d.ts', default: './dist/mcp/index.js' });
     expect(pkg.bin).toEqual({ toolweave: './dist/cli/toolweave.js' });
     // Installed with the package, so the bin and toolweave/mcp need nothing added by hand.
     expect(pkg.dependencies['@modelcontextprotocol/sdk']).toMatch(/^1\.\d+\.\d+$/u);

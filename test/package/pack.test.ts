@@ -2,7 +2,8 @@
  * The package as a user gets it. A clean copy of the sources (no `dist`) is packed with
  * `npm pack`, which builds `dist` through the package's own `prepare` script, as a git or folder
  * install does; the tarball is installed into a fresh project, and every public entry listed in
- * package.json `exports` is imported by name, then type-checked as a user's TypeScript would.
+ * package.json `exports` is imported by name, required from CommonJS, then type-checked as a
+ * user's TypeScript would.
  * Subpaths added to `exports` later are covered without changing this file; their optional peer
  * dependencies are installed at the versions pinned in `devDependencies`.
  *
@@ -177,6 +178,19 @@ describe('the packed package, installed into a fresh project', () => {
     }
     const root = await import(pathToFileURL(entries[0].source).href) as { MAX_COMPOSITION_DEPTH: number };
     expect(root.MAX_COMPOSITION_DEPTH).toBe(8);
+  }, TIMEOUT_MS);
+
+  it('requires every entry from CommonJS, to the names its import gives (require(esm), Node 20.19 and later)', async () => {
+    // No condition names `require`: the `default` one serves it the same ES modules, which Node
+    // loads synchronously as long as none of them awaits at its top level.
+    const specifiers = entries.map((e) => e.specifier);
+    await writeFile(path.join(app, 'require-all.cjs'), `
+      const out = {};
+      for (const specifier of ${JSON.stringify(specifiers)}) out[specifier] = Object.keys(require(specifier)).sort();
+      console.log(JSON.stringify(out));`);
+    const required = JSON.parse(await sh(process.execPath, ['require-all.cjs'], app)) as Record<string, string[]>;
+    expect(required).toEqual(await importedNames(app, specifiers));
+    expect(required[pkg.name]).toEqual(expect.arrayContaining(EXPECTED_NAMES[pkg.name]));
   }, TIMEOUT_MS);
 
   it('type-checks a user module that imports every entry (strict, NodeNext)', async () => {
