@@ -2,7 +2,7 @@
  * The toolweave demo: real filesystem tools over a temporary copy of a small project
  * (examples/fixtures/project), so running it never changes the repository.
  *
- *   a) a composite tool built from four tool calls, and the trace of its run
+ *   a) a composite tool built from four tool calls: its spec, as JSON, and the trace of its run
  *   b) the model turns it saves, counted from that trace
  *   c) the gate refusing a side-effecting step the host has not listed
  *   d) a dry run: what an edit would do, with nothing changed
@@ -27,6 +27,17 @@ import { createFsTools } from './tools/fs-tools.js';
 
 /** The fixture project the demo copies. */
 export const FIXTURE_PROJECT = fileURLToPath(new URL('./fixtures/project/', import.meta.url));
+
+/** The spec of a): four steps, each reading the input or an earlier step, and the output's shape. */
+export const INVESTIGATE_CACHE_SPEC: ComposableToolSpec = {
+  steps: [
+    { name: 'files', tool: 'list_dir', inputMapping: { path: '$input.dir' } },
+    { name: 'uses', tool: 'grep_files', inputMapping: { pattern: '${$input.symbol}\\(', path: '$input.dir', glob: '*.js' } },
+    { name: 'source', tool: 'read_file', inputMapping: { path: '${$input.dir}/cache.js' } },
+    { name: 'tests', tool: 'run_tests', inputMapping: {} },
+  ],
+  output: { files: '$steps.files', uses: '$steps.uses', definition: '$steps.source', tests: '$steps.tests' },
+};
 
 /** Where the demo prints. */
 export type Log = (line: string) => void;
@@ -81,20 +92,15 @@ async function runDemo(root: string, log: Log): Promise<string[]> {
 
   // ---------------------------------------------------------------------------------------
   log('a) investigate_cache: one composite tool, four steps, every call through the gate');
+  // The spec is plain JSON: it could as well be read from a file, or written by a model.
+  log('   its spec (ComposableToolSpec):');
+  for (const line of specJson(INVESTIGATE_CACHE_SPEC).split('\n')) log(`     ${line}`);
   const host = createHost(root, []); // this host lists no side-effecting tool as chainable
   const investigate = host.builder.build(
     'investigate_cache',
     'List a folder, find the uses of a function in it, read the cache module, and run the tests.',
     { type: 'object', properties: { dir: { type: 'string' }, symbol: { type: 'string' } }, required: ['dir', 'symbol'] } as const,
-    {
-      steps: [
-        { name: 'files', tool: 'list_dir', inputMapping: { path: '$input.dir' } },
-        { name: 'uses', tool: 'grep_files', inputMapping: { pattern: '${$input.symbol}\\(', path: '$input.dir', glob: '*.js' } },
-        { name: 'source', tool: 'read_file', inputMapping: { path: '${$input.dir}/cache.js' } },
-        { name: 'tests', tool: 'run_tests', inputMapping: {} },
-      ],
-      output: { files: '$steps.files', uses: '$steps.uses', definition: '$steps.source', tests: '$steps.tests' },
-    },
+    INVESTIGATE_CACHE_SPEC,
   );
   const input = { dir: 'src/app', symbol: 'cacheKey' };
   log(`   investigate_cache(${JSON.stringify(input)})`);
@@ -193,6 +199,16 @@ async function runDemo(root: string, log: Log): Promise<string[]> {
   expect(real.effects?.[0]?.ran === true, 'the real run should record edit_file as ran');
 
   return problems;
+}
+
+/** A spec as JSON, one step a line so that the four fit on a screen. */
+function specJson(spec: ComposableToolSpec): string {
+  const { steps, ...rest } = spec;
+  const fields = [
+    `"steps": [\n${steps.map((step) => `  ${JSON.stringify(step)}`).join(',\n')}\n]`,
+    ...Object.entries(rest).map(([key, value]) => `${JSON.stringify(key)}: ${JSON.stringify(value)}`),
+  ];
+  return `{\n${fields.map((field) => field.replace(/^/gmu, '  ')).join(',\n')}\n}`;
 }
 
 function traceOf(result: ToolExecutionResult): TraceEntry[] {

@@ -2,7 +2,7 @@
  * The command line of the `toolweave` bin:
  *
  *     toolweave mcp [--config FILE] [--trust-annotations] [--chain a,b] [--http [HOST:]PORT]
- *                   [--allowed-hosts a,b] [--allowed-origins a,b] [--verbose] [-- COMMAND ARGS...]
+ *                   [--allowed-hosts a,b] [--allowed-origins a,b] [--verbose] [--] [COMMAND ARGS...]
  *     toolweave check --config FILE
  *     toolweave schema
  */
@@ -24,9 +24,9 @@ export interface McpArgs {
   command: 'mcp';
   /** The config file, if any. */
   config?: string;
-  /** The server to start, from after `--`. */
+  /** The server to start: the first word that is not an option, or what follows `--`, and every word after it. */
   upstream?: string[];
-  /** Trust the annotations of the server started after `--`. */
+  /** Trust the annotations of the server given on the command line. */
   trustAnnotations: boolean;
   /** Side-effecting tools that may be chained. */
   chain: string[];
@@ -50,14 +50,16 @@ export class UsageError extends Error {}
 
 /** The usage text. */
 export const USAGE = `Usage:
-  toolweave mcp -- <command> [args...]     serve one MCP server's tools, plus run_pipeline, compose,
-                                           run_js and get_observation over them, on stdio
+  toolweave mcp [options] [--] <command> [args...]
+                                           serve one MCP server's tools, plus run_pipeline, compose,
+                                           run_js and get_observation over them, on stdio (the
+                                           command starts at the first word that is not an option)
   toolweave mcp --config toolweave.yaml    the same for every server in the config, with composites
   toolweave check --config toolweave.yaml  connect to every server, check every composite, run its examples
   toolweave schema                         print the config file's JSON Schema
 
 Options of mcp:
-  --trust-annotations   a server started after -- is trusted: readOnlyHint true makes a tool pure
+  --trust-annotations   the server on the command line is trusted: readOnlyHint true makes a tool pure
   --chain a,b           side-effecting tools that may be chained
   --http [host:]port    serve Streamable HTTP (default host 127.0.0.1); set TOOLWEAVE_MCP_TOKEN to require a bearer token
   --allowed-hosts a,b   with --http: host names a request's Host header may give besides this machine's
@@ -78,11 +80,11 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     return { command: 'check', config: options.config };
   }
   if (command !== 'mcp') throw new UsageError(`Unknown command "${command}".`);
-  const dash = rest.indexOf('--');
-  const upstream = dash >= 0 ? rest.slice(dash + 1) : undefined;
-  const options = readOptions(dash >= 0 ? rest.slice(0, dash) : rest, ['--config', '--chain', '--http', '--allowed-hosts', '--allowed-origins'], ['--trust-annotations', '--verbose']);
+  const valued = ['--config', '--chain', '--http', '--allowed-hosts', '--allowed-origins'];
+  const { own, upstream } = splitUpstream(rest, valued);
+  const options = readOptions(own, valued, ['--trust-annotations', '--verbose']);
   if (upstream !== undefined && upstream.length === 0) throw new UsageError('Nothing after --: give the command that starts the MCP server.');
-  if (!upstream && !options.config) throw new UsageError('toolweave mcp needs a server: -- <command> [args...], or --config <file>.');
+  if (!upstream && !options.config) throw new UsageError('toolweave mcp needs a server: <command> [args...], or --config <file>.');
   for (const option of ['allowed-hosts', 'allowed-origins']) {
     if (options[option] !== undefined && !options.http) throw new UsageError(`--${option} applies to --http: add --http [host:]port.`);
   }
@@ -95,6 +97,23 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     ...(options.http ? { http: httpArgs(options) } : {}),
     verbose: options['--verbose'] === 'true',
   };
+}
+
+/**
+ * Split `mcp`'s words into its own and the upstream server's command. The command starts after
+ * `--`, or without it at the first word that is neither an option nor an option's value: some
+ * clients that pass a command line through (the MCP Inspector's CLI) drop a `--`. Every word after
+ * the start is the server's, options included.
+ */
+function splitUpstream(args: readonly string[], valued: readonly string[]): { own: readonly string[]; upstream?: string[] } {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--') return { own: args.slice(0, i), upstream: args.slice(i + 1) };
+    if (!arg.startsWith('-')) return { own: args.slice(0, i), upstream: args.slice(i) };
+    // An option's value is its own word, not the command; a missing value is readOptions' to report.
+    if (valued.includes(arg) && args[i + 1] !== undefined && !args[i + 1].startsWith('--')) i++;
+  }
+  return { own: args };
 }
 
 /** `--name value` options and `--flag` switches; anything else is a usage error. */

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * The `toolweave` bin: `toolweave mcp` (the proxy), `toolweave check` (the forge-time check) and
- * `toolweave schema` (the config's JSON Schema). The commands load the MCP SDK, an optional peer
- * dependency, only when run, so a missing SDK is a message that says what to install.
+ * `toolweave schema` (the config's JSON Schema). The MCP SDK, a dependency of the package, is
+ * loaded only by the commands that use it, so `--help` and `schema` start without it.
  */
 import { parseArgs, USAGE, UsageError, type McpArgs } from './args.js';
 import { ConfigError, loadConfig, type ProxyConfig } from './config.js';
@@ -64,7 +64,7 @@ async function mcpConfig(args: McpArgs): Promise<ProxyConfig> {
   const config: ProxyConfig = args.config ? await loadConfig(args.config) : { servers: {}, base: process.cwd(), source: 'the command line' };
   if (args.upstream) {
     const [command, ...rest] = args.upstream;
-    if (config.servers.upstream) throw new ConfigError([`${config.source}: servers.upstream: the server started after -- is named "upstream"; rename the one in the config`]);
+    if (config.servers.upstream) throw new ConfigError([`${config.source}: servers.upstream: the server given on the command line is named "upstream"; rename the one in the config`]);
     config.servers = { ...config.servers, upstream: { command, args: rest, cwd: process.cwd(), trustAnnotations: args.trustAnnotations } };
   }
   if (args.chain.length) config.sideEffectingTools = [...(config.sideEffectingTools ?? []), ...args.chain];
@@ -85,12 +85,7 @@ async function configOf(load: () => Promise<ProxyConfig>, log: ReturnType<typeof
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const missing = (error as NodeJS.ErrnoException)?.code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes('@modelcontextprotocol/sdk');
-    process.stderr.write(
-      missing
-        ? 'toolweave: this command needs the MCP SDK, an optional peer dependency: npm install @modelcontextprotocol/sdk@1\n'
-        : `toolweave: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
+    process.stderr.write(`toolweave: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exit(1);
   },
 );

@@ -3,7 +3,7 @@
  * that run as gated steps; {@link createMcpServer} serves ITools (composites, run_pipeline, compose,
  * run_js, get_observation, anything) over MCP, every call through a StepGate.
  *
- * `@modelcontextprotocol/sdk` (1.x) is an optional peer dependency: install it to use this module;
+ * It uses `@modelcontextprotocol/sdk` (1.x), a dependency of the package installed with it;
  * `toolweave` itself never loads it.
  *
  * @module toolweave/mcp

@@ -26,21 +26,18 @@ export interface UpstreamTarget {
 export async function callUpstream(target: UpstreamTarget, args: Record<string, unknown>, context: ToolExecutionContext): Promise<ToolExecutionResult> {
   const outer = context?.signal;
   if (outer?.aborted) return aborted(target);
-  // A signal of the call's own: the SDK never removes the listener it adds, and a script's calls
-  // would otherwise pile listeners on one long-lived signal.
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(outer?.reason);
-  outer?.addEventListener('abort', onAbort, { once: true });
+  // A signal of the call's own, so the listener the SDK adds (and never removes) is on it. It
+  // follows the context's signal without a listener there: a script's calls in flight together
+  // would otherwise put one each on the same signal, and past 10 Node warns of a leak.
+  const signal = outer ? AbortSignal.any([outer]) : undefined;
   try {
     const answer = (await target.client.callTool({ name: target.tool, arguments: args ?? {} }, undefined, {
-      signal: controller.signal,
+      ...(signal ? { signal } : {}),
       timeout: target.timeoutMs,
     })) as CallToolResult;
     return fromCallToolResult(answer, target.tool, target.server);
   } catch (error) {
     return outer?.aborted ? aborted(target) : callFailure(error, target);
-  } finally {
-    outer?.removeEventListener('abort', onAbort);
   }
 }
 

@@ -119,6 +119,26 @@ describe('the command line', () => {
     expect(parseArgs(['check', '--config', 'tw.yaml'])).toEqual({ command: 'check', config: 'tw.yaml' });
   });
 
+  it('starts the server at the first word that is not an option or its value, with or without --', () => {
+    const mcp = (...words: string[]) => parseArgs(['mcp', ...words]) as McpArgs;
+    // As the MCP Inspector's CLI passes it on, having dropped the --.
+    expect(mcp('--trust-annotations', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '.')).toEqual({
+      command: 'mcp', upstream: ['npx', '-y', '@modelcontextprotocol/server-filesystem', '.'], trustAnnotations: true, chain: [], verbose: false,
+    });
+    expect(mcp('--trust-annotations', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '.')).toEqual(mcp('--trust-annotations', '--', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '.'));
+    // An option's value is not the command.
+    expect(mcp('--chain', 'write_file', '--http', '8808', 'node', 'server.js')).toMatchObject({ upstream: ['node', 'server.js'], chain: ['write_file'], http: { port: 8808 } });
+    expect(mcp('--config', 'tw.yaml', 'node', 'server.js')).toMatchObject({ config: 'tw.yaml', upstream: ['node', 'server.js'] });
+    // Every word after the start is the server's, toolweave's own options and -- included.
+    expect(mcp('node', 'server.js', '--verbose', '--chain', 'x', '--', 'y').upstream).toEqual(['node', 'server.js', '--verbose', '--chain', 'x', '--', 'y']);
+    expect(mcp('node', 'server.js', '--verbose')).toMatchObject({ verbose: false, chain: [] });
+    expect(mcp('--', '--weird-name', 'a').upstream).toEqual(['--weird-name', 'a']);
+    // An option before the command is still checked, and a missing value is still missing.
+    expect(() => mcp('--chian', 'x', 'node', 'server.js')).toThrow(/Unknown option "--chian"/u);
+    expect(() => mcp('--chain', '--', 'node')).toThrow(/--chain needs a value/u);
+    expect(() => mcp('--chain')).toThrow(/--chain needs a value/u);
+  });
+
   it('reads the hosts and origins an HTTP request may name', () => {
     expect(parseArgs(['mcp', '--http', '0.0.0.0:8808', '--allowed-hosts', 'mcp.example, 192.0.2.7,[::1]', '--allowed-origins', 'https://app.example', '--', 'x'])).toMatchObject({
       http: { host: '0.0.0.0', port: 8808, allowedHosts: ['mcp.example', '192.0.2.7', '[::1]'], allowedOrigins: ['https://app.example'] },
@@ -147,10 +167,9 @@ describe("the README's MCP client config", () => {
     const section = readme.slice(readme.indexOf('## Use it from an MCP client'));
     const json = /```json\n([\s\S]*?)```/u.exec(section)![1];
     const { command, args } = JSON.parse(json).mcpServers.project as { command: string; args: string[] };
-    expect(command).toBe('npx');
-    const bin = args.indexOf('toolweave', args.indexOf('@modelcontextprotocol/sdk@1'));
-    expect(args.slice(0, bin)).toEqual(['-y', '-p', 'toolweave', '-p', '@modelcontextprotocol/sdk@1']);
-    expect(parseArgs(args.slice(bin + 1))).toEqual({
+    // The installed bin, which test/package/pack.test.ts runs from a global and a project install.
+    expect(command).toBe('toolweave');
+    expect(parseArgs(args)).toEqual({
       command: 'mcp', trustAnnotations: true, chain: ['write_file'], verbose: false,
       upstream: ['npx', '-y', '@modelcontextprotocol/server-filesystem', '/path/to/project'],
     });

@@ -48,6 +48,16 @@ describe('the MCP Inspector CLI as a client of the proxy', () => {
     expect(by.get('write_file')!.annotations?.readOnlyHint).toBe(false);
   }, 60_000);
 
+  it('starts the proxy from a command line whose -- the inspector took as its own', async () => {
+    // The inspector splits its command line at the first --, and drops it: the proxy is given
+    // `mcp --trust-annotations node <server> <root>`, and must still start the server.
+    const proxy = [...BIN_COMMAND, 'mcp', '--trust-annotations', '--', process.execPath, FS_SERVER, project.root];
+    const { stdout } = await run(process.execPath, [path.join(INSPECTOR, 'index.js'), '--method', 'tools/list', ...proxy], { cwd: INSPECTOR, timeout: 60_000 });
+    const { tools } = JSON.parse(stdout) as { tools: { name: string; annotations?: { readOnlyHint?: boolean } }[] };
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['run_js', 'read_text_file']));
+    expect(tools.find((t) => t.name === 'read_text_file')!.annotations?.readOnlyHint).toBe(true);
+  }, 60_000);
+
   it('calls run_js, whose script reads a file through the upstream server', async () => {
     const code = `const r = await callTool('read_text_file', { path: 'README.md' }); return r.error ? r.error.code : r.text.split('\\n')[0];`;
     const result = (await inspect('--method', 'tools/call', '--tool-name', 'run_js', '--tool-arg', 'intention=first line', `code=${code}`)) as { content: { text: string }[] };

@@ -2,7 +2,7 @@ import { cp, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FIXTURE_PROJECT, main } from '../../examples/demo.js';
+import { FIXTURE_PROJECT, INVESTIGATE_CACHE_SPEC, main } from '../../examples/demo.js';
 import { createFsTools, evaluateArithmetic } from '../../examples/tools/fs-tools.js';
 import type { ITool, ToolExecutionResult } from '../../src/index.js';
 
@@ -12,6 +12,14 @@ describe('the demo', () => {
     const code = await main((line) => lines.push(line));
     const text = lines.join('\n');
     expect(code, text).toBe(0);
+    // The spec that builds the composite, printed as JSON before the composite runs.
+    const header = lines.indexOf('   its spec (ComposableToolSpec):');
+    const call = lines.findIndex((line) => line.startsWith('   investigate_cache('));
+    expect(header).toBeGreaterThan(0);
+    expect(call).toBeGreaterThan(header);
+    const printed = lines.slice(header + 1, call);
+    expect(printed.every((line) => line.startsWith('     '))).toBe(true);
+    expect(JSON.parse(printed.join('\n'))).toEqual(INVESTIGATE_CACHE_SPEC);
     expect(text).toMatch(/4\. tests +run_tests +\{\} +ok/);
     expect(text).toMatch(/output\.uses: +the definition and 3 callers, among them src\/app\/report\.js:7: +const key = cacheKey\(region, user\);/);
     expect(text).toMatch(/output\.tests: +passed false; test\/cache\.test\.json/);

@@ -50,13 +50,14 @@ describe('the package entries', () => {
     }
   });
 
-  it('exports toolweave/mcp and the bin, with the SDK an optional peer and a pinned dev dependency', () => {
+  it('exports toolweave/mcp and the bin, with the SDK a dependency pinned as the others are', () => {
     const pkg = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8'));
-    expect(pkg.exports['./mcp']).toEqual({ types: './dist/mcp/index.d.ts', import: './dist/mcp/index.js' });
+    expect(pkg.exports['./mcp']).toEqual({ types: './dist/mcp/index.d.ts', default: './dist/mcp/index.js' });
     expect(pkg.bin).toEqual({ toolweave: './dist/cli/toolweave.js' });
-    expect(pkg.peerDependencies['@modelcontextprotocol/sdk']).toMatch(/^\^1\./u);
-    expect(pkg.peerDependenciesMeta['@modelcontextprotocol/sdk']).toEqual({ optional: true });
-    expect(pkg.devDependencies['@modelcontextprotocol/sdk']).toMatch(/^1\.\d+\.\d+$/u);
+    // Installed with the package, so the bin and toolweave/mcp need nothing added by hand.
+    expect(pkg.dependencies['@modelcontextprotocol/sdk']).toMatch(/^1\.\d+\.\d+$/u);
+    expect(pkg.peerDependencies['@modelcontextprotocol/sdk']).toBeUndefined();
+    expect(pkg.devDependencies['@modelcontextprotocol/sdk']).toBeUndefined();
     expect(readFileSync(path.join(REPO, 'src/cli/toolweave.ts'), 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
   });
 });

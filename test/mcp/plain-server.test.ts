@@ -67,6 +67,30 @@ describe('mcpTools against a server without annotations', () => {
     expect(log.cancelled).toEqual(['sleep']);
   });
 
+  it('50 calls in flight on one signal raise no listener-leak warning, and its abort still cancels each', async () => {
+    const { client, log } = await plain();
+    const tools = await mcpTools(client);
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    try {
+      const controller = new AbortController();
+      const echoes = await Promise.all(Array.from({ length: 50 }, (_, i) => named(tools, 'echo').execute({ text: `${i}` }, { signal: controller.signal })));
+      expect(echoes.map((r) => r.output)).toEqual(Array.from({ length: 50 }, (_, i) => `${i}`));
+      const sleeping = Array.from({ length: 50 }, () => named(tools, 'sleep').execute({ ms: 5000 }, { signal: controller.signal }));
+      await sleep(50);
+      controller.abort();
+      expect((await Promise.all(sleeping)).map((r) => r.details?.code)).toEqual(Array(50).fill('step_aborted'));
+      await sleep(20);
+      expect(log.cancelled).toEqual(Array(50).fill('sleep'));
+      // Node emits the warning on the next tick of the loop.
+      await sleep(10);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).toEqual([]);
+  });
+
   it('a call past its timeout is step_timeout, and the server is told to stop', async () => {
     const { client, log } = await plain();
     const sleepTool = named(await mcpTools(client, { timeoutMs: 100 }), 'sleep');

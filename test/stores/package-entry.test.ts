@@ -48,7 +48,7 @@ describe('the package entry', () => {
 
   it('exports toolweave/redis, with ioredis an optional peer and a pinned dev dependency', () => {
     const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-    expect(pkg.exports['./redis']).toEqual({ types: './dist/stores/redis.d.ts', import: './dist/stores/redis.js' });
+    expect(pkg.exports['./redis']).toEqual({ types: './dist/stores/redis.d.ts', default: './dist/stores/redis.js' });
     expect(pkg.peerDependencies.ioredis).toMatch(/^\^6\./);
     expect(pkg.peerDependenciesMeta.ioredis).toEqual({ optional: true });
     expect(pkg.devDependencies.ioredis).toMatch(/^6\.\d+\.\d+$/);

@@ -11,8 +11,11 @@ import { withObservations } from '../../src/agent-tools/observations/with-observ
 import { MAX_IN_FLIGHT } from '../../src/stores/redis-connection.js';
 import { createRedisObservationStore } from '../../src/stores/redis.js';
 import { mockTool, numberedLines, putText, readAll } from '../agent-tools/observations/helpers.js';
-import { startRedisServer, type RedisServer } from './redis-server.js';
+import { requireRedisServer, startRedisServer, type RedisServer } from './redis-server.js';
 
+// Without redis-server the file fails here, once, with the line that says how to install it,
+// rather than once for each group of tests below.
+requireRedisServer();
 
 /** A client of the test's server; errors are expected here (outages), so they are listened to. */
 function clientOf(server: RedisServer, options: RedisOptions = {}): Redis {
