@@ -2,7 +2,7 @@
  * The command line of the `toolweave` bin:
  *
  *     toolweave mcp [--config FILE] [--trust-annotations] [--chain a,b] [--http [HOST:]PORT]
- *                   [--allowed-hosts a,b] [--allowed-origins a,b] [--verbose] [--] [COMMAND ARGS...]
+ *                   [--allowed-hosts a,b] [--allowed-origins a,b] [--max-calls n] [--verbose] [--] [COMMAND ARGS...]
  *     toolweave check --config FILE
  *     toolweave schema
  */
@@ -34,6 +34,8 @@ export interface McpArgs {
   http?: HttpArgs;
   /** Log each call and its verdict. */
   verbose: boolean;
+  /** How many calls one run_js run may make (the config's `script.maxCalls`). */
+  maxCalls?: number;
 }
 
 /** What `toolweave check` was asked to do. */
@@ -66,6 +68,7 @@ Options of mcp:
                         loopback and the address listened on (listening on 0.0.0.0, name this machine)
   --allowed-origins a,b with --http: origins (https://app.example) a browser's request may come from
                         besides the pages of the allowed hosts
+  --max-calls n         how many calls one run_js run may make (default 1000)
   --verbose             log each call and its verdict to stderr`;
 
 /** Read the command line (without `node` and the script). */
@@ -80,7 +83,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     return { command: 'check', config: options.config };
   }
   if (command !== 'mcp') throw new UsageError(`Unknown command "${command}".`);
-  const valued = ['--config', '--chain', '--http', '--allowed-hosts', '--allowed-origins'];
+  const valued = ['--config', '--chain', '--http', '--allowed-hosts', '--allowed-origins', '--max-calls'];
   const { own, upstream } = splitUpstream(rest, valued);
   const options = readOptions(own, valued, ['--trust-annotations', '--verbose']);
   if (upstream !== undefined && upstream.length === 0) throw new UsageError('Nothing after --: give the command that starts the MCP server.');
@@ -88,8 +91,11 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   for (const option of ['allowed-hosts', 'allowed-origins']) {
     if (options[option] !== undefined && !options.http) throw new UsageError(`--${option} applies to --http: add --http [host:]port.`);
   }
+  const maxCalls = options['max-calls'];
+  if (maxCalls !== undefined && !/^\d{1,9}$/u.test(maxCalls)) throw new UsageError(`--max-calls takes a whole number of calls, such as 2000 (got "${maxCalls}").`);
   return {
     command: 'mcp',
+    ...(maxCalls !== undefined ? { maxCalls: Number(maxCalls) } : {}),
     ...(options.config ? { config: options.config } : {}),
     ...(upstream ? { upstream } : {}),
     trustAnnotations: options['--trust-annotations'] === 'true',

@@ -68,6 +68,7 @@ async function mcpConfig(args: McpArgs): Promise<ProxyConfig> {
     config.servers = { ...config.servers, upstream: { command, args: rest, cwd: process.cwd(), trustAnnotations: args.trustAnnotations } };
   }
   if (args.chain.length) config.sideEffectingTools = [...(config.sideEffectingTools ?? []), ...args.chain];
+  if (args.maxCalls !== undefined) config.script = { ...config.script, maxCalls: args.maxCalls };
   return config;
 }
 

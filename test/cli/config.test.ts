@@ -119,6 +119,11 @@ describe('the command line', () => {
     expect(parseArgs(['check', '--config', 'tw.yaml'])).toEqual({ command: 'check', config: 'tw.yaml' });
   });
 
+  it('reads --max-calls, the calls one run_js run may make, and refuses one that is not a number', () => {
+    expect(parseArgs(['mcp', '--max-calls', '2000', 'node', 'server.js'])).toMatchObject({ maxCalls: 2000, upstream: ['node', 'server.js'] });
+    expect(() => parseArgs(['mcp', '--max-calls', 'many', 'node', 'server.js'])).toThrow(/--max-calls takes a whole number of calls/u);
+  });
+
   it('starts the server at the first word that is not an option or its value, with or without --', () => {
     const mcp = (...words: string[]) => parseArgs(['mcp', ...words]) as McpArgs;
     // As the MCP Inspector's CLI passes it on, having dropped the --.
