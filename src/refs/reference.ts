@@ -121,7 +121,11 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
   }
 
   const dotted = parseDottedPath(rest);
-  if (dotted.ok) return known(dottedAccessor(rootName, readRoot, dotted.segments), problem, steps);
+  if (dotted.ok) {
+    // Only a dotted path names fields; a JSONPath query may match any of them, or none.
+    if (rootName === 'input' && site.checkInputPath) problem = site.checkInputPath(dotted.segments);
+    return known(dottedAccessor(rootName, readRoot, dotted.segments), problem, steps);
+  }
   if (!looksLikeJsonPath(rest)) return { ok: false, problem: `is not a valid path: ${dotted.problem}` };
 
   const path = `$${rest}`;
