@@ -34,8 +34,10 @@ export interface ComposableToolBuilderOptions {
   onWarning?: (warning: string) => void;
   /**
    * Check each step's arguments against the step tool's own `inputSchema` before it runs
-   * (`args_invalid`, naming the tool, the step and the field). Default false for composites: a
-   * host wrote the mappings. The model-facing tools always check.
+   * (`args_invalid`, naming the tool, the step and the field), and arguments fixed in the spec at
+   * `validate` and `build`. Default true: a mapping that names a field wrong (`nmae` for `name`)
+   * is refused before the tool sees it, as the model-facing tools refuse it. `false` skips the
+   * check (a schema compiled once per tool, then one ajv check per call).
    */
   validateArgs?: boolean;
 }
@@ -114,7 +116,7 @@ export class ComposableToolBuilder {
     this.stepTimeoutMs = options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS;
     this.snapshots = options.snapshots;
     this.onWarning = options.onWarning;
-    this.validateArgs = options.validateArgs ?? false;
+    this.validateArgs = options.validateArgs ?? true;
   }
 
   /** Bind the gate and the host's list of side-effecting tools that may be chained. */
