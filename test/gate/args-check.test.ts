@@ -62,6 +62,15 @@ describe('arguments are checked against the called tool\'s inputSchema', () => {
     expect(greet.calls).toEqual([{ name: 42 }]);
   });
 
+  it('a composite checks the tool instance it runs: one replaced by name is checked against its own schema', async () => {
+    const { reg, gate } = setup();
+    const composite = new ComposableToolBuilder(gate).build('c', 'c', { type: 'object' }, { steps: [{ tool: 'greet', inputMapping: { name: '$input.n' } }] });
+    expect((await composite.execute({ n: 5 }, {})).details?.code).toBe('args_invalid');
+    reg.add(tool('greet', (a) => `Hi ${String(a.name)}`, { hasSideEffects: false, inputSchema: { type: 'object', properties: { name: { type: 'number' } } } }));
+    expect(await composite.execute({ n: 5 }, {})).toMatchObject({ success: true, output: 'Hi 5' });
+    expect((await composite.execute({ n: 'five' }, {})).details).toMatchObject({ code: 'args_invalid', field: 'name' });
+  });
+
   it('runPipeline checks by default too', async () => {
     const { gate } = setup();
     const result = await new ComposableToolBuilder(gate).runPipeline({ steps: [{ tool: 'greet', inputMapping: { name: '$input.id' } }] }, { id: 7 }, {});
