@@ -43,9 +43,17 @@ export interface CompositeFile {
   description: string;
   inputSchema: Record<string, unknown>;
   spec: Record<string, unknown>;
-  examples?: { name?: string; input: Record<string, unknown>; stepOutputs?: Record<string, unknown>; output: unknown }[];
+  examples?: CompositeExample[];
   /** The file it was read from. */
   file: string;
+}
+
+/** An example `toolweave check` runs as a dry run. */
+export interface CompositeExample {
+  name?: string;
+  input: Record<string, unknown>;
+  stepOutputs?: Record<string, unknown>;
+  output: unknown;
 }
 
 /** A config or composite file that is wrong: the message names the file and the field. */

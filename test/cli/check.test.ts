@@ -95,4 +95,27 @@ describe('toolweave check', () => {
       expect.stringMatching(/^FAIL composite typo \(.*typo\.yaml\): spec_invalid: .*read_txt_file.*did you mean read_text_file/u),
     ]);
   });
+
+  it('fails on every warning, one line each naming the composite and the step, where the run itself succeeds', async () => {
+    const test = await readFile(path.join(project.root, 'test/cache.test.json'), 'utf8');
+    await writeFile(path.join(configDir, 'specs/warned.json'), JSON.stringify({
+      name: 'warned',
+      description: 'Reads a file, with two wrong references.',
+      inputSchema: { type: 'object', properties: { file: { type: 'string' } }, required: ['file'] },
+      spec: {
+        steps: [{ name: 'text', tool: 'read_text_file', args: { path: '$input.file' }, when: '$inptu.ready' }],
+        output: { label: 'file ${$input.fiel}', text: '$steps.text' },
+      },
+      // What the run gives: the misspelt `when` is a non-empty text, so true; the undeclared field reads as nothing.
+      examples: [{ input: { file: 'test/cache.test.json' }, output: { label: 'file ', text: test } }],
+    }));
+    const run = await runBin(['check', '--config', await writeConfig('warned.yaml', ['specs/warned.json'])]);
+    const file = path.join(configDir, 'specs/warned.json');
+    expect(run.stdout.trim().split('\n')).toEqual([
+      'ok   server fs: 14 tools',
+      `FAIL composite warned (${file}): warning: step "text": "$inptu.ready" has an unknown root "$inptu" (did you mean $input?); kept as the literal text (strict mode refuses it)`,
+      `FAIL composite warned (${file}): warning: step "output": "$input.fiel" (in "file \${$input.fiel}") reads "fiel", which the inputSchema does not declare (did you mean file?); it reads undefined when the step runs (strict mode refuses it)`,
+    ]);
+    expect(run.code).toBe(1);
+  });
 });
