@@ -8,6 +8,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import type { ScriptToolOptions } from '../index.js';
 import { COMPOSITE_FILE_SCHEMA, CONFIG_SCHEMA } from './config-schema.js';
+import type { MatchMode } from './example-match.js';
 
 /** One upstream MCP server. */
 export interface ServerConfig {
@@ -48,12 +49,14 @@ export interface CompositeFile {
   file: string;
 }
 
-/** An example `toolweave check` runs as a dry run. */
+/** An example `toolweave check` runs: without `output`, it passes when the composite runs. */
 export interface CompositeExample {
   name?: string;
   input: Record<string, unknown>;
   stepOutputs?: Record<string, unknown>;
-  output: unknown;
+  output?: unknown;
+  /** How `output` is compared (see `example-match.ts`); default `exact`. */
+  match?: MatchMode;
 }
 
 /** A config or composite file that is wrong: the message names the file and the field. */
