@@ -28,8 +28,10 @@ export interface ComposableToolBuilderOptions {
   snapshots?: SnapshotProvider;
   /**
    * Told each warning `build` finds (lenient mode only): an unknown `$`-expression kept as the
-   * literal text, a refused JSONPath filter, a reference that reads `undefined`. `validate`
-   * returns the same warnings. Default: none are reported but by `validate`.
+   * literal text, a refused JSONPath filter, a reference that reads `undefined` (a `$input` field
+   * the inputSchema does not declare among them). `validate` returns the same warnings (given the
+   * same `inputSchema`); `build` logs nothing itself and throws only on errors. Default: none are
+   * reported but by `validate`.
    */
   onWarning?: (warning: string) => void;
   /**
