@@ -2,11 +2,12 @@
  * What a composite's inputSchema says of the paths `$input` references read: a field it does not
  * declare reads `undefined` at every run, so a reference to one is most likely a typo.
  *
- * Only what the schema states is used. A field is declared when `properties` (of the schema, or of
- * any branch of its `allOf`, `anyOf` or `oneOf`) lists it; an array index goes on into `items`.
- * Where the schema cannot say, nothing is reported: it declares no properties at that level, lets
- * other fields in on purpose (`additionalProperties` true or a schema, `patternProperties`), or
- * leans on a `$ref`.
+ * Only what the schema states is used. A field is declared when `properties` or `required` lists
+ * it, in the schema or in any schema it applies under a condition (`allOf`, `anyOf`, `oneOf`, `if`,
+ * `then`, `else`, `dependentSchemas`, `dependencies`); an array index goes on into `items`. Where
+ * the schema cannot say, nothing is reported: it declares no properties at that level, lets other
+ * fields in on purpose (`additionalProperties` or `unevaluatedProperties` true or a schema,
+ * `patternProperties`), or leans on a `$ref`.
  */
 import { closestNames } from '../gate/suggest.js';
 import type { PathSegment } from '../refs/path.js';
@@ -50,21 +51,29 @@ export function inputPathCheck(schema: unknown): InputPathCheck {
 function collectFields(node: unknown, fields: Map<string, unknown[]>, depth: number): boolean {
   if (!isRecord(node)) return node !== true && depth <= MAX_DEPTH;
   if (depth > MAX_DEPTH || node.$ref !== undefined || node.$dynamicRef !== undefined) return false;
-  const additional = node.additionalProperties;
-  if (additional !== undefined && additional !== false) return false;
+  for (const open of [node.additionalProperties, node.unevaluatedProperties]) if (open !== undefined && open !== false) return false;
   if (isRecord(node.patternProperties) && Object.keys(node.patternProperties).length > 0) return false;
-  if (isRecord(node.properties)) {
-    for (const [name, sub] of Object.entries(node.properties)) {
-      const list = fields.get(name);
-      if (list) list.push(sub);
-      else fields.set(name, [sub]);
+  const declare = (name: string, sub?: unknown): void => {
+    const list = fields.get(name) ?? [];
+    if (sub !== undefined) list.push(sub);
+    fields.set(name, list);
+  };
+  if (isRecord(node.properties)) for (const [name, sub] of Object.entries(node.properties)) declare(name, sub);
+  // A name that is only required says nothing of what it holds: nothing below it is checked.
+  if (Array.isArray(node.required)) for (const name of node.required) if (typeof name === 'string') declare(name);
+  const branches: unknown[] = [];
+  for (const key of ['allOf', 'anyOf', 'oneOf'] as const) if (Array.isArray(node[key])) branches.push(...(node[key] as unknown[]));
+  for (const key of ['if', 'then', 'else'] as const) if (node[key] !== undefined) branches.push(node[key]);
+  for (const key of ['dependentSchemas', 'dependencies'] as const) {
+    const map = node[key];
+    if (!isRecord(map)) continue;
+    for (const value of Object.values(map)) {
+      // `dependencies` may also list names (a property requiring others).
+      if (!Array.isArray(value)) branches.push(value);
+      else for (const name of value) if (typeof name === 'string') declare(name);
     }
   }
-  for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
-    const branches = node[key];
-    if (!Array.isArray(branches)) continue;
-    for (const branch of branches) if (!collectFields(branch, fields, depth + 1)) return false;
-  }
+  for (const branch of branches) if (!collectFields(branch, fields, depth + 1)) return false;
   return true;
 }
 

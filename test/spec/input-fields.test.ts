@@ -89,6 +89,25 @@ describe('a $input field the inputSchema does not declare', () => {
     expect(builder.validate(spec)).toEqual({ valid: true });
   });
 
+  it('counts a field required, or declared under a condition (if, then, else, dependentSchemas, dependencies), as declared', () => {
+    const { builder } = setup(true);
+    const conditional = {
+      type: 'object',
+      properties: { kind: { type: 'string' } },
+      required: ['token'],
+      if: { properties: { kind: { const: 'file' } } },
+      then: { properties: { path: { type: 'string' } } },
+      else: { properties: { url: { type: 'string' } } },
+      dependentSchemas: { path: { properties: { encoding: {} } } },
+      dependencies: { url: ['headers'] },
+    };
+    const spec: ComposableToolSpec = { steps: [{ tool: 'lookup', inputMapping: { a: '$input.path', b: '$input.url', c: '$input.encoding', d: '$input.headers', e: '$input.token.value', f: '$input.knd' } }] };
+    expect(builder.validate(spec, { inputSchema: conditional }).errors).toEqual([
+      'step "steps[0]": "$input.knd" reads "knd", which the inputSchema does not declare (did you mean kind?)',
+    ]);
+    expect(builder.validate(spec, { inputSchema: { ...conditional, unevaluatedProperties: { type: 'string' } } })).toEqual({ valid: true });
+  });
+
   it('counts a field declared in any branch of allOf, anyOf or oneOf as declared', () => {
     const { builder } = setup(true);
     const branched = { type: 'object', allOf: [{ properties: { id: { type: 'string' } } }], oneOf: [{ properties: { a: {} } }, { properties: { b: {} } }] };
