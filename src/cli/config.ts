@@ -8,6 +8,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import type { ScriptToolOptions } from '../index.js';
 import { COMPOSITE_FILE_SCHEMA, CONFIG_SCHEMA } from './config-schema.js';
+import type { MatchMode } from './example-match.js';
 
 /** One upstream MCP server. */
 export interface ServerConfig {
@@ -43,9 +44,19 @@ export interface CompositeFile {
   description: string;
   inputSchema: Record<string, unknown>;
   spec: Record<string, unknown>;
-  examples?: { name?: string; input: Record<string, unknown>; stepOutputs?: Record<string, unknown>; output: unknown }[];
+  examples?: CompositeExample[];
   /** The file it was read from. */
   file: string;
+}
+
+/** An example `toolweave check` runs: without `output`, it passes when the composite runs. */
+export interface CompositeExample {
+  name?: string;
+  input: Record<string, unknown>;
+  stepOutputs?: Record<string, unknown>;
+  output?: unknown;
+  /** How `output` is compared (see `example-match.ts`); default `exact`. */
+  match?: MatchMode;
 }
 
 /** A config or composite file that is wrong: the message names the file and the field. */

@@ -1,6 +1,6 @@
 /** A leaf: one tool call through the gate, with dry runs, the effects ledger and compensation. */
 import { failure } from '../codes.js';
-import { argsRefusal } from '../gate/args-check.js';
+import { argsCheckOf, argsRefusal } from '../gate/args-check.js';
 import { callByName, runThroughGate } from '../gate/call.js';
 import { chainRefusal, isChainable, namesOf } from '../gate/chainable.js';
 import { observeRefusal } from '../gate/events.js';
@@ -48,6 +48,12 @@ export class Leaf implements LeafRecorder {
   readonly okEntry: TraceEntry;
   /** Its timeout in watchdog ticks, computed once rather than at every call. */
   private readonly ticks: number;
+  /**
+   * The tool instance whose argument check {@link Leaf.argsCheck} holds: a run that resolves the
+   * same instance (every run, until the host replaces the tool) skips looking its check up.
+   */
+  private checkedTool: ITool | undefined = undefined;
+  private argsCheck: ((args: unknown) => boolean) | null = null;
 
   /**
    * @param label - the step's label: its name, or its place in the spec
@@ -193,7 +199,14 @@ export class Leaf implements LeafRecorder {
    */
   argsProblem(state: RunState, tool: ITool, args: unknown): ToolExecutionResult | undefined {
     if (!isRecord(args)) return failure('input_invalid', `Step "${this.label}": its arguments resolved to ${describe(args)}, not an object.`);
-    return state.validateArgs ? argsRefusal(tool, this.toolName, this.label, args) : undefined;
+    if (!state.validateArgs) return undefined;
+    if (tool !== this.checkedTool) {
+      this.argsCheck = argsCheckOf(tool);
+      this.checkedTool = tool;
+    }
+    const check = this.argsCheck;
+    // The refusal checks again to name every field: it is made only when the arguments are wrong.
+    return check === null || check(args) ? undefined : argsRefusal(tool, this.toolName, this.label, args);
   }
 
   /** Record the call's result: the ledger, the trace, the undo log. */

@@ -31,7 +31,7 @@ const draft2020 = addFormats(new Ajv2020(OPTIONS));
 const checks = new WeakMap<ITool, ValidateFunction | null>();
 
 /** The compiled check of `tool`'s input schema, once per instance; `null` when it cannot be compiled. */
-function checkOf(tool: ITool): ValidateFunction | null {
+export function argsCheckOf(tool: ITool): ValidateFunction | null {
   let check = checks.get(tool);
   if (check !== undefined) return check;
   try {
@@ -66,7 +66,7 @@ export function argsRefusal(tool: ITool, name: string, step: string, args: Recor
       errors: [problem],
     });
   }
-  const check = checkOf(tool);
+  const check = argsCheckOf(tool);
   if (check === null || check(args)) return undefined;
   const problems = (check.errors ?? []).map((e) => describe(e, args));
   const fields = [...new Set((check.errors ?? []).map(fieldOf))];
