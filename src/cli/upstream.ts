@@ -71,20 +71,22 @@ export class Upstream {
     this.state = 'starting';
     const transport = this.transport();
     const client = new Client({ name: 'toolweave', version: '0.1.0' });
+    // Known from now on, so a close while it starts stops the process it starts.
+    this.client = client;
     const timeout = this.config.initTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS;
     try {
       await client.connect(transport, { timeout });
-      this.client = client;
       // Always taken: the tools of a new connection call through it, even if they look the same.
       await this.importTools(client, true);
     } catch (error) {
+      if (this.client === client) this.client = undefined;
       await client.close().catch(() => undefined);
-      this.client = undefined;
-      this.failed(startProblem(error, this.config, timeout));
+      // Closed while it started: the close ended this attempt, not a fault of the server's.
+      if ((this.state as UpstreamState) !== 'closed') this.failed(startProblem(error, this.config, timeout));
       return;
     }
     // close() may have been called while this start was under way.
-    if ((this.state as UpstreamState) === 'closed') {
+    if ((this.state as UpstreamState) === 'closed' || this.client !== client) {
       await client.close().catch(() => undefined);
       return;
     }
