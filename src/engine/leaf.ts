@@ -90,7 +90,7 @@ export class Leaf implements LeafRecorder {
   private driveOther(state: RunState, scope: RefScope, lane: Lane): NodeOutcome | undefined {
     const { label, toolName } = this;
     const tool = this.resolve(state);
-    if (!isChainable(toolName, tool, state.sideEffectingTools)) return failed(state, label, toolName, chainRefusal(toolName, tool, namesOf(state.gate)));
+    if (!isChainable(toolName, tool, state.sideEffectingTools)) return failed(state, label, toolName, chainRefusal(toolName, tool, namesOf(state.gate), state.gate.advice));
     if (tool.composition) {
       const cycle = this.cycleRefusal(tool, state);
       if (cycle) return failed(state, label, toolName, cycle);
@@ -145,7 +145,7 @@ export class Leaf implements LeafRecorder {
   start(call: GateCall, state: RunState, scope: RefScope): ToolExecutionResult | undefined {
     const toolName = this.toolName;
     const tool = this.resolve(state);
-    if (!isChainable(toolName, tool, state.sideEffectingTools)) return chainRefusal(toolName, tool, namesOf(state.gate));
+    if (!isChainable(toolName, tool, state.sideEffectingTools)) return chainRefusal(toolName, tool, namesOf(state.gate), state.gate.advice);
     if (tool.composition) {
       const cycle = this.cycleRefusal(tool, state);
       if (cycle) return cycle;

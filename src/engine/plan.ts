@@ -317,7 +317,7 @@ function precheckCalls(state: RunState, settings: RunSettings, calls: readonly P
     if (bySlot) bySlot[call.slot] = tool;
     // A call to the composition being run is the cycle guard's to refuse, at run time.
     if (!isChainable(call.tool, tool, sideEffectingTools) && !isComposition(tool, compositionId)) {
-      return failed(state, call.label, call.tool, chainRefusal(call.tool, tool, namesOf(gate)));
+      return failed(state, call.label, call.tool, chainRefusal(call.tool, tool, namesOf(gate), gate.advice));
     }
   }
   if (bySlot) {

@@ -57,7 +57,7 @@ export async function callResolved(
   context: ToolExecutionContext,
   options: CallByNameOptions = {},
 ): Promise<CallByNameResult> {
-  const check = checkChainable(name, tool, options.sideEffectingTools, namesOf(gate));
+  const check = checkChainable(name, tool, options.sideEffectingTools, namesOf(gate), gate.advice);
   if (!check.ok) return { result: check.refusal };
   const result = await runThroughGate(gate, check.tool, args, context, options.signal, options);
   return { result, tool: check.tool };

@@ -200,7 +200,7 @@ async function execute(
     }
     if (dry && resolved !== undefined && (resolved.hasSideEffects === true || resolved.composition === true)) {
       // A dry run: the rule still decides, but the call is not made; it is listed with its arguments.
-      const check = checkChainable(call.name, resolved, limits.sideEffectingTools, namesOf(gate));
+      const check = checkChainable(call.name, resolved, limits.sideEffectingTools, namesOf(gate), gate.advice);
       if (!check.ok) return toScriptCallResult(check.refusal, limits.maxCallResultBytes);
       ledger.wouldRun(step, call.name, callArgs);
       const outputs = dry.stepOutputs;
