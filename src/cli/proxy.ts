@@ -55,7 +55,8 @@ export async function runProxy(config: ProxyConfig, serving: ProxyServing, log: 
   const newServer = (): Server => {
     let server: Server | undefined;
     const session = createSession(core, () => server);
-    const guide = renderUsageGuide(session.list.current(), { sideEffectingTools: config.sideEffectingTools ?? [] });
+    // The guide, and which servers are not connected as the session begins (instructions are sent once).
+    const guide = [renderUsageGuide(session.list.current(), { sideEffectingTools: config.sideEffectingTools ?? [] }), core.connectionNote()].filter(Boolean).join('\n\n');
     server = createMcpServer(session.list, {
       name: 'toolweave',
       version: VERSION,

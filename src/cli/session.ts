@@ -20,6 +20,7 @@ import {
   type StepGate,
 } from '../index.js';
 import { createToolList, elicitationApprovals, type MutableToolList } from '../mcp/index.js';
+import { proxyAdvice } from './advice.js';
 import type { ProxyCore } from './proxy-core.js';
 
 /** A session's tools and gate. */
@@ -48,6 +49,7 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
     names: () => registry.keys(),
     version: () => generation,
     ...(approvals ? { approvals } : {}),
+    advice: proxyAdvice(core),
   });
   const doors = [
     createRunPipelineTool(gate, { sideEffectingTools }),
