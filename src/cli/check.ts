@@ -9,6 +9,7 @@ import { Ajv } from 'ajv';
 import { ComposableToolBuilder, createStepGate, SpecError, type ComposableToolSpec, type ITool } from '../index.js';
 import { loadComposites } from './composites.js';
 import type { CompositeFile, ProxyConfig } from './config.js';
+import { proxyAdvice } from './advice.js';
 import type { Log } from './log.js';
 import { OWN_TOOL_NAMES, ProxyCore } from './proxy-core.js';
 
@@ -44,7 +45,7 @@ export async function runCheck(config: ProxyConfig, log: Log): Promise<CheckRepo
     }
     const registry = new Map<string, ITool>(core.upstreamTools().map((tool) => [tool.name, tool]));
     for (const collision of collisions) fail(`tool_name_collision: ${collision}`);
-    const builder = new ComposableToolBuilder(createStepGate({ resolve: (name) => registry.get(name), names: () => registry.keys() }));
+    const builder = new ComposableToolBuilder(createStepGate({ resolve: (name) => registry.get(name), names: () => registry.keys(), advice: proxyAdvice(core, 'check') }));
     builder.bind({ sideEffectingTools: config.sideEffectingTools ?? [] });
     for (const composite of composites) {
       const problem = await checkComposite(composite, builder, registry);

@@ -49,7 +49,7 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
     names: () => registry.keys(),
     version: () => generation,
     ...(approvals ? { approvals } : {}),
-    advice: proxyAdvice(core),
+    advice: proxyAdvice(core, 'mcp'),
   });
   const doors = [
     createRunPipelineTool(gate, { sideEffectingTools }),

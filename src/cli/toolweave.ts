@@ -115,6 +115,7 @@ async function mcpConfig(args: McpArgs): Promise<ProxyConfig> {
     const [command, ...rest] = args.upstream;
     if (config.servers.upstream) throw new ConfigError([`${config.source}: servers.upstream: the server started after -- is named "upstream"; rename the one in the config`]);
     config.servers = { ...config.servers, upstream: { command, args: rest, cwd: process.cwd(), trustAnnotations: args.trustAnnotations } };
+    config.commandLineServer = 'upstream';
   }
   if (args.chain.length) config.sideEffectingTools = [...(config.sideEffectingTools ?? []), ...args.chain];
   return config;

@@ -104,7 +104,7 @@ export interface GateCheckRequest {
  * it; a library host's user changes the options, and the defaults name them. A host with settings
  * of its own (a command line, a config file) names those instead, so the person who reads the
  * refusal can act on it. Each method is asked when a refusal is made; one that throws or answers
- * anything but text leaves the default in place.
+ * anything but text (or empty text) leaves the default in place.
  *
  * @example
  * ```ts
@@ -117,15 +117,15 @@ export interface GateCheckRequest {
 export interface RefusalAdvice {
   /**
    * How to let side-effecting tool `tool` be chained (`step_not_chainable`), as the words after
-   * "call it directly, or". Default: list it in `sideEffectingTools` (`builder.bind`, or the option
-   * of `createRunPipelineTool`, `createComposeTool` or `createScriptTool`).
+   * "call it directly, or"; `undefined` keeps the default: list it in `sideEffectingTools`
+   * (`builder.bind`, or the option of `createRunPipelineTool`, `createComposeTool` or `createScriptTool`).
    */
-  chain?(tool: string): string;
+  chain?(tool: string): string | undefined;
   /**
    * How to declare whether `tool` has side effects (`side_effects_undeclared`), as the words after
-   * "call it directly, or". Default: declare `hasSideEffects` on the tool.
+   * "call it directly, or"; `undefined` keeps the default: declare `hasSideEffects` on the tool.
    */
-  declare?(tool: string): string;
+  declare?(tool: string): string | undefined;
   /**
    * More to say about a name no tool has (`step_missing`), such as why a tool may be missing now:
    * a sentence added after the refusal's own. Default: nothing.
