@@ -94,9 +94,21 @@ export async function runProxy(config: ProxyConfig, serving: ProxyServing, log: 
   };
 }
 
-/** One line per call and its verdict (`--verbose`). */
+/** The most characters of a failure's message in a `--verbose` line. */
+const MAX_LOGGED_ERROR_CHARS = 400;
+
+/**
+ * One line per call and its verdict (`--verbose`): each call a client makes, and each call made
+ * under it by a script, a pipeline, a compose tree or a composite, a refused one with its code
+ * and why.
+ */
 function logCall(log: Log, event: ToolEvent): void {
   if (event.type !== 'call_ended') return;
   const where = event.door ? ` in ${event.door}, step ${event.step}` : '';
-  log.verbose(`call ${event.tool}${where}: ${event.ok ? 'ok' : event.code ?? 'failed'} (${Math.round(event.ms)} ms)`);
+  let verdict = event.ok ? 'ok' : (event.code ?? 'failed');
+  if (!event.ok && event.error) {
+    const why = event.error.replace(/\s+/gu, ' ');
+    verdict += `: ${why.length > MAX_LOGGED_ERROR_CHARS ? `${why.slice(0, MAX_LOGGED_ERROR_CHARS)}...` : why}`;
+  }
+  log.verbose(`call ${event.tool}${where}: ${verdict} (${Math.round(event.ms)} ms)`);
 }

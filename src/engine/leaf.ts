@@ -3,6 +3,7 @@ import { failure } from '../codes.js';
 import { argsRefusal } from '../gate/args-check.js';
 import { callByName, runThroughGate } from '../gate/call.js';
 import { chainRefusal, isChainable, namesOf } from '../gate/chainable.js';
+import { tellRefused } from '../gate/events.js';
 import { GateCall } from '../gate/gate-call.js';
 import type { RunFrame } from '../gate/run-frame.js';
 import type { GateRunOptions } from '../gate/step-gate.js';
@@ -90,15 +91,15 @@ export class Leaf implements LeafRecorder {
   private driveOther(state: RunState, scope: RefScope, lane: Lane): NodeOutcome | undefined {
     const { label, toolName } = this;
     const tool = this.resolve(state);
-    if (!isChainable(toolName, tool, state.sideEffectingTools)) return failed(state, label, toolName, chainRefusal(toolName, tool, namesOf(state.gate), state.gate.advice));
+    if (!isChainable(toolName, tool, state.sideEffectingTools)) return failed(state, label, toolName, this.refused(state, chainRefusal(toolName, tool, namesOf(state.gate), state.gate.advice)));
     if (tool.composition) {
       const cycle = this.cycleRefusal(tool, state);
-      if (cycle) return failed(state, label, toolName, cycle);
+      if (cycle) return failed(state, label, toolName, this.refused(state, cycle));
     }
     // Checked to be an object by argsProblem before it is used as one.
     const args = this.argsOf(scope) as Record<string, unknown>;
     const badArgs = this.argsProblem(state, tool, args);
-    if (badArgs) return failed(state, label, toolName, badArgs);
+    if (badArgs) return failed(state, label, toolName, this.refused(state, badArgs));
     const dry = state.dry;
     if (dry && (tool.hasSideEffects === true || tool.composition)) {
       if (!Object.hasOwn(dry.stepOutputs, label)) {
@@ -145,16 +146,16 @@ export class Leaf implements LeafRecorder {
   start(call: GateCall, state: RunState, scope: RefScope): ToolExecutionResult | undefined {
     const toolName = this.toolName;
     const tool = this.resolve(state);
-    if (!isChainable(toolName, tool, state.sideEffectingTools)) return chainRefusal(toolName, tool, namesOf(state.gate), state.gate.advice);
+    if (!isChainable(toolName, tool, state.sideEffectingTools)) return this.refused(state, chainRefusal(toolName, tool, namesOf(state.gate), state.gate.advice));
     if (tool.composition) {
       const cycle = this.cycleRefusal(tool, state);
-      if (cycle) return cycle;
+      if (cycle) return this.refused(state, cycle);
     }
     // An object, by how its mapping is written or by argsProblem's check, before it is used as one.
     const args = this.argsOf(scope) as Record<string, unknown>;
     if (this.mayBuildNonObject || state.validateArgs) {
       const badArgs = this.argsProblem(state, tool, args);
-      if (badArgs) return badArgs;
+      if (badArgs) return this.refused(state, badArgs);
     }
     // The instance checked is the one the gate runs.
     call.aim(tool, this.label, this.timeoutMs, this.ticks);
@@ -169,6 +170,12 @@ export class Leaf implements LeafRecorder {
     const known = state.resolved;
     if (known !== undefined && state.version!() === known.version) return known.bySlot[this.slot];
     return state.gate.resolve(this.toolName);
+  }
+
+  /** `refusal`, once the run's listener (if any) is told of it. */
+  private refused(state: RunState, refusal: ToolExecutionResult): ToolExecutionResult {
+    tellRefused(state.context, this.toolName, this.label, refusal);
+    return refusal;
   }
 
   /** The cycle guard for a composition tool: the refusal when it is already running on this path. */

@@ -6,6 +6,7 @@
 import { failure } from '../codes.js';
 import { DEFAULT_BUDGET_LIMITS, type BudgetLimits } from '../gate/budget.js';
 import { chainRefusal, isChainable, namesOf, toToolSet, type SideEffectingTools } from '../gate/chainable.js';
+import { tellRefused } from '../gate/events.js';
 import { compositionRefusal, nestedContext, type DoorEntry } from '../gate/depth.js';
 import { gateInternals, type StartCall } from '../gate/gate-call.js';
 import { frameOf, type DoorInfo } from '../gate/run-frame.js';
@@ -317,7 +318,9 @@ function precheckCalls(state: RunState, settings: RunSettings, calls: readonly P
     if (bySlot) bySlot[call.slot] = tool;
     // A call to the composition being run is the cycle guard's to refuse, at run time.
     if (!isChainable(call.tool, tool, sideEffectingTools) && !isComposition(tool, compositionId)) {
-      return failed(state, call.label, call.tool, chainRefusal(call.tool, tool, namesOf(gate), gate.advice));
+      const refusal = chainRefusal(call.tool, tool, namesOf(gate), gate.advice);
+      tellRefused(state.context, call.tool, call.label, refusal);
+      return failed(state, call.label, call.tool, refusal);
     }
   }
   if (bySlot) {

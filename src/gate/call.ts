@@ -1,6 +1,7 @@
 import { failure } from '../codes.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { checkChainable, namesOf, type SideEffectingTools } from './chainable.js';
+import { tellRefused } from './events.js';
 import { messageOf } from './execute-call.js';
 import type { GateRunOptions, StepGate } from './step-gate.js';
 
@@ -58,7 +59,10 @@ export async function callResolved(
   options: CallByNameOptions = {},
 ): Promise<CallByNameResult> {
   const check = checkChainable(name, tool, options.sideEffectingTools, namesOf(gate), gate.advice);
-  if (!check.ok) return { result: check.refusal };
+  if (!check.ok) {
+    tellRefused(context, name, options.step ?? name, check.refusal);
+    return { result: check.refusal };
+  }
   const result = await runThroughGate(gate, check.tool, args, context, options.signal, options);
   return { result, tool: check.tool };
 }

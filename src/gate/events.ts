@@ -35,6 +35,8 @@ export interface ToolCallEnded extends ToolEventBase {
   ok: boolean;
   /** The failure's code. */
   code?: string;
+  /** The failure's message: what went wrong, or why the call was refused. */
+  error?: string;
   /** Milliseconds from its start (0 for a call refused before it started). */
   ms: number;
 }
@@ -95,6 +97,30 @@ export function observedEnd(observation: CallObservation, call: GateCall, result
   const ended: ToolCallEnded = { type: 'call_ended', ...about(call, observation.context), ok: result.success === true, ms };
   const code = result.details?.code;
   if (typeof code === 'string') ended.code = code;
+  if (!ended.ok && typeof result.error === 'string') ended.error = result.error;
+  tell(listener, ended);
+}
+
+/**
+ * A call a door refused before the gate ran it (the chainability rule, its arguments, the cycle
+ * guard): the context's listener is told it ended, as it is told of a call the gate's own checks
+ * refused, so a log or a progress display shows every refused call, however deep.
+ *
+ * @param context - the context the call would have run with
+ * @param tool - the name called
+ * @param step - the step that called it
+ * @param refusal - the refusal
+ * @param door - the door that refused it, when the context does not carry it yet (a door's precheck)
+ */
+export function tellRefused(context: ToolExecutionContext, tool: string, step: string, refusal: ToolExecutionResult, door?: DoorKind): void {
+  const listener = listenerOf(context);
+  if (listener === undefined) return;
+  const kind = door ?? frameOf(context)?.door?.kind;
+  const path = context.sessionData?.compositionPath;
+  const ended: ToolCallEnded = { type: 'call_ended', tool, step, ...(kind ? { door: kind } : {}), path: Array.isArray(path) ? (path as string[]) : [], ok: false, ms: 0 };
+  const code = refusal.details?.code;
+  if (typeof code === 'string') ended.code = code;
+  if (typeof refusal.error === 'string') ended.error = refusal.error;
   tell(listener, ended);
 }
 

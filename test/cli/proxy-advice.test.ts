@@ -35,10 +35,10 @@ async function fromScript(proxy: ChildClient, tool: string, args: Record<string,
   return JSON.parse(answer.text) as { code: string; message: string };
 }
 
-describe('the server after --, its annotations trusted', () => {
+describe('the server after --, its annotations trusted, with --verbose', () => {
   let proxy: ChildClient;
   beforeAll(async () => {
-    proxy = await connectStdio(process.execPath, [BIN, 'mcp', '--trust-annotations', '--', process.execPath, FS_SERVER, project.root]);
+    proxy = await connectStdio(process.execPath, [BIN, 'mcp', '--trust-annotations', '--verbose', '--', process.execPath, FS_SERVER, project.root]);
   }, 60_000);
   afterAll(async () => {
     await proxy?.close();
@@ -51,6 +51,8 @@ describe('the server after --, its annotations trusted', () => {
     expect(refusal.code).toBe('step_not_chainable');
     expect(refusal.message).toBe(`Tool "write_file" has side effects and is not listed as one that may be chained, so it cannot run here: ${advice}`);
     expect(refusal.message).not.toContain('builder.bind');
+    // --verbose: the refused call under the script, on stderr, with its code and why.
+    expect(proxy.stderr()).toContain(`toolweave: call write_file in run_js, step call 1: step_not_chainable: ${refusal.message} (0 ms)`);
   });
 
   it('so is a pipeline with such a step', async () => {
@@ -58,6 +60,8 @@ describe('the server after --, its annotations trusted', () => {
     expect(answer.isError).toBe(true);
     expect(answer.text).toMatch(/^error step_not_chainable: /u);
     expect(answer.text).toContain(advice);
+    // Refused whole before any step ran: --verbose logs the pipeline's call, with why.
+    expect(proxy.stderr()).toMatch(/toolweave: call run_pipeline: step_failed: .*step_2: Tool "write_file" has side effects.*--chain write_file.* \(\d+ ms\)/u);
   });
 });
 

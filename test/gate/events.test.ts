@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createComposeTool } from '../../src/agent-tools/compose.js';
+import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { createScriptTool } from '../../src/agent-tools/script/index.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import type { ToolEvent } from '../../src/gate/events.js';
@@ -42,6 +43,39 @@ describe('context.onEvent hears every call under the context, through every door
     // The gather's two calls end in either order.
     expect(seen.slice(1, 3)).toEqual(expect.arrayContaining([['read', 'compose', true, null], ['read', 'compose', false, 'permission_denied']]));
     expect(seen[3]).toEqual(['compose', 'run_js', false, 'step_failed']);
+  });
+
+  it('calls a door refuses before the gate runs them: the tool, the door, the step, the code and why', async () => {
+    const read = tool('read', () => 'text');
+    const write = tool('write', () => 'written', { hasSideEffects: true });
+    const reg = registry(read, write);
+    const gate = reg.gate();
+    const events: ToolEvent[] = [];
+    const onEvent = (e: ToolEvent) => events.push(e);
+    const refusedOnes = () => events.filter((e): e is Extract<ToolEvent, { type: 'call_ended' }> => e.type === 'call_ended' && !e.ok);
+
+    // A script: the chainability rule refuses the call, and the script goes on.
+    await createScriptTool(gate).execute({ code: "await callTool('write', {}); await callTool('nope', {}); return 'done';" }, { onEvent });
+    expect(refusedOnes()).toEqual([
+      { type: 'call_ended', tool: 'write', step: 'call 1', door: 'run_js', path: [], ok: false, code: 'step_not_chainable', error: expect.stringMatching(/^Tool "write" has side effects/u), ms: 0 },
+      { type: 'call_ended', tool: 'nope', step: 'call 2', door: 'run_js', path: [], ok: false, code: 'step_missing', error: 'No tool named "nope" is registered.', ms: 0 },
+    ]);
+
+    // A pipeline is refused whole before any step runs: its own end says why, and no step is told.
+    events.length = 0;
+    const pipeline = await createRunPipelineTool(gate).execute({ steps: [{ tool: 'read', args: {} }, { tool: 'write', args: {} }] }, { onEvent });
+    expect(pipeline.details?.code).toBe('step_not_chainable');
+    expect(events).toEqual([]);
+
+    // A composite whose step's tool became side-effecting after it was built: refused at run time.
+    events.length = 0;
+    reg.add(tool('swap', () => 'ok'));
+    const composite = new ComposableToolBuilder(gate).build('c', 'c', { type: 'object' }, { steps: [{ name: 'first', tool: 'swap', inputMapping: {} }] });
+    reg.add(tool('swap', () => 'ok', { hasSideEffects: true }));
+    await composite.execute({}, { onEvent });
+    expect(events).toEqual([
+      { type: 'call_ended', tool: 'swap', step: 'first', door: 'composite', path: ['toolweave:c'], ok: false, code: 'step_not_chainable', error: expect.stringMatching(/^Tool "swap" has side effects/u), ms: 0 },
+    ]);
   });
 
   it('a listener that throws changes nothing', async () => {
