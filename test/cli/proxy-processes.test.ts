@@ -17,6 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO, sleep } from '../mcp/helpers.js';
 
 const BIN = path.join(REPO, 'dist/cli/toolweave.js');
+/** Processes are read from /proc, and groups are what POSIX systems have. */
+const LINUX = process.platform === 'linux';
 const SPAWNING = path.join(REPO, 'test/cli/fixtures/spawning-server.mjs');
 
 /** A process found by its command line: its id, its group, and what it runs. */
@@ -74,7 +76,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   // Whatever a failed test left: stopped by its own id, so nothing else is touched.
-  for (const marker of markers) {
+  for (const marker of LINUX ? markers : []) {
     for (const p of running(marker)) {
       try {
         process.kill(p.pid, 'SIGKILL');
@@ -145,7 +147,7 @@ async function spawned(bin: Bin, marker: string, after = 0): Promise<number[]> {
   throw new Error(`no server started its child:\n${bin.stderr()}`);
 }
 
-describe('toolweave mcp stops every process it started', () => {
+describe.runIf(LINUX)('toolweave mcp stops every process it started', () => {
   it('on SIGTERM while a server has not answered initialize, even a server and child that ignore SIGTERM', async () => {
     const marker = newMarker();
     const bin = startBin(['mcp', '--config', await configFor(marker, { initTimeoutMs: 60_000 }, ['--ignore-term'])]);
@@ -209,7 +211,7 @@ describe('toolweave mcp stops every process it started', () => {
   }, 40_000);
 });
 
-describe('toolweave check stops every process it started', () => {
+describe.runIf(LINUX)('toolweave check stops every process it started', () => {
   it('when a server never answers initialize: it fails, and nothing is left', async () => {
     const marker = newMarker();
     const bin = startBin(['check', '--config', await configFor(marker, { initTimeoutMs: 500 })]);
@@ -237,7 +239,7 @@ describe('toolweave check stops every process it started', () => {
   }, 40_000);
 });
 
-describe('a process that ends with an uncaught error', () => {
+describe.runIf(LINUX)('a process that ends with an uncaught error', () => {
   it('takes the servers it started with it', async () => {
     const marker = newMarker();
     // The stdio transport the bin uses, in a process that then fails with an uncaught error.
