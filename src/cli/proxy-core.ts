@@ -96,7 +96,7 @@ export class ProxyCore {
   ownerOf(name: string): { upstream: Upstream; own: string } | undefined {
     for (const upstream of this.upstreams) {
       if (upstream.tools.some((tool) => tool.name === name)) {
-        return { upstream, own: upstream.config.prefix ? name.slice(upstream.name.length + 2) : name };
+        return { upstream, own: upstream.ownName(name) };
       }
     }
     return undefined;

@@ -71,7 +71,7 @@ async function runMcp(args: McpArgs): Promise<number> {
   const token = process.env.TOOLWEAVE_MCP_TOKEN || undefined;
   const proxy = await runProxy(config, { ...(args.http ? { http: args.http } : {}), ...(token ? { token } : {}), ...(stdin ? { stdin } : {}) }, log, stop.signal);
   await aborted(stop);
-  const closed = await Promise.race([proxy.close().then(() => true), new Promise<false>((resolve) => setTimeout(resolve, CLOSE_BOUND_MS, false).unref())]);
+  const closed = await Promise.race([proxy.close().then(() => true), new Promise<false>((resolve) => setTimeout(resolve, CLOSE_BOUND_MS, false))]);
   if (!closed) log.info(`the servers did not all stop within ${CLOSE_BOUND_MS} ms; what is left of them is killed`);
   return 0;
 }

@@ -72,6 +72,11 @@ export class Upstream {
     this.tools = this.configuredTools();
   }
 
+  /** The server's own name for the tool it serves as `served` (without the prefix, if any). */
+  ownName(served: string): string {
+    return this.config.prefix ? served.slice(this.name.length + 2) : served;
+  }
+
   /** Whether any of its tools is known: imported, or named by its config. */
   get toolsKnown(): boolean {
     return this.tools.length > 0;
@@ -193,7 +198,7 @@ export class Upstream {
    * that is gone, and a call the server went away from says why.
    */
   private guarded(tool: McpTool): McpTool {
-    const own = this.config.prefix ? tool.name.slice(this.name.length + 2) : tool.name;
+    const own = this.ownName(tool.name);
     return {
       ...tool,
       execute: async (args, context) => {

@@ -110,7 +110,7 @@ export interface GateCheckRequest {
  * ```ts
  * const gate = createStepGate({
  *   resolve: (name) => registry.get(name),
- *   advice: { chain: (tool) => `add "${tool}" to chainable_tools in agent.toml` },
+ *   advice: { chain: (tool) => `add "${tool}" to chainable_tools in host.toml` },
  * });
  * ```
  */

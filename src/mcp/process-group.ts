@@ -1,7 +1,7 @@
 /**
  * The process groups of the servers started over stdio. Each server is started as the leader of a
  * group of its own, so stopping the group stops whatever the server started too: the node a `npx`
- * or a shell script runs, a helper it spawned. Signalling the server alone would leave those
+ * or a shell script runs, a child it spawned. Signalling the server alone would leave those
  * running with no parent, on every start that failed and at every exit.
  *
  * Every group started is known here until it is seen empty, and is killed when this process
