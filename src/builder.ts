@@ -145,7 +145,7 @@ export class ComposableToolBuilder {
   check(name: string): ChainCheck {
     if (!this.gate) return { ok: false, refusal: needsGate() };
     const gate = this.gate;
-    return checkChainable(name, gate.resolve(name), this.sideEffecting, namesOf(gate));
+    return checkChainable(name, gate.resolve(name), this.sideEffecting, namesOf(gate), gate.advice);
   }
 
   /**

@@ -32,6 +32,7 @@ export {
   type ApprovalCaller,
   type GateCheck,
   type GateCheckRequest,
+  type RefusalAdvice,
 } from './gate/step-gate.js';
 export { approvalText, screenQuote } from './gate/approval-text.js';
 export { DEFAULT_BUDGET_LIMITS, type BudgetLimits, type BudgetLimitName } from './gate/budget.js';

@@ -66,7 +66,8 @@ Options of mcp:
                         loopback and the address listened on (listening on 0.0.0.0, name this machine)
   --allowed-origins a,b with --http: origins (https://app.example) a browser's request may come from
                         besides the pages of the allowed hosts
-  --verbose             log each call and its verdict to stderr`;
+  --verbose             log each call, and each call a script, pipeline or compose makes, with its
+                        verdict to stderr (a refused one with its code and why)`;
 
 /** Read the command line (without `node` and the script). */
 export function parseArgs(argv: readonly string[]): CliArgs {

@@ -10,6 +10,7 @@ import { ComposableToolBuilder, createStepGate, SpecError, type ComposableToolSp
 import { compositeCycles, loadComposites } from './composites.js';
 import type { CompositeExample, CompositeFile, ProxyConfig } from './config.js';
 import { describeDifferences, outputDifferences } from './example-match.js';
+import { proxyAdvice } from './advice.js';
 import type { Log } from './log.js';
 import { OWN_TOOL_NAMES, ProxyCore } from './proxy-core.js';
 
@@ -45,7 +46,7 @@ export async function runCheck(config: ProxyConfig, log: Log): Promise<CheckRepo
     }
     const registry = new Map<string, ITool>(core.upstreamTools().map((tool) => [tool.name, tool]));
     for (const collision of collisions) fail(`tool_name_collision: ${collision}`);
-    const builder = new ComposableToolBuilder(createStepGate({ resolve: (name) => registry.get(name), names: () => registry.keys() }));
+    const builder = new ComposableToolBuilder(createStepGate({ resolve: (name) => registry.get(name), names: () => registry.keys(), advice: proxyAdvice(core, 'check') }));
     builder.bind({ sideEffectingTools: config.sideEffectingTools ?? [] });
     const cycles = compositeCycles(composites);
     for (const composite of composites) {

@@ -36,6 +36,8 @@ export interface ProxyConfig {
   base: string;
   /** Where the config came from, for messages. */
   source: string;
+  /** The name of the server given on the command line after `--`, if any. */
+  commandLineServer?: string;
 }
 
 /** A composite file, read and checked. */

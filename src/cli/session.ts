@@ -21,6 +21,7 @@ import {
 } from '../index.js';
 import { createToolList, elicitationApprovals, type MutableToolList } from '../mcp/index.js';
 import { compositeCycles } from './composites.js';
+import { proxyAdvice } from './advice.js';
 import type { ProxyCore } from './proxy-core.js';
 
 /** A session's tools and gate. */
@@ -49,6 +50,7 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
     names: () => registry.keys(),
     version: () => generation,
     ...(approvals ? { approvals } : {}),
+    advice: proxyAdvice(core, 'mcp'),
   });
   const doors = [
     createRunPipelineTool(gate, { sideEffectingTools }),

@@ -1,6 +1,6 @@
 /** A leaf: one tool call through the gate, with dry runs, the effects ledger and compensation. */
 import { failure } from '../codes.js';
-import { argsCheckOf, argsRefusal } from '../gate/args-check.js';
+import { argsCheckOf, argsRefusal, hasProtoField } from '../gate/args-check.js';
 import { callByName, runThroughGate } from '../gate/call.js';
 import { chainRefusal, isChainable, namesOf } from '../gate/chainable.js';
 import { observeRefusal } from '../gate/events.js';
@@ -97,7 +97,7 @@ export class Leaf implements LeafRecorder {
   private driveOther(state: RunState, scope: RefScope, lane: Lane): NodeOutcome | undefined {
     const { label, toolName } = this;
     const tool = this.resolve(state);
-    if (!isChainable(toolName, tool, state.sideEffectingTools)) return failed(state, label, toolName, this.refused(state, tool, chainRefusal(toolName, tool, namesOf(state.gate))));
+    if (!isChainable(toolName, tool, state.sideEffectingTools)) return failed(state, label, toolName, this.refused(state, tool, chainRefusal(toolName, tool, namesOf(state.gate), state.gate.advice)));
     if (tool.composition) {
       const cycle = this.cycleRefusal(tool, state);
       if (cycle) return failed(state, label, toolName, this.refused(state, tool, cycle));
@@ -152,7 +152,7 @@ export class Leaf implements LeafRecorder {
   start(call: GateCall, state: RunState, scope: RefScope): ToolExecutionResult | undefined {
     const toolName = this.toolName;
     const tool = this.resolve(state);
-    if (!isChainable(toolName, tool, state.sideEffectingTools)) return this.refused(state, tool, chainRefusal(toolName, tool, namesOf(state.gate)));
+    if (!isChainable(toolName, tool, state.sideEffectingTools)) return this.refused(state, tool, chainRefusal(toolName, tool, namesOf(state.gate), state.gate.advice));
     if (tool.composition) {
       const cycle = this.cycleRefusal(tool, state);
       if (cycle) return this.refused(state, tool, cycle);
@@ -206,7 +206,8 @@ export class Leaf implements LeafRecorder {
     }
     const check = this.argsCheck;
     // The refusal checks again to name every field: it is made only when the arguments are wrong.
-    return check === null || check(args) ? undefined : argsRefusal(tool, this.toolName, this.label, args);
+    // (A schema never sees an own `__proto__` field, so that is asked apart.)
+    return (check === null || check(args)) && !hasProtoField(args) ? undefined : argsRefusal(tool, this.toolName, this.label, args);
   }
 
   /** Record the call's result: the ledger, the trace, the undo log. */

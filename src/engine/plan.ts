@@ -321,7 +321,7 @@ function precheckCalls(state: RunState, settings: RunSettings, calls: readonly P
     if (bySlot) bySlot[call.slot] = tool;
     // A call to the composition being run is the cycle guard's to refuse, at run time.
     if (!isChainable(call.tool, tool, sideEffectingTools) && !isComposition(tool, compositionId)) {
-      const refusal = chainRefusal(call.tool, tool, namesOf(gate));
+      const refusal = chainRefusal(call.tool, tool, namesOf(gate), gate.advice);
       observeRefusal(state.context, state.frame, call.tool, tool, call.label, refusal);
       return failed(state, call.label, call.tool, refusal);
     }

@@ -83,6 +83,21 @@ export function argsRefusal(tool: ITool, name: string, step: string, args: Recor
 const MAX_DEPTH = 64;
 
 /** The path of the first own `__proto__` field in `value` (`opts.list.0.__proto__`), or `undefined`. */
+/**
+ * Whether `value` holds an own `__proto__` field at any depth: the cheap question a run asks of
+ * every call whose arguments passed their schema (which skips such a field), without building a
+ * path; {@link protoField} names it only when there is one.
+ */
+export function hasProtoField(value: unknown, depth = 0): boolean {
+  if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return false;
+  if (Object.hasOwn(value, '__proto__')) return true;
+  for (const key in value) {
+    const inner = (value as Record<string, unknown>)[key];
+    if (typeof inner === 'object' && inner !== null && hasProtoField(inner, depth + 1)) return true;
+  }
+  return false;
+}
+
 function protoField(value: unknown, at: string, depth: number): string | undefined {
   if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return undefined;
   if (Object.hasOwn(value, '__proto__')) return `${at}__proto__`;

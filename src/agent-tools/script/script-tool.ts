@@ -206,7 +206,7 @@ async function execute(
     }
     if (dry && resolved !== undefined && (resolved.hasSideEffects === true || resolved.composition === true)) {
       // A dry run: the rule still decides, but the call is not made; it is listed with its arguments.
-      const check = checkChainable(call.name, resolved, limits.sideEffectingTools, namesOf(gate));
+      const check = checkChainable(call.name, resolved, limits.sideEffectingTools, namesOf(gate), gate.advice);
       if (!check.ok) {
         observeRefusal(nested, frame, call.name, resolved, step, check.refusal);
         return toScriptCallResult(check.refusal, limits.maxCallResultBytes);
