@@ -58,3 +58,4 @@ export type { RollbackEntry } from './engine/combinators/scope.js';
 export * from './agent-tools/script/index.js';
 export * from './agent-tools/observations/index.js';
 export * from './shaping/index.js';
+export * from './discovery/index.js';
