@@ -4,3 +4,4 @@
  */
 export { schemaToType, DEFAULT_MAX_COMMENT_CHARS, type SchemaTypeOptions } from './schema-type.js';
 export { renderDeclaration, renderDeclarations, type DeclaredTool, type DeclarationOptions } from './declarations.js';
+export { buildToolIndex, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, type ToolIndex, type RankedTool, type RankedToolSource } from './ranking.js';
