@@ -44,7 +44,11 @@ export async function runProxy(config: ProxyConfig, serving: ProxyServing, log: 
   const newServer = (): Server => {
     let server: Server | undefined;
     const session = createSession(core, () => server);
-    const guide = renderUsageGuide(session.list.current(), { sideEffectingTools: config.sideEffectingTools ?? [] });
+    const discovery = session.discovery;
+    const guide = renderUsageGuide(session.list.current(), {
+      sideEffectingTools: config.sideEffectingTools ?? [],
+      ...(discovery ? { discovery: { tools: discovery.catalog.tools(), groups: discovery.catalog.groups() } } : {}),
+    });
     server = createMcpServer(session.list, {
       name: 'toolweave',
       version: VERSION,

@@ -68,6 +68,7 @@ async function mcpConfig(args: McpArgs): Promise<ProxyConfig> {
     config.servers = { ...config.servers, upstream: { command, args: rest, cwd: process.cwd(), trustAnnotations: args.trustAnnotations } };
   }
   if (args.chain.length) config.sideEffectingTools = [...(config.sideEffectingTools ?? []), ...args.chain];
+  if (args.codeOnly) config.codeOnly = true;
   return config;
 }
 
