@@ -98,11 +98,24 @@ export function words(text: string): string[] {
     .filter(Boolean);
 }
 
+/**
+ * Each word's terms, once worked out: a catalog says the same few thousand words over and over,
+ * and building an index is mostly this. Emptied when it grows past its bound.
+ */
+const termsOfWord = new Map<string, readonly string[]>();
+const MAX_CACHED_WORDS = 50_000;
+
 /** The terms `text` is counted by: its words less the stop words, each as its stem. */
 export function terms(text: string): string[] {
   const out: string[] = [];
   for (const word of words(text)) {
-    for (const part of ABBREVIATIONS[word] ?? [word]) if (!STOP_WORDS.has(part)) out.push(stem(part));
+    let found = termsOfWord.get(word);
+    if (!found) {
+      found = (Object.hasOwn(ABBREVIATIONS, word) ? ABBREVIATIONS[word] : [word]).filter((part) => !STOP_WORDS.has(part)).map(stem);
+      if (termsOfWord.size >= MAX_CACHED_WORDS) termsOfWord.clear();
+      termsOfWord.set(word, found);
+    }
+    out.push(...found);
   }
   return out;
 }

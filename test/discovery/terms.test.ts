@@ -19,6 +19,8 @@ describe('terms: the words a tool or a query is counted by', () => {
 
   it('drops the words that name no tool, and spells out short forms', () => {
     expect(terms('open a PR for the repo')).toEqual(['open', 'pull', 'request', 'repo']);
+    // Words that are names of Object's own properties are words like any other.
+    expect(terms('constructor toString __proto__ hasOwnProperty')).toEqual(['constructor', 'str', 'proto', 'own', 'property']);
   });
 
   it('widens a query with the words tools use for the same thing, never repeating its own', () => {
