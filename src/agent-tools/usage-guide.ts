@@ -70,12 +70,23 @@ export function renderUsageGuide(tools: readonly GuideTool[], options: UsageGuid
   if (hidden.length) {
     // Code-only: an unlisted tool has no other door, so even a single call goes through run_js.
     lines.push(`Unlisted tools are called only from ${SCRIPT_TOOL_NAME}, a single call too; do not call a tool that asks the user from a script.`);
-    lines.push(allowed.length ? `Tools that change things a script may call: ${allowed.join(', ')}.` : 'A script may call only tools that change nothing.');
+    lines.push(allowed.length ? `Tools that change things a script may call: ${namedUpTo(allowed, MAX_NAMED_UNLISTED)}.` : 'A script may call only tools that change nothing.');
     return lines.join('\n');
   }
   lines.push('Do not batch a single call, a call whose arguments depend on judging an earlier result, or a tool that asks the user.');
   lines.push(allowed.length ? `Tools that change things and may be batched: ${allowed.join(', ')}. Others that change things must be called directly.` : 'Tools that change things must be called directly.');
   return lines.join('\n');
+}
+
+/**
+ * The most unlisted tools that change things named by name: the guide is sent every turn, and
+ * code-only is for catalogs too large to list (a search shows the rest).
+ */
+const MAX_NAMED_UNLISTED = 8;
+
+/** `a, b, c` or, past `max`, `a, b, c and 12 more`. */
+function namedUpTo(names: readonly string[], max: number): string {
+  return names.length <= max ? names.join(', ') : `${names.slice(0, max).join(', ')} and ${names.length - max} more`;
 }
 
 /** How a script finds the tools the model is not offered, and which groups they come in. */

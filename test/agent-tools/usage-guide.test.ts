@@ -141,3 +141,11 @@ describe('renderUsageGuide: code-only, when a script finds the tools the model i
     expect(renderUsageGuide([{ name: 'get_observation' }], { discovery: { tools: hidden, groups } })).toBe(renderUsageGuide([{ name: 'get_observation' }]));
   });
 });
+
+describe('renderUsageGuide: code-only over a large catalog', () => {
+  it('names at most eight of the tools that change things, and counts the rest: the guide is sent every turn', () => {
+    const many: GuideTool[] = Array.from({ length: 30 }, (_, i) => ({ name: `change_${i}`, hasSideEffects: true }));
+    const guide = renderUsageGuide([{ name: 'run_js' }], { sideEffectingTools: many.map((t) => t.name), discovery: { tools: many } });
+    expect(guide).toContain('Tools that change things a script may call: change_0, change_1, change_2, change_3, change_4, change_5, change_6, change_7 and 22 more.');
+  });
+});
