@@ -27,8 +27,14 @@ export interface CatalogSnapshot {
 /** The most pages of tools/list read from one server. */
 const MAX_PAGES = 20;
 
-/** Read one server's tools; rejects (naming the server) when it does not start or list within `timeoutMs`. */
-async function listServer(server: CatalogServer, root: string, timeoutMs: number): Promise<ListedServer> {
+/** One catalog server started, its client connected. */
+export interface StartedServer {
+  server: CatalogServer;
+  client: Client;
+}
+
+/** Start `server` in its own folder under `root` and connect a client; rejects, naming it, when it does not start in time. */
+export async function startServer(server: CatalogServer, root: string, timeoutMs: number): Promise<StartedServer> {
   const dir = path.join(root, server.name);
   await mkdir(dir, { recursive: true });
   const launch = launchOf(server, dir);
@@ -36,6 +42,17 @@ async function listServer(server: CatalogServer, root: string, timeoutMs: number
   const transport = new StdioClientTransport({ ...launch, env: { ...getDefaultEnvironment(), ...launch.env }, cwd: dir, stderr: 'ignore' });
   try {
     await client.connect(transport, { timeout: timeoutMs });
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw new Error(`server "${server.name}" (${server.package}) did not start: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return { server, client };
+}
+
+/** Read one server's tools; rejects (naming the server) when it does not start or list within `timeoutMs`. */
+async function listServer(server: CatalogServer, root: string, timeoutMs: number): Promise<ListedServer> {
+  const { client } = await startServer(server, root, timeoutMs);
+  try {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
