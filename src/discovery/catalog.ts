@@ -219,7 +219,7 @@ function describedOne(tool: CatalogEntry, rendered: WeakMap<object, string>): To
     declaration = renderDeclaration(tool, { description: false });
     rendered.set(tool, declaration);
   }
-  return { name: tool.name, description: tool.description ?? '', declaration };
+  return { name: tool.name, description: typeof tool.description === 'string' ? tool.description : '', declaration };
 }
 
 /** The same tool objects in the same order. */

@@ -60,7 +60,7 @@ function member(tool: DeclaredTool, options: DeclarationOptions, indent: string)
   const args = schemaToType(input, { ...options, indent });
   const output = resultsReadAsText(tool) ? 'string' : tool.outputSchema !== undefined ? schemaToType(tool.outputSchema, { ...options, indent }) : 'unknown';
   const signature = `${indent}${propertyKey(tool.name)}(args${required ? '' : '?'}: ${args}): Promise<${output}>;`;
-  const comment = options.description === false ? '' : docComment(tool.description, indent);
+  const comment = options.description === false || typeof tool.description !== 'string' ? '' : docComment(tool.description, indent);
   return comment ? `${comment}\n${signature}` : signature;
 }
 

@@ -71,8 +71,9 @@ export function buildToolIndex(tools: readonly RankedToolSource[]): ToolIndex {
   const postings = new Map<string, [number, number][]>();
   tools.forEach((tool, doc) => {
     const counts = new Map<string, number>();
-    const add = (text: string | undefined, weight: number) => {
-      if (!text) return;
+    const add = (text: unknown, weight: number) => {
+      // A host's tool may carry anything; only text is read.
+      if (typeof text !== 'string' || !text) return;
       for (const term of terms(text)) counts.set(term, (counts.get(term) ?? 0) + weight);
     };
     add(tool.name, WEIGHTS.name);

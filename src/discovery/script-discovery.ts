@@ -16,7 +16,7 @@ import { renderCodeOnlyDescription, type CodeOnlyDescriptionOptions } from './sc
 /** The name of the observation pager: listed beside run_js, so a script has no need to find it. */
 const GET_OBSERVATION = 'get_observation';
 
-/** How run_js offers discovery (the `discovery` option of a script tool, and the proxy's `codeOnly`). */
+/** How run_js offers discovery: what {@link createScriptDiscovery} is given (the proxy's `codeOnly` gives `codeOnly: true`). */
 export interface ScriptDiscoveryOptions extends CodeOnlyDescriptionOptions {
   /**
    * The model is offered only run_js (and get_observation): run_js's description says how to find

@@ -106,3 +106,15 @@ describe('createToolCatalog: the index follows the registry', () => {
     );
   });
 });
+
+describe('a tool that breaks its own type', () => {
+  it('is declared and ranked all the same: a description or schema that is not what it should be is left out', () => {
+    const odd = [
+      { name: 'odd', description: 42, inputSchema: 'not a schema' },
+      { name: 'fine', description: 'Read the odd file.', inputSchema: { type: 'object', properties: { path: { type: 'string', description: 7 } } } },
+    ] as unknown as ITool[];
+    expect(searchTools(odd, 'odd file').map((t) => t.name)).toEqual(['fine', 'odd']);
+    expect(describeTools(odd, ['odd']).tools[0]).toEqual({ name: 'odd', description: '', declaration: 'odd(args?: unknown): Promise<unknown>;' });
+    expect(createToolCatalog(() => odd).declarations()).toContain('  odd(args?: unknown): Promise<unknown>;');
+  });
+});
