@@ -61,7 +61,8 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
   const discovery = config.codeOnly
     ? createScriptDiscovery(
         gate,
-        { codeOnly: true, version: () => generation },
+        // The catalog follows the gate's version: it is read again after each rebuild.
+        { codeOnly: true },
         { sideEffectingTools, interactiveTools: [...DEFAULT_INTERACTIVE_TOOLS, ...(config.script?.interactiveTools ?? [])] },
       )
     : undefined;

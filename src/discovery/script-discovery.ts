@@ -8,6 +8,7 @@
  */
 import { COMPOSE_TOOL_NAME, RUN_PIPELINE_TOOL_NAME, SCRIPT_TOOL_NAME } from '../agent-tools/batching-names.js';
 import { isChainable, toToolSet, type SideEffectingTools } from '../gate/chainable.js';
+import { gateInternals } from '../gate/gate-call.js';
 import type { StepGate } from '../gate/step-gate.js';
 import type { ITool } from '../tool.js';
 import { createToolCatalog, type ToolCatalog } from './catalog.js';
@@ -26,7 +27,10 @@ export interface ScriptDiscoveryOptions extends CodeOnlyDescriptionOptions {
   codeOnly?: boolean;
   /** The tools a script may find, as they are now. Default: every tool the gate names (`gate.names()`). */
   tools?: () => Iterable<ITool>;
-  /** The registry's version, so the catalog is rebuilt only when it changes (see `StepGateOptions.version`). */
+  /**
+   * The registry's version, so the catalog reads the tools again only when it changes. Default:
+   * the version the gate was made with (`StepGateOptions.version`), when the tools are the gate's.
+   */
   version?: () => unknown;
 }
 
@@ -66,8 +70,10 @@ export function createScriptDiscovery(gate: StepGate, options: ScriptDiscoveryOp
   const refused = new Set([SCRIPT_TOOL_NAME, RUN_PIPELINE_TOOL_NAME, COMPOSE_TOOL_NAME, GET_OBSERVATION, ...(reach.interactiveTools ?? [])]);
   const aliases = new WeakMap<ITool, Map<string, ITool>>();
   const source = options.tools ?? (() => gateTools(gate, aliases));
+  // The gate's own version holds for the gate's own tools, not for a list the host gives.
+  const version = options.version ?? (options.tools ? undefined : gateInternals(gate)?.version);
   const catalog = createToolCatalog(source, {
-    ...(options.version ? { version: options.version } : {}),
+    ...(version ? { version } : {}),
     exclude: (tool) => refused.has(tool.name) || tool.interactive === true || !isChainable(tool.name, tool, sideEffecting),
   });
   return {

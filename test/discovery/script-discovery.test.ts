@@ -55,6 +55,20 @@ describe('createScriptDiscovery: the catalog holds what a script can call', () =
     expect(discovery.catalog.search('weather')[0].name).toBe('get_weather');
   });
 
+  it("reads the gate's tools again only when the gate's version changes", () => {
+    const registry = createToolRegistry([tool('read_file', () => 'text', { hasSideEffects: false, description: 'Read a file.' })]);
+    let names = 0;
+    const gate = createStepGate({ ...registry.gateOptions, names: () => (names++, registry.names()) });
+    const discovery = createScriptDiscovery(gate);
+    discovery.catalog.search('read');
+    discovery.catalog.search('file');
+    discovery.catalog.describe(['read_file']);
+    expect(names).toBe(1);
+    registry.set(tool('get_weather', () => 'sunny', { hasSideEffects: false, description: 'The weather forecast.' }));
+    expect(discovery.catalog.search('weather')[0].name).toBe('get_weather');
+    expect(names).toBe(2);
+  });
+
   it('finds a tool registered under another name by that name, the one a script calls', () => {
     const registry = createToolRegistry();
     registry.set(tool('lookup', () => 1, { hasSideEffects: false, description: 'Look up a customer.' }), 'find_customer');
