@@ -51,7 +51,25 @@ export function renderDeclaration(tool: DeclaredTool, options: DeclarationOption
  * ```
  */
 export function renderDeclarations(tools: readonly DeclaredTool[], options: DeclarationOptions = {}): string {
-  return `declare const tools: {\n${tools.map((tool) => member(tool, options, '  ')).join('\n')}\n};`;
+  return renderDeclarationsWithin(tools, Infinity, options)!;
+}
+
+/**
+ * {@link renderDeclarations}, or `undefined` as soon as the text passes `maxChars`: a catalog
+ * too large to list is found out after the first few tools, not after rendering them all.
+ */
+export function renderDeclarationsWithin(tools: readonly DeclaredTool[], maxChars: number, options: DeclarationOptions = {}): string | undefined {
+  const head = 'declare const tools: {\n';
+  const tail = '\n};';
+  let length = head.length + tail.length;
+  const members: string[] = [];
+  for (const tool of tools) {
+    const text = member(tool, options, '  ');
+    length += text.length + (members.length ? 1 : 0);
+    if (length > maxChars) return undefined;
+    members.push(text);
+  }
+  return `${head}${members.join('\n')}${tail}`;
 }
 
 function member(tool: DeclaredTool, options: DeclarationOptions, indent: string): string {

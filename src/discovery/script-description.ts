@@ -4,7 +4,7 @@
  * small enough is listed whole as declarations, so the model needs no search at all.
  */
 import type { ToolGroup } from './catalog.js';
-import { renderDeclarations, type DeclaredTool } from './declarations.js';
+import { renderDeclarationsWithin, type DeclaredTool } from './declarations.js';
 
 /** Options of {@link renderCodeOnlyDescription}. */
 export interface CodeOnlyDescriptionOptions {
@@ -52,10 +52,8 @@ const CALL =
 export function renderCodeOnlyDescription(tools: readonly DeclaredTool[], groups: readonly ToolGroup[], options: CodeOnlyDescriptionOptions = {}): string {
   const limit = options.listUpToChars ?? DEFAULT_LIST_UP_TO_CHARS;
   if (!tools.length) return `${HEAD} No tools can be called from a script here.`;
-  if (limit > 0) {
-    const declarations = renderDeclarations(tools);
-    if (declarations.length <= limit) return `${HEAD} Call the tools below: ${CALL}\n${declarations}`;
-  }
+  const declarations = limit > 0 ? renderDeclarationsWithin(tools, limit) : undefined;
+  if (declarations !== undefined) return `${HEAD} Call the tools below: ${CALL}\n${declarations}`;
   const find =
     `${tools.length} tools are reached only from here. Find them in the same script: ` +
     'await searchTools("what you need", 5) gives [{name, description, declaration}], best first; ' +

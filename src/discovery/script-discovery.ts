@@ -76,10 +76,16 @@ export function createScriptDiscovery(gate: StepGate, options: ScriptDiscoveryOp
     ...(version ? { version } : {}),
     exclude: (tool) => refused.has(tool.name) || tool.interactive === true || !isChainable(tool.name, tool, sideEffecting),
   });
+  // Listed on every tools/list: written again only when the catalog changed.
+  let described: { tools: readonly ITool[]; text: string } | undefined;
   return {
     catalog,
     codeOnly: options.codeOnly === true,
-    description: () => renderCodeOnlyDescription(catalog.tools(), catalog.groups(), options),
+    description() {
+      const tools = catalog.tools();
+      if (described?.tools !== tools) described = { tools, text: renderCodeOnlyDescription(tools, catalog.groups(), options) };
+      return described.text;
+    },
   };
 }
 

@@ -113,3 +113,22 @@ describe('the code-only description of run_js', () => {
     expect(renderCodeOnlyDescription(tools.slice(0, 1), [], { listUpToChars: 0 })).toContain('searchTools');
   });
 });
+
+describe('the code-only description, at the listing bound', () => {
+  it('lists the declarations while they fit in listUpToChars, not one character more', () => {
+    const tools = [{ name: 'a', description: 'A.', inputSchema: schema({}) }, { name: 'b', description: 'B.', inputSchema: schema({}) }];
+    const whole = renderCodeOnlyDescription(tools, [], { listUpToChars: 10_000 });
+    const declarations = whole.slice(whole.indexOf('declare const tools'));
+    expect(renderCodeOnlyDescription(tools, [], { listUpToChars: declarations.length })).toBe(whole);
+    expect(renderCodeOnlyDescription(tools, [], { listUpToChars: declarations.length - 1 })).toContain('2 tools are reached only from here');
+  });
+
+  it('follows the catalog as it changes', () => {
+    const registry = createToolRegistry([tool('read_file', () => 'text', { hasSideEffects: false, description: 'Read a file.' })]);
+    const discovery = createScriptDiscovery(createStepGate({ ...registry.gateOptions }), { codeOnly: true });
+    const first = discovery.description();
+    expect(discovery.description()).toBe(first);
+    registry.set(tool('write_note', () => 'ok', { hasSideEffects: false, description: 'Keep a note.' }));
+    expect(discovery.description()).toContain('write_note');
+  });
+});
