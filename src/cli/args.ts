@@ -1,7 +1,7 @@
 /**
  * The command line of the `toolweave` bin:
  *
- *     toolweave mcp [--config FILE] [--trust-annotations] [--chain a,b] [--http [HOST:]PORT]
+ *     toolweave mcp [--config FILE] [--trust-annotations] [--chain a,b] [--code-only] [--http [HOST:]PORT]
  *                   [--allowed-hosts a,b] [--allowed-origins a,b] [--verbose] [--] [COMMAND ARGS...]
  *     toolweave check --config FILE
  *     toolweave schema
@@ -30,6 +30,8 @@ export interface McpArgs {
   trustAnnotations: boolean;
   /** Side-effecting tools that may be chained. */
   chain: string[];
+  /** Offer only run_js and get_observation. */
+  codeOnly: boolean;
   /** Serve Streamable HTTP here instead of stdio. */
   http?: HttpArgs;
   /** Log each call and its verdict. */
@@ -61,6 +63,8 @@ export const USAGE = `Usage:
 Options of mcp:
   --trust-annotations   the server on the command line is trusted: readOnlyHint true makes a tool pure
   --chain a,b           side-effecting tools that may be chained
+  --code-only           offer only run_js and get_observation: a script finds the other tools
+                        (searchTools, describeTools) and calls them (tools.<name>)
   --http [host:]port    serve Streamable HTTP (default host 127.0.0.1); set TOOLWEAVE_MCP_TOKEN to require a bearer token
   --allowed-hosts a,b   with --http: host names a request's Host header may give besides this machine's
                         loopback and the address listened on (listening on 0.0.0.0, name this machine)
@@ -83,7 +87,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   if (command !== 'mcp') throw new UsageError(`Unknown command "${command}".`);
   const valued = ['--config', '--chain', '--http', '--allowed-hosts', '--allowed-origins'];
   const { own, upstream } = splitUpstream(rest, valued);
-  const options = readOptions(own, valued, ['--trust-annotations', '--verbose']);
+  const options = readOptions(own, valued, ['--trust-annotations', '--code-only', '--verbose']);
   if (upstream !== undefined && upstream.length === 0) throw new UsageError('Nothing after --: give the command that starts the MCP server.');
   if (!upstream && !options.config) throw new UsageError('toolweave mcp needs a server: <command> [args...], or --config <file>.');
   for (const option of ['allowed-hosts', 'allowed-origins']) {
@@ -95,6 +99,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     ...(upstream ? { upstream } : {}),
     trustAnnotations: options['--trust-annotations'] === 'true',
     chain: (options.chain ?? '').split(',').map((name) => name.trim()).filter(Boolean),
+    codeOnly: options['--code-only'] === 'true',
     ...(options.http ? { http: httpArgs(options) } : {}),
     verbose: options['--verbose'] === 'true',
   };

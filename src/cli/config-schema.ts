@@ -69,6 +69,10 @@ export const CONFIG_SCHEMA = {
     composites: { ...stringList, description: 'Composite files (YAML or JSON), relative to this file; * matches within a folder.' },
     script: { ...SCRIPT, description: 'Options of run_js.' },
     approvals: { enum: ['none', 'elicit'], description: 'elicit: every side-effecting call asks the person at the client.' },
+    codeOnly: {
+      type: 'boolean',
+      description: 'Offer only run_js and get_observation: a script finds every other tool (searchTools, describeTools) and calls it (tools.<name>). Default false.',
+    },
   },
 } as const;
 

@@ -32,6 +32,8 @@ export interface ProxyConfig {
   composites?: string[];
   script?: Omit<ScriptToolOptions, 'sideEffectingTools'>;
   approvals?: 'none' | 'elicit';
+  /** Offer only run_js and get_observation; a script finds and calls every other tool. */
+  codeOnly?: boolean;
   /** The folder relative paths are read from (the config file's). */
   base: string;
   /** Where the config came from, for messages. */

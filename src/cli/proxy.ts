@@ -55,8 +55,14 @@ export async function runProxy(config: ProxyConfig, serving: ProxyServing, log: 
   const newServer = (): Server => {
     let server: Server | undefined;
     const session = createSession(core, () => server);
-    // The guide, and which servers are not connected as the session begins (instructions are sent once).
-    const guide = [renderUsageGuide(session.list.current(), { sideEffectingTools: config.sideEffectingTools ?? [] }), core.connectionNote()].filter(Boolean).join('\n\n');
+    // The guide (describing discovery when tools are found from run_js), and which servers are not
+    // connected as the session begins (instructions are sent once).
+    const discovery = session.discovery;
+    const usage = renderUsageGuide(session.list.current(), {
+      sideEffectingTools: config.sideEffectingTools ?? [],
+      ...(discovery ? { discovery: { tools: discovery.catalog.tools(), groups: discovery.catalog.groups() } } : {}),
+    });
+    const guide = [usage, core.connectionNote()].filter(Boolean).join('\n\n');
     server = createMcpServer(session.list, {
       name: 'toolweave',
       version: VERSION,

@@ -118,6 +118,7 @@ async function mcpConfig(args: McpArgs): Promise<ProxyConfig> {
     config.commandLineServer = 'upstream';
   }
   if (args.chain.length) config.sideEffectingTools = [...(config.sideEffectingTools ?? []), ...args.chain];
+  if (args.codeOnly) config.codeOnly = true;
   return config;
 }
 
