@@ -11,13 +11,13 @@ import { inlineChain } from './floor.js';
 /** The longest chain measured. */
 export const LONGEST = 2000;
 
-/** The tools, `inc0` to `inc1999`: each adds one to `n`. */
+/** The tools, `inc0` to `inc1999`: each adds one to `n`, and says so in its inputSchema as a real tool would. */
 export const tools: ITool[] = Array.from({ length: LONGEST }, (_, i) => ({
   id: `inc${i}`,
   name: `inc${i}`,
   displayName: `inc${i}`,
   description: 'adds one',
-  inputSchema: { type: 'object' },
+  inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
   hasSideEffects: false,
   execute: async (args) => ({ success: true, output: { n: (args.n as number) + 1 } }),
 }));
@@ -38,9 +38,13 @@ export function chainGate(versioned: boolean, extra: Partial<StepGateOptions> = 
 export const context = () => ({ sessionId: 's-1', requestId: 'r-42', tenant: 'acme', user: { id: 7, name: 'Ann', roles: ['dev'] }, locale: 'en' });
 const inputSchema = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } as const;
 
-/** The composite of the first `steps` tools, each step given `{ n: $prev.n }`. */
-export function composite(steps: number, gate: StepGate): ITool {
-  return new ComposableToolBuilder(gate).build(`chain${steps}`, `${steps} increments`, inputSchema, {
+/**
+ * The composite of the first `steps` tools, each step given `{ n: $prev.n }`. Without argument
+ * checks unless `checkArgs` (the builder's default): the rows measured before the checks became
+ * the default stay comparable, and the row with them says what they add.
+ */
+export function composite(steps: number, gate: StepGate, checkArgs = false): ITool {
+  return new ComposableToolBuilder(gate, { validateArgs: checkArgs }).build(`chain${steps}`, `${steps} increments`, inputSchema, {
     steps: tools.slice(0, steps).map((t, i) => ({ tool: t.name, inputMapping: { n: i === 0 ? '$input.n' : '$prev.n' } })),
   });
 }

@@ -1,9 +1,10 @@
 /**
  * The engine's overhead in instructions, which unlike wall time does not move with the machine's
  * load: the 20-step chain of bench/chain.ts (hand-written, the same rules written inline, the
- * engine without and with a registry version) and the for_each and gather of
- * bench/combinator-cases.ts (hand-written, the same rules written inline, the engine), each
- * counted by valgrind's callgrind in a process of its own (bench/workload.ts). Each case runs
+ * engine without and with a registry version, and with argument checks, the builder's default)
+ * and the for_each and gather of bench/combinator-cases.ts (hand-written, the same rules written
+ * inline, the engine), each counted by valgrind's callgrind in a process of its own
+ * (bench/workload.ts). Each case runs
  * twice, with a low and a high number of runs after the same warm-up; the difference, divided by
  * the difference in runs, is the instructions of one run, without the process's start-up.
  *
@@ -69,6 +70,7 @@ const GROUPS: Group[] = [
       ['the same rules written inline', 'inline'],
       ['toolweave', 'engine'],
       ['toolweave, registry version', 'engine-versioned'],
+      ['toolweave, argument checks (the default)', 'engine-args'],
     ],
   },
   {

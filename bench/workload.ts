@@ -1,10 +1,11 @@
 /**
  * One workload in a process of its own, for bench/instructions.ts to count under callgrind:
- * `WORKLOAD` is a chain over `STEPS` steps (hand, inline, engine, engine-versioned), a for_each over
- * `ITEMS` items (foreach-hand, foreach-inline, foreach-engine, foreach-versioned) or a gather of 100
- * calls (gather-hand, gather-inline, gather-engine, gather-versioned), warmed up by `WARM_UP` runs and then run `RUNS`
- * times. Two processes that differ only in `RUNS` differ only in those runs, so the difference of
- * their counts is what the runs cost.
+ * `WORKLOAD` is a chain over `STEPS` steps (hand, inline, engine, engine-versioned, and engine-args
+ * with argument checks), a for_each over `ITEMS` items (foreach-hand, foreach-inline,
+ * foreach-engine, foreach-versioned) or a gather of 100 calls (gather-hand, gather-inline,
+ * gather-engine, gather-versioned), warmed up by `WARM_UP` runs and then run `RUNS` times. Two
+ * processes that differ only in `RUNS` differ only in those runs, so the difference of their counts
+ * is what the runs cost.
  */
 import { chainGate, composite, handWritten, viaComposite, viaInline } from './chain.js';
 import { forEachCase, gatherCase } from './combinator-cases.js';
@@ -25,6 +26,8 @@ function pick(): () => Promise<unknown> {
       return viaComposite(composite(steps, chainGate(false)));
     case 'engine-versioned':
       return viaComposite(composite(steps, chainGate(true)));
+    case 'engine-args':
+      return viaComposite(composite(steps, chainGate(false), true));
     case 'foreach-hand':
       return forEachCase(items).hand;
     case 'foreach-engine':

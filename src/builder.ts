@@ -28,14 +28,18 @@ export interface ComposableToolBuilderOptions {
   snapshots?: SnapshotProvider;
   /**
    * Told each warning `build` finds (lenient mode only): an unknown `$`-expression kept as the
-   * literal text, a refused JSONPath filter, a reference that reads `undefined`. `validate`
-   * returns the same warnings. Default: none are reported but by `validate`.
+   * literal text, a refused JSONPath filter, a reference that reads `undefined` (a `$input` field
+   * the inputSchema does not declare among them). `validate` returns the same warnings (given the
+   * same `inputSchema`); `build` logs nothing itself and throws only on errors. Default: none are
+   * reported but by `validate`.
    */
   onWarning?: (warning: string) => void;
   /**
    * Check each step's arguments against the step tool's own `inputSchema` before it runs
-   * (`args_invalid`, naming the tool, the step and the field). Default false for composites: a
-   * host wrote the mappings. The model-facing tools always check.
+   * (`args_invalid`, naming the tool, the step and the field), and arguments fixed in the spec at
+   * `validate` and `build`. Default true: a mapping that names a field wrong (`nmae` for `name`)
+   * is refused before the tool sees it, as the model-facing tools refuse it. `false` skips the
+   * check (a schema compiled once per tool, then one ajv check per call).
    */
   validateArgs?: boolean;
 }
@@ -44,6 +48,12 @@ export interface ComposableToolBuilderOptions {
 export interface ValidateOptions {
   /** The name the composite will be built under: a step that calls it is not an unknown tool (it is refused at run time as a cycle). */
   name?: string;
+  /**
+   * The inputSchema it will be built with: a `$input` reference to a field the schema does not
+   * declare (`$input.idd` where it declares `id`) is then a warning naming the closest fields, an
+   * error in strict mode. `build` checks against its own inputSchema.
+   */
+  inputSchema?: JSONSchemaObject;
 }
 
 /** What {@link ComposableToolBuilder.runPipeline} takes besides the spec and input. */
@@ -108,7 +118,7 @@ export class ComposableToolBuilder {
     this.stepTimeoutMs = options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS;
     this.snapshots = options.snapshots;
     this.onWarning = options.onWarning;
-    this.validateArgs = options.validateArgs ?? false;
+    this.validateArgs = options.validateArgs ?? true;
   }
 
   /** Bind the gate and the host's list of side-effecting tools that may be chained. */
@@ -135,7 +145,7 @@ export class ComposableToolBuilder {
   check(name: string): ChainCheck {
     if (!this.gate) return { ok: false, refusal: needsGate() };
     const gate = this.gate;
-    return checkChainable(name, gate.resolve(name), this.sideEffecting, namesOf(gate));
+    return checkChainable(name, gate.resolve(name), this.sideEffecting, namesOf(gate), gate.advice);
   }
 
   /**
@@ -174,18 +184,21 @@ export class ComposableToolBuilder {
    * Check a spec, listing every problem every time: its structure against the published JSON
    * Schema, its meaning (references, the output schema, both `args` and `inputMapping`), and the
    * registry as the gate resolves it now (an unknown tool, with the closest names; a side-effecting
-   * tool the host has not listed; a tool that declares nothing). In lenient mode, `warnings` lists
-   * what was kept as written. Never throws.
+   * tool the host has not listed; a tool that declares nothing), and, given `options.inputSchema`,
+   * each `$input` path against it. In lenient mode, `warnings` lists what was kept as written or
+   * reads `undefined`; `build` hands the same warnings to `onWarning` and throws only on errors.
+   * Never throws.
    *
    * @example
    * ```ts
-   * const { valid, errors, warnings } = builder.validate(spec, { name: 'greet_user' });
+   * const { valid, errors, warnings } = builder.validate(spec, { name: 'greet_user', inputSchema });
    * // errors: ['no tool "lookpu" in step "user"; did you mean lookup?']
+   * // warnings: ['step "user": "$input.idd" reads "idd", which the inputSchema does not declare (did you mean id?); ...']
    * ```
    */
   validate(spec: ComposableToolSpec, options: ValidateOptions = {}): ValidationResult {
     try {
-      const { errors, warnings } = this.problems(spec, options.name);
+      const { errors, warnings } = this.problems(spec, options.name, options.inputSchema);
       const result: ValidationResult = errors.length ? { valid: false, errors } : { valid: true };
       if (warnings.length) result.warnings = warnings;
       return result;
@@ -194,9 +207,9 @@ export class ComposableToolBuilder {
     }
   }
 
-  /** Every problem and warning of `spec` built as `name`: the spec's own, then the registry's. */
-  private problems(spec: ComposableToolSpec, name: string | undefined): { errors: string[]; warnings: string[]; checked: CheckedSpec } {
-    const checked = this.compile(spec);
+  /** Every problem and warning of `spec` built as `name` with `inputSchema`: the spec's own, then the registry's. */
+  private problems(spec: ComposableToolSpec, name: string | undefined, inputSchema?: JSONSchemaObject): { errors: string[]; warnings: string[]; checked: CheckedSpec } {
+    const checked = this.compile(spec, inputSchema);
     const errors = checked.ok ? [] : [...checked.errors];
     const plan = checked.plan;
     if (plan && this.gate) errors.push(...registryProblems(plan.leaves, this.gate, this.sideEffecting, name, this.validateArgs));
@@ -212,7 +225,7 @@ export class ComposableToolBuilder {
    * @throws {@link SpecError} when the spec or a schema is invalid: a configuration error, caught at build time.
    */
   build<const S extends JSONSchemaObject>(name: string, description: string, inputSchema: S, spec: ComposableToolSpec): ITool<InputOf<S>> {
-    const { errors, warnings, checked } = this.problems(spec, name);
+    const { errors, warnings, checked } = this.problems(spec, name, inputSchema);
     const inputProblems = schemaProblems(inputSchema, 'inputSchema');
     if (inputProblems) errors.push(...inputProblems);
     if (errors.length || !checked.ok) throw new SpecError(`Spec for "${name}" is invalid`, errors);
@@ -306,8 +319,8 @@ export class ComposableToolBuilder {
     }
   }
 
-  private compile(spec: ComposableToolSpec): CheckedSpec {
-    return checkAndCompile(spec, { strict: this.strictMode, stepTimeoutMs: this.stepTimeoutMs });
+  private compile(spec: ComposableToolSpec, inputSchema?: JSONSchemaObject): CheckedSpec {
+    return checkAndCompile(spec, { strict: this.strictMode, stepTimeoutMs: this.stepTimeoutMs, ...(inputSchema ? { inputSchema } : {}) });
   }
 }
 

@@ -32,6 +32,7 @@ export {
   type ApprovalCaller,
   type GateCheck,
   type GateCheckRequest,
+  type RefusalAdvice,
 } from './gate/step-gate.js';
 export { approvalText, screenQuote } from './gate/approval-text.js';
 export { DEFAULT_BUDGET_LIMITS, type BudgetLimits, type BudgetLimitName } from './gate/budget.js';
@@ -50,7 +51,7 @@ export type { TraceEntry } from './engine/run-state.js';
 export { DEFAULT_STEP_TIMEOUT_MS } from './engine/plan.js';
 export { createRunPipelineTool, DEFAULT_MAX_PIPELINE_STEPS, type RunPipelineToolOptions, type PipelineStep, type PipelineStepReport } from './agent-tools/run-pipeline.js';
 export { createComposeTool, composeInputSchema, type ComposeToolOptions } from './agent-tools/compose.js';
-export { renderUsageGuide, type GuideTool } from './agent-tools/usage-guide.js';
+export { renderUsageGuide, type GuideTool, type UsageGuideOptions } from './agent-tools/usage-guide.js';
 export { RUN_PIPELINE_TOOL_NAME, COMPOSE_TOOL_NAME, SCRIPT_TOOL_NAME } from './agent-tools/batching-names.js';
 export { FOR_EACH_DEFAULT_CONCURRENCY, FOR_EACH_MAX_CONCURRENCY, FOR_EACH_DEFAULT_MAX_ITEMS } from './engine/combinators/for-each.js';
 export { TRY_AND_CHECK_MAX_ATTEMPTS, checkPassed } from './engine/combinators/try-and-check.js';
@@ -58,3 +59,4 @@ export type { RollbackEntry } from './engine/combinators/scope.js';
 export * from './agent-tools/script/index.js';
 export * from './agent-tools/observations/index.js';
 export * from './shaping/index.js';
+export * from './discovery/index.js';

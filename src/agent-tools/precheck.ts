@@ -33,7 +33,7 @@ export function precheckCalls(
     if (call.tool === self.name || tool === self.tool) {
       return refusedBatch(gate, site, call, tool, failure('pipeline_self_call', `${call.at}: ${self.name} cannot call itself.`, { step: call.at, tool: call.tool }));
     }
-    const check = checkChainable(call.tool, tool, sideEffectingTools, namesOf(gate));
+    const check = checkChainable(call.tool, tool, sideEffectingTools, namesOf(gate), gate.advice);
     if (!check.ok) {
       return refusedBatch(gate, site, call, tool, { ...check.refusal, error: `${call.at}: ${check.refusal.error}`, details: { ...check.refusal.details, step: call.at } });
     }

@@ -4,6 +4,7 @@
  * Every line fits the tools given: an example names a tool whose input schema takes what the
  * example says, and a capability no given tool can use is left out.
  */
+import type { ToolGroup } from '../discovery/catalog.js';
 import type { SideEffectingTools } from '../gate/chainable.js';
 import { isRecord } from '../spec/nodes.js';
 import type { ITool } from '../tool.js';
@@ -18,6 +19,18 @@ const GET_OBSERVATION = 'get_observation';
  */
 export type GuideTool = Pick<ITool, 'name'> & Partial<Pick<ITool, 'hasSideEffects' | 'interactive' | 'inputSchema'>>;
 
+/** Options of {@link renderUsageGuide}. */
+export interface UsageGuideOptions {
+  /** The host's chainable side-effecting tools, to name them. */
+  sideEffectingTools?: SideEffectingTools;
+  /**
+   * Code-only: the tools a script reaches that the model is not offered (see
+   * `ScriptDiscoveryOptions.codeOnly`), and their groups. The guide then says how a script finds
+   * and calls them, and names the ones that change things.
+   */
+  discovery?: { tools: readonly GuideTool[]; groups?: readonly ToolGroup[] };
+}
+
 /**
  * Render the guide. Only the batching tools present are described. Examples name the host's own
  * pure tools: a `for_each` example names a tool that takes one argument, per value of that
@@ -25,20 +38,22 @@ export type GuideTool = Pick<ITool, 'name'> & Partial<Pick<ITool, 'hasSideEffect
  * the host lets a batch call a side-effecting tool, and those tools are listed.
  *
  * @param tools - every tool the model is offered
- * @param options - `sideEffectingTools`: the host's chainable side-effecting tools, to name them
+ * @param options - the host's chainable side-effecting tools, and (code-only) the tools a script finds
  *
  * @example
  * ```ts
  * const system = `${basePrompt}\n\n${renderUsageGuide([...registry.values()], { sideEffectingTools: ['write_file'] })}`;
  * ```
  */
-export function renderUsageGuide(tools: readonly GuideTool[], options: { sideEffectingTools?: SideEffectingTools } = {}): string {
+export function renderUsageGuide(tools: readonly GuideTool[], options: UsageGuideOptions = {}): string {
   const names = new Set(tools.map((t) => t.name));
+  const hidden = names.has(SCRIPT_TOOL_NAME) ? (options.discovery?.tools ?? []).filter((t) => !names.has(t.name)) : [];
   const batching = [RUN_PIPELINE_TOOL_NAME, COMPOSE_TOOL_NAME, SCRIPT_TOOL_NAME].filter((n) => names.has(n));
   if (!batching.length && !names.has(GET_OBSERVATION)) return '';
   const special = new Set([...batching, GET_OBSERVATION]);
   const pure = tools.filter((t) => t.hasSideEffects === false && !t.interactive && !special.has(t.name));
-  const allowed = [...(options.sideEffectingTools ?? [])].filter((n) => names.has(n) && !special.has(n));
+  const reachable = new Set([...names, ...hidden.map((t) => t.name)]);
+  const allowed = [...(options.sideEffectingTools ?? [])].filter((n) => reachable.has(n) && !special.has(n));
   const lines: string[] = ['Tool batching: every tool call is a turn that re-sends the whole conversation, so batch calls you can predict.'];
   if (names.has(RUN_PIPELINE_TOOL_NAME)) {
     const example = pure.length >= 2 ? ` (e.g. ${pure[0].name} then ${pure[1].name})` : '';
@@ -48,12 +63,40 @@ export function renderUsageGuide(tools: readonly GuideTool[], options: { sideEff
   if (names.has(SCRIPT_TOOL_NAME)) {
     lines.push(`- ${SCRIPT_TOOL_NAME}: for a chain, batch or projection that needs logic (filter, count, compare); return only the answer, not the evidence.`);
   }
+  if (hidden.length) lines.push(discoveryLine(hidden.length, options.discovery?.groups ?? []));
   if (names.has(GET_OBSERVATION)) {
     lines.push(`- Large results come back as a preview with an obs_ id; page the rest with ${GET_OBSERVATION} only if you need it.`);
+  }
+  if (hidden.length) {
+    // Code-only: an unlisted tool has no other door, so even a single call goes through run_js.
+    lines.push(`Unlisted tools are called only from ${SCRIPT_TOOL_NAME}, a single call too; do not call a tool that asks the user from a script.`);
+    lines.push(allowed.length ? `Tools that change things a script may call: ${namedUpTo(allowed, MAX_NAMED_UNLISTED)}.` : 'A script may call only tools that change nothing.');
+    return lines.join('\n');
   }
   lines.push('Do not batch a single call, a call whose arguments depend on judging an earlier result, or a tool that asks the user.');
   lines.push(allowed.length ? `Tools that change things and may be batched: ${allowed.join(', ')}. Others that change things must be called directly.` : 'Tools that change things must be called directly.');
   return lines.join('\n');
+}
+
+/**
+ * The most unlisted tools that change things named by name: the guide is sent every turn, and
+ * code-only is for catalogs too large to list (a search shows the rest).
+ */
+const MAX_NAMED_UNLISTED = 8;
+
+/** `a, b, c` or, past `max`, `a, b, c and 12 more`. */
+function namedUpTo(names: readonly string[], max: number): string {
+  return names.length <= max ? names.join(', ') : `${names.slice(0, max).join(', ')} and ${names.length - max} more`;
+}
+
+/** How a script finds the tools the model is not offered, and which groups they come in. */
+function discoveryLine(count: number, groups: readonly ToolGroup[]): string {
+  const named = groups.filter((g) => g.name !== undefined).map((g) => `${g.name} ${g.count}`);
+  const from = named.length ? ` (${named.join(', ')})` : '';
+  return (
+    `- ${count} more tools${from} are not listed: in a ${SCRIPT_TOOL_NAME} script, find them with searchTools(query) and describeTools(names) ` +
+    'and call them with tools.<name>(args), searching and calling in the same script.'
+  );
 }
 
 /** What the compose tool is for, given the pure tools and the side-effecting tools a batch may call. */

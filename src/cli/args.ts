@@ -1,7 +1,7 @@
 /**
  * The command line of the `toolweave` bin:
  *
- *     toolweave mcp [--config FILE] [--trust-annotations] [--chain a,b] [--http [HOST:]PORT]
+ *     toolweave mcp [--config FILE] [--trust-annotations] [--chain a,b] [--code-only] [--http [HOST:]PORT]
  *                   [--allowed-hosts a,b] [--allowed-origins a,b] [--max-calls n] [--verbose] [--] [COMMAND ARGS...]
  *     toolweave check --config FILE
  *     toolweave schema
@@ -30,6 +30,8 @@ export interface McpArgs {
   trustAnnotations: boolean;
   /** Side-effecting tools that may be chained. */
   chain: string[];
+  /** Offer only run_js and get_observation. */
+  codeOnly: boolean;
   /** Serve Streamable HTTP here instead of stdio. */
   http?: HttpArgs;
   /** Log each call and its verdict. */
@@ -63,13 +65,16 @@ export const USAGE = `Usage:
 Options of mcp:
   --trust-annotations   the server on the command line is trusted: readOnlyHint true makes a tool pure
   --chain a,b           side-effecting tools that may be chained
+  --code-only           offer only run_js and get_observation: a script finds the other tools
+                        (searchTools, describeTools) and calls them (tools.<name>)
   --http [host:]port    serve Streamable HTTP (default host 127.0.0.1); set TOOLWEAVE_MCP_TOKEN to require a bearer token
   --allowed-hosts a,b   with --http: host names a request's Host header may give besides this machine's
                         loopback and the address listened on (listening on 0.0.0.0, name this machine)
   --allowed-origins a,b with --http: origins (https://app.example) a browser's request may come from
                         besides the pages of the allowed hosts
   --max-calls n         how many calls one run_js run may make (default 1000)
-  --verbose             log each call and its verdict to stderr`;
+  --verbose             log each call, and each call a script, pipeline or compose makes, with its
+                        verdict to stderr (a refused one with its code and why)`;
 
 /** Read the command line (without `node` and the script). */
 export function parseArgs(argv: readonly string[]): CliArgs {
@@ -85,7 +90,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   if (command !== 'mcp') throw new UsageError(`Unknown command "${command}".`);
   const valued = ['--config', '--chain', '--http', '--allowed-hosts', '--allowed-origins', '--max-calls'];
   const { own, upstream } = splitUpstream(rest, valued);
-  const options = readOptions(own, valued, ['--trust-annotations', '--verbose']);
+  const options = readOptions(own, valued, ['--trust-annotations', '--code-only', '--verbose']);
   if (upstream !== undefined && upstream.length === 0) throw new UsageError('Nothing after --: give the command that starts the MCP server.');
   if (!upstream && !options.config) throw new UsageError('toolweave mcp needs a server: <command> [args...], or --config <file>.');
   for (const option of ['allowed-hosts', 'allowed-origins']) {
@@ -100,6 +105,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     ...(upstream ? { upstream } : {}),
     trustAnnotations: options['--trust-annotations'] === 'true',
     chain: (options.chain ?? '').split(',').map((name) => name.trim()).filter(Boolean),
+    codeOnly: options['--code-only'] === 'true',
     ...(options.http ? { http: httpArgs(options) } : {}),
     verbose: options['--verbose'] === 'true',
   };

@@ -1,14 +1,16 @@
 /**
  * `toolweave check`: the forge-time check for a user's own CI. It connects to every server,
  * validates every composite against the tools as they are now, and runs each composite's examples
- * as dry runs (side-effecting steps take their stub outputs). One line per server and per composite;
- * any problem makes the exit code non-zero.
+ * as dry runs (side-effecting steps take their stub outputs). One line per server, per composite
+ * that passes and per problem (a warning is one: CI is where a typo should stop); any problem makes
+ * the exit code non-zero.
  */
-import { isDeepStrictEqual } from 'node:util';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { ComposableToolBuilder, createStepGate, SpecError, type ComposableToolSpec, type ITool } from '../index.js';
 import { compositeCycles, loadComposites } from './composites.js';
-import type { CompositeFile, ProxyConfig } from './config.js';
+import type { CompositeExample, CompositeFile, ProxyConfig } from './config.js';
+import { describeDifferences, outputDifferences } from './example-match.js';
+import { proxyAdvice } from './advice.js';
 import type { Log } from './log.js';
 import { OWN_TOOL_NAMES, ProxyCore } from './proxy-core.js';
 
@@ -44,14 +46,14 @@ export async function runCheck(config: ProxyConfig, log: Log): Promise<CheckRepo
     }
     const registry = new Map<string, ITool>(core.upstreamTools().map((tool) => [tool.name, tool]));
     for (const collision of collisions) fail(`tool_name_collision: ${collision}`);
-    const builder = new ComposableToolBuilder(createStepGate({ resolve: (name) => registry.get(name), names: () => registry.keys() }));
+    const builder = new ComposableToolBuilder(createStepGate({ resolve: (name) => registry.get(name), names: () => registry.keys(), advice: proxyAdvice(core, 'check') }));
     builder.bind({ sideEffectingTools: config.sideEffectingTools ?? [] });
     const cycles = compositeCycles(composites);
     for (const composite of composites) {
       const cycle = cycles.get(composite.name);
-      const problem = cycle !== undefined ? `spec_invalid: ${cycle}` : await checkComposite(composite, builder, registry);
-      if (problem) fail(`composite ${composite.name} (${composite.file}): ${problem}`);
-      else lines.push(`ok   composite ${composite.name}: ${composite.examples?.length ?? 0} examples`);
+      const problems = cycle !== undefined ? [`spec_invalid: ${cycle}`] : await checkComposite(composite, builder, registry);
+      for (const problem of problems) fail(`composite ${composite.name} (${composite.file}): ${problem}`);
+      if (problems.length === 0) lines.push(`ok   composite ${composite.name}: ${composite.examples?.length ?? 0} examples`);
     }
   } finally {
     await core.close();
@@ -59,24 +61,40 @@ export async function runCheck(config: ProxyConfig, log: Log): Promise<CheckRepo
   return { lines, ok };
 }
 
-/** Build the composite against the tools as they are, then run each example dry; the first problem, or undefined. */
-async function checkComposite(composite: CompositeFile, builder: ComposableToolBuilder, registry: Map<string, ITool>): Promise<string | undefined> {
-  if (registry.has(composite.name) || OWN_TOOL_NAMES.includes(composite.name)) return `tool_name_collision: the name "${composite.name}" is taken by another tool`;
+/**
+ * Build the composite against the tools as they are, then run each example dry. Every problem, in
+ * order: a spec that cannot be built, each warning (what lenient mode lets through is most often a
+ * typo, and CI is where to find it), then each example that fails.
+ */
+async function checkComposite(composite: CompositeFile, builder: ComposableToolBuilder, registry: Map<string, ITool>): Promise<string[]> {
+  if (registry.has(composite.name) || OWN_TOOL_NAMES.includes(composite.name)) return [`tool_name_collision: the name "${composite.name}" is taken by another tool`];
   const spec = composite.spec as unknown as ComposableToolSpec;
-  let tool: ITool;
+  const problems: string[] = [];
+  let tool: ITool | undefined;
   try {
     tool = builder.build(composite.name, composite.description, composite.inputSchema, spec);
   } catch (error) {
-    return `spec_invalid: ${error instanceof SpecError ? error.errors.join('; ') : String(error)}`;
+    problems.push(`spec_invalid: ${error instanceof SpecError ? error.errors.join('; ') : String(error)}`);
   }
+  const { warnings } = builder.validate(spec, { name: composite.name, inputSchema: composite.inputSchema });
+  for (const warning of warnings ?? []) problems.push(`warning: ${warning}`);
+  if (!tool) return problems;
   registry.set(composite.name, tool);
   const checkInput = ajv.compile(composite.inputSchema);
   for (const [index, example] of (composite.examples ?? []).entries()) {
-    const label = `example ${example.name ?? index + 1}`;
-    if (!checkInput(example.input)) return `${label}: input_invalid: ${ajv.errorsText(checkInput.errors)}`;
-    const result = await builder.runPipeline(spec, example.input, {}, { dry: { stepOutputs: example.stepOutputs ?? {} } });
-    if (!result.success) return `${label}: ${String(result.details?.code ?? 'failed')}: ${result.error ?? ''}`;
-    if (!isDeepStrictEqual(result.output, example.output)) return `${label}: the output was ${JSON.stringify(result.output)}, expected ${JSON.stringify(example.output)}`;
+    const problem = await checkExample(example, builder, spec, checkInput);
+    if (problem) problems.push(`example ${example.name ?? index + 1}: ${problem}`);
   }
-  return undefined;
+  return problems;
+}
+
+/** Run one example dry: its problem, or undefined when the composite runs and its output matches. */
+async function checkExample(example: CompositeExample, builder: ComposableToolBuilder, spec: ComposableToolSpec, checkInput: ValidateFunction): Promise<string | undefined> {
+  if (!checkInput(example.input)) return `input_invalid: ${ajv.errorsText(checkInput.errors)}`;
+  const result = await builder.runPipeline(spec, example.input, {}, { dry: { stepOutputs: example.stepOutputs ?? {} } });
+  if (!result.success) return `${String(result.details?.code ?? 'failed')}: ${result.error ?? ''}`;
+  // Without an expected output, running is what the example checks.
+  if (!Object.hasOwn(example, 'output')) return undefined;
+  const differences = outputDifferences(result.output, example.output, example.match ?? 'exact');
+  return differences.length ? describeDifferences(differences) : undefined;
 }

@@ -81,6 +81,10 @@ export const CONFIG_SCHEMA = {
     composites: { ...stringList, description: 'Composite files (YAML or JSON), relative to this file; * matches within a folder.' },
     script: { ...SCRIPT, description: 'Options of run_js.' },
     approvals: { enum: ['none', 'elicit'], description: 'elicit: every side-effecting call asks the person at the client.' },
+    codeOnly: {
+      type: 'boolean',
+      description: 'Offer only run_js and get_observation: a script finds every other tool (searchTools, describeTools) and calls it (tools.<name>). Default false.',
+    },
   },
 } as const;
 
@@ -98,16 +102,25 @@ export const COMPOSITE_FILE_SCHEMA = {
     spec: { type: 'object', description: 'A ComposableToolSpec.' },
     examples: {
       type: 'array',
+      description: '`toolweave check` runs each as a dry run: it passes when the composite runs and, given output, when the output matches.',
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['input', 'output'],
+        required: ['input'],
         properties: {
           name: { type: 'string' },
           input: { type: 'object' },
           stepOutputs: { type: 'object', description: 'Stub outputs of the side-effecting steps, by step name.' },
-          output: { description: 'The output expected.' },
+          output: {
+            description:
+              'The output expected (leave it out to check only that the composite runs). Anywhere in it, { "$regex": "..." } matches a string the pattern finds; arrays match item by item, at the same length.',
+          },
+          match: {
+            enum: ['exact', 'partial'],
+            description: 'exact (the default): objects have the same keys; partial: only the keys output gives are compared, at every depth.',
+          },
         },
+        dependencies: { match: ['output'] },
       },
     },
   },

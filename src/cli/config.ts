@@ -8,6 +8,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import type { SandboxPoolOptions, ScriptToolOptions } from '../index.js';
 import { COMPOSITE_FILE_SCHEMA, CONFIG_SCHEMA } from './config-schema.js';
+import type { MatchMode } from './example-match.js';
 
 /** One upstream MCP server. */
 export interface ServerConfig {
@@ -32,10 +33,14 @@ export interface ProxyConfig {
   /** run_js's options, and the pool the sessions share. */
   script?: Omit<ScriptToolOptions, 'sideEffectingTools' | 'pool' | 'scope'> & { pool?: SandboxPoolOptions };
   approvals?: 'none' | 'elicit';
+  /** Offer only run_js and get_observation; a script finds and calls every other tool. */
+  codeOnly?: boolean;
   /** The folder relative paths are read from (the config file's). */
   base: string;
   /** Where the config came from, for messages. */
   source: string;
+  /** The name of the server given on the command line after `--`, if any. */
+  commandLineServer?: string;
 }
 
 /** A composite file, read and checked. */
@@ -44,9 +49,19 @@ export interface CompositeFile {
   description: string;
   inputSchema: Record<string, unknown>;
   spec: Record<string, unknown>;
-  examples?: { name?: string; input: Record<string, unknown>; stepOutputs?: Record<string, unknown>; output: unknown }[];
+  examples?: CompositeExample[];
   /** The file it was read from. */
   file: string;
+}
+
+/** An example `toolweave check` runs: without `output`, it passes when the composite runs. */
+export interface CompositeExample {
+  name?: string;
+  input: Record<string, unknown>;
+  stepOutputs?: Record<string, unknown>;
+  output?: unknown;
+  /** How `output` is compared (see `example-match.ts`); default `exact`. */
+  match?: MatchMode;
 }
 
 /** A config or composite file that is wrong: the message names the file and the field. */

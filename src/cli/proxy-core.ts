@@ -94,6 +94,48 @@ export class ProxyCore {
     return tools;
   }
 
+  /**
+   * The server serving tool `name` and the tool's own name there, as the tools stand now (the
+   * first holder of a name that collided).
+   */
+  ownerOf(name: string): { upstream: Upstream; own: string } | undefined {
+    for (const upstream of this.upstreams) {
+      if (upstream.tools.some((tool) => tool.name === name)) {
+        return { upstream, own: upstream.ownName(name) };
+      }
+    }
+    return undefined;
+  }
+
+  /** The servers that are not up now (starting, down, given up), in config order. */
+  notConnected(): Upstream[] {
+    return this.upstreams.filter((upstream) => upstream.state !== 'up' && upstream.state !== 'closed');
+  }
+
+  /**
+   * For a call to `name`, which no tool has: which servers are not connected and why, and that
+   * the tool may be one of theirs when their tools are not known; `undefined` when all are up.
+   */
+  missingNote(name: string): string | undefined {
+    const down = this.notConnected();
+    if (down.length === 0) return undefined;
+    const each = down.map((upstream) => `MCP server "${upstream.name}" is not connected: ${upstream.status()}.`).join(' ');
+    const unknown = down.filter((upstream) => !upstream.toolsKnown).map((upstream) => `"${upstream.name}"`);
+    if (unknown.length === 0) return each;
+    const whose = down.length === 1 ? 'Its tools are' : `The tools of ${unknown.join(' and ')} are`;
+    return `${each} ${whose} not known until ${unknown.length === 1 ? 'it is' : 'they are'} up, so "${name}" may be one of them.`;
+  }
+
+  /** For a session's instructions: the servers not connected now and why; `undefined` when all are up. */
+  connectionNote(): string | undefined {
+    const down = this.notConnected();
+    if (down.length === 0) return undefined;
+    const lines = down.map(
+      (upstream) => `- "${upstream.name}": ${upstream.status()}.${upstream.toolsKnown ? '' : ' Its tools are not listed until it is up.'}`,
+    );
+    return [`MCP servers not connected now (a call to one of their tools answers upstream_unavailable, saying why):`, ...lines].join('\n');
+  }
+
   /** Report a name collision once: `second` lost `name` to `first`. */
   collision(name: string, second: string, first: string): void {
     this.reportOnce('tool_name_collision', `tool "${name}" of ${second} is not served: ${first} already serves a tool by that name; set prefix: true on one of them`);

@@ -3,6 +3,7 @@
  * through the gate, plus run_pipeline, compose, run_js and get_observation over them and the
  * config's composites, on stdio or Streamable HTTP.
  */
+import type { Readable } from 'node:stream';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { renderUsageGuide, type ToolEvent } from '../index.js';
 import { createMcpServer, serveHttp, serveStdio, type Serving } from '../mcp/index.js';
@@ -21,6 +22,8 @@ export interface ProxyServing {
   http?: { host: string; port: number; allowedHosts?: string[]; allowedOrigins?: string[] };
   /** The bearer token HTTP clients must send. */
   token?: string;
+  /** On stdio, where the client's messages come from (default: the process's stdin). */
+  stdin?: Readable;
 }
 
 /** A running proxy. */
@@ -34,17 +37,32 @@ export interface RunningProxy {
 /** The proxy's version, as it tells clients. */
 const VERSION = '0.1.0';
 
-/** Start the upstream servers and serve. */
-export async function runProxy(config: ProxyConfig, serving: ProxyServing, log: Log): Promise<RunningProxy> {
+/**
+ * Start the upstream servers and serve. `stop`, aborted while the servers start, stops them at
+ * once (not after their initialize timeouts), and nothing is served.
+ */
+export async function runProxy(config: ProxyConfig, serving: ProxyServing, log: Log, stop?: AbortSignal): Promise<RunningProxy> {
   const { composites, problems } = await loadComposites(config.composites ?? [], config.base);
   for (const problem of problems) log.error('config_invalid', problem);
   const core = new ProxyCore(config, composites, log);
+  const onStop = () => void core.close();
+  if (stop?.aborted) onStop();
+  else stop?.addEventListener('abort', onStop, { once: true });
   await core.start();
+  stop?.removeEventListener('abort', onStop);
+  if (stop?.aborted) return { close: () => core.close() };
 
   const newServer = (): Server => {
     let server: Server | undefined;
     const session = createSession(core, () => server);
-    const guide = renderUsageGuide(session.list.current(), { sideEffectingTools: config.sideEffectingTools ?? [] });
+    // The guide (describing discovery when tools are found from run_js), and which servers are not
+    // connected as the session begins (instructions are sent once).
+    const discovery = session.discovery;
+    const usage = renderUsageGuide(session.list.current(), {
+      sideEffectingTools: config.sideEffectingTools ?? [],
+      ...(discovery ? { discovery: { tools: discovery.catalog.tools(), groups: discovery.catalog.groups() } } : {}),
+    });
+    const guide = [usage, core.connectionNote()].filter(Boolean).join('\n\n');
     server = createMcpServer(session.list, {
       name: 'toolweave',
       version: VERSION,
@@ -67,7 +85,7 @@ export async function runProxy(config: ProxyConfig, serving: ProxyServing, log: 
       served = await serveHttp(newServer, { ...serving.http, ...(serving.token ? { token: serving.token } : {}) });
       log.info(`serving MCP over Streamable HTTP at ${served.url}${serving.token ? ' (bearer token required)' : ''}`);
     } else {
-      served = await serveStdio(newServer());
+      served = await serveStdio(newServer(), serving.stdin ? { stdin: serving.stdin } : {});
     }
   } catch (error) {
     await core.close();
@@ -82,9 +100,21 @@ export async function runProxy(config: ProxyConfig, serving: ProxyServing, log: 
   };
 }
 
-/** One line per call and its verdict (`--verbose`). */
+/** The most characters of a failure's message in a `--verbose` line. */
+const MAX_LOGGED_ERROR_CHARS = 400;
+
+/**
+ * One line per call and its verdict (`--verbose`): each call a client makes, and each call made
+ * under it by a script, a pipeline, a compose tree or a composite, a refused one with its code
+ * and why.
+ */
 function logCall(log: Log, event: ToolEvent): void {
   if (event.type !== 'call_ended') return;
   const where = event.door ? ` in ${event.door}, step ${event.step}` : '';
-  log.verbose(`call ${event.tool}${where}: ${event.ok ? 'ok' : event.code ?? 'failed'} (${Math.round(event.ms)} ms)`);
+  let verdict = event.ok ? 'ok' : (event.code ?? 'failed');
+  if (!event.ok && event.error) {
+    const why = event.error.replace(/\s+/gu, ' ');
+    verdict += `: ${why.length > MAX_LOGGED_ERROR_CHARS ? `${why.slice(0, MAX_LOGGED_ERROR_CHARS)}...` : why}`;
+  }
+  log.verbose(`call ${event.tool}${where}: ${verdict} (${Math.round(event.ms)} ms)`);
 }

@@ -6,21 +6,26 @@
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
+  checkChainable,
   ComposableToolBuilder,
   createComposeTool,
   createGetObservationTool,
   createRunPipelineTool,
+  createScriptDiscovery,
   createScriptTool,
   createStepGate,
+  DEFAULT_INTERACTIVE_TOOLS,
   failure,
   SpecError,
   type ApprovalProvider,
   type ComposableToolSpec,
   type ITool,
+  type ScriptDiscovery,
   type StepGate,
 } from '../index.js';
 import { createToolList, elicitationApprovals, type MutableToolList } from '../mcp/index.js';
 import { compositeCycles } from './composites.js';
+import { proxyAdvice } from './advice.js';
 import type { ProxyCore } from './proxy-core.js';
 
 /** A session's tools and gate. */
@@ -29,6 +34,8 @@ export interface ProxySession {
   list: MutableToolList;
   /** The gate every call of the session passes. */
   gate: StepGate;
+  /** Code-only: what a script finds, and run_js's description. */
+  discovery?: ScriptDiscovery;
   /** Stop following the upstream tools. */
   dispose(): void;
 }
@@ -50,13 +57,22 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
     names: () => registry.keys(),
     version: () => generation,
     ...(approvals ? { approvals } : {}),
+    advice: proxyAdvice(core, 'mcp'),
   });
-  const doors = [
-    createRunPipelineTool(gate, { sideEffectingTools }),
-    createComposeTool(gate, { sideEffectingTools }),
-    createScriptTool(gate, { ...scriptOptions, sideEffectingTools, pool: core.pool }),
-    createGetObservationTool(core.store),
-  ];
+  const runJs = createScriptTool(gate, { ...scriptOptions, sideEffectingTools, pool: core.pool });
+  // Code-only: run_js and get_observation are the only doors, and run_js's description says how
+  // a script finds the rest. run_pipeline and compose are left out: a script does all they do.
+  const discovery = config.codeOnly
+    ? createScriptDiscovery(
+        gate,
+        // The catalog follows the gate's version: it is read again after each rebuild.
+        { codeOnly: true },
+        { sideEffectingTools, interactiveTools: [...DEFAULT_INTERACTIVE_TOOLS, ...(config.script?.interactiveTools ?? [])] },
+      )
+    : undefined;
+  const doors = discovery
+    ? [describedBy(runJs, discovery), createGetObservationTool(core.store)]
+    : [createRunPipelineTool(gate, { sideEffectingTools }), createComposeTool(gate, { sideEffectingTools }), runJs, createGetObservationTool(core.store)];
   const builder = new ComposableToolBuilder(gate);
   builder.bind({ sideEffectingTools });
   const askedFirst = new WeakMap<ITool, ITool>();
@@ -89,7 +105,8 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
       }
     }
     generation++;
-    list.set([...registry.values()]);
+    if (discovery) reportUnreachable(core, [...registry.values()].filter((tool) => !doors.includes(tool)), sideEffectingTools);
+    list.set(discovery ? doors : [...registry.values()]);
   }
 
   function asked(tool: ITool, provider: ApprovalProvider): ITool {
@@ -112,5 +129,30 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
 
   rebuild();
   const unsubscribe = core.subscribe(rebuild);
-  return { list, gate, dispose: unsubscribe };
+  return { list, gate, ...(discovery ? { discovery } : {}), dispose: unsubscribe };
+}
+
+/** run_js with the code-only description, read from the catalog as it is whenever it is listed. */
+function describedBy(runJs: ITool, discovery: ScriptDiscovery): ITool {
+  return Object.defineProperty({ ...runJs }, 'description', { get: () => discovery.description(), enumerable: true });
+}
+
+/**
+ * Code-only leaves no door to a tool a script may not call: say which, and what makes them
+ * callable (once per distinct set).
+ */
+function reportUnreachable(core: ProxyCore, tools: readonly ITool[], sideEffectingTools: readonly string[]): void {
+  const refused = tools.filter((tool) => !checkChainable(tool.name, tool, sideEffectingTools).ok);
+  if (!refused.length) return;
+  const undeclared = refused.filter((tool) => tool.hasSideEffects === undefined).map((tool) => tool.name);
+  const unlisted = refused.filter((tool) => tool.hasSideEffects === true).map((tool) => tool.name);
+  const parts = [
+    undeclared.length ? `${undeclared.length} declare no side effects (${sample(undeclared)}): set trustAnnotations: true on a server whose read-only hints you trust, or tools: { <name>: { hasSideEffects: false } }` : '',
+    unlisted.length ? `${unlisted.length} change things and are not in sideEffectingTools (${sample(unlisted)}): list those a script may call` : '',
+  ].filter(Boolean);
+  core.reportOnce('step_not_chainable', `code-only: ${refused.length} tools cannot be called, since run_js is the only door and a script may not call them: ${parts.join('; ')}`);
+}
+
+function sample(names: readonly string[]): string {
+  return names.length > 5 ? `${names.slice(0, 5).join(', ')}, ...` : names.join(', ');
 }

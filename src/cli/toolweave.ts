@@ -4,10 +4,20 @@
  * `toolweave schema` (the config's JSON Schema). The MCP SDK, a dependency of the package, is
  * loaded only by the commands that use it, so `--help` and `schema` start without it.
  */
+import { PassThrough, type Readable } from 'node:stream';
+import { stopEveryGroup } from '../mcp/process-group.js';
 import { parseArgs, USAGE, UsageError, type McpArgs } from './args.js';
 import { ConfigError, loadConfig, type ProxyConfig } from './config.js';
 import { PUBLISHED_SCHEMA } from './config-schema.js';
 import { createLog } from './log.js';
+
+/**
+ * How long the bin waits for its servers to stop once asked to end (their stdin closed, then
+ * SIGTERM, then SIGKILL take up to 5 s); past it, it exits, and its exit kills whatever is left.
+ */
+const CLOSE_BOUND_MS = 10_000;
+/** How long an interrupted `check` gives its servers after SIGTERM, before SIGKILL. */
+const CHECK_STOP_GRACE_MS = 2_000;
 
 async function main(argv: readonly string[]): Promise<number> {
   let args;
@@ -32,8 +42,14 @@ async function main(argv: readonly string[]): Promise<number> {
       const log = createLog();
       const config = await configOf(() => loadConfig(args.config), log);
       if (!config) return 1;
+      const stop = onStopRequest();
       const { runCheck } = await import('./check.js');
-      const report = await runCheck(config, log);
+      const report = await Promise.race([runCheck(config, log), aborted(stop)]);
+      if (!report) {
+        log.info('check was stopped before it finished; stopping its servers');
+        await stopEveryGroup(CHECK_STOP_GRACE_MS);
+        return 1;
+      }
       process.stdout.write(`${report.lines.join('\n')}\n`);
       return report.ok ? 0 : 1;
     }
@@ -46,17 +62,50 @@ async function runMcp(args: McpArgs): Promise<number> {
   const log = createLog({ verbose: args.verbose });
   const config = await configOf(() => mcpConfig(args), log);
   if (!config) return 1;
+  // Listened for before any server starts: an end asked for while they start stops them too.
+  const stop = onStopRequest();
+  // On stdio the client ends the session by closing the proxy's stdin, and may do so before the
+  // servers are up: stdin is read from now on, its messages kept for the session.
+  const stdin = args.http ? undefined : clientInput(stop);
   const { runProxy } = await import('./proxy.js');
   const token = process.env.TOOLWEAVE_MCP_TOKEN || undefined;
-  const proxy = await runProxy(config, { ...(args.http ? { http: args.http } : {}), ...(token ? { token } : {}) }, log);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-    // On stdio the client ends the session by closing the proxy's stdin.
-    if (!args.http) process.stdin.once('close', resolve).once('end', resolve);
-  });
-  await proxy.close();
+  const proxy = await runProxy(config, { ...(args.http ? { http: args.http } : {}), ...(token ? { token } : {}), ...(stdin ? { stdin } : {}) }, log, stop.signal);
+  await aborted(stop);
+  const closed = await Promise.race([proxy.close().then(() => true), new Promise<false>((resolve) => setTimeout(resolve, CLOSE_BOUND_MS, false))]);
+  if (!closed) log.info(`the servers did not all stop within ${CLOSE_BOUND_MS} ms; what is left of them is killed`);
   return 0;
+}
+
+/**
+ * A controller aborted at SIGINT or SIGTERM. A second signal exits at once: the exit still kills
+ * every server's process group, without the wait.
+ */
+function onStopRequest(): AbortController {
+  const stop = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stop.signal.aborted) process.exit(signal === 'SIGINT' ? 130 : 143);
+    stop.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return stop;
+}
+
+/** Resolves (with `undefined`) once `stop` is aborted. */
+function aborted(stop: AbortController): Promise<undefined> {
+  return new Promise((resolve) => {
+    if (stop.signal.aborted) return resolve(undefined);
+    stop.signal.addEventListener('abort', () => resolve(undefined), { once: true });
+  });
+}
+
+/** The client's messages, read from stdin from now on; its end (or failure) aborts `stop`. */
+function clientInput(stop: AbortController): Readable {
+  const input = new PassThrough();
+  const end = () => stop.abort();
+  process.stdin.once('end', end).once('close', end).once('error', end);
+  process.stdin.pipe(input);
+  return input;
 }
 
 /** The config from a file, with the command line's additions. */
@@ -66,9 +115,11 @@ async function mcpConfig(args: McpArgs): Promise<ProxyConfig> {
     const [command, ...rest] = args.upstream;
     if (config.servers.upstream) throw new ConfigError([`${config.source}: servers.upstream: the server given on the command line is named "upstream"; rename the one in the config`]);
     config.servers = { ...config.servers, upstream: { command, args: rest, cwd: process.cwd(), trustAnnotations: args.trustAnnotations } };
+    config.commandLineServer = 'upstream';
   }
   if (args.chain.length) config.sideEffectingTools = [...(config.sideEffectingTools ?? []), ...args.chain];
   if (args.maxCalls !== undefined) config.script = { ...config.script, maxCalls: args.maxCalls };
+  if (args.codeOnly) config.codeOnly = true;
   return config;
 }
 

@@ -1,7 +1,9 @@
 /**
  * One upstream MCP server behind the proxy: started (a command over stdio, or a URL over
  * Streamable HTTP), its tools imported, and restarted with backoff when it crashes. Its tools stay
- * listed while it is down: a call then fails with `upstream_unavailable` instead of vanishing.
+ * listed while it is down: a call then fails with `upstream_unavailable`, naming the server and
+ * why, instead of vanishing. Before it is first up, the tools its config names (`tools:`) are
+ * listed in their place, so a call to one of them says the same.
  */
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -9,6 +11,7 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { failure, type ToolExecutionResult } from '../index.js';
 import { mcpTools, type McpTool } from '../mcp/index.js';
 import { UpstreamStdioTransport } from '../mcp/upstream-stdio.js';
 import type { ServerConfig } from './config.js';
@@ -36,8 +39,8 @@ export type UpstreamState = 'starting' | 'up' | 'down' | 'given_up' | 'closed';
 
 /** One upstream server. */
 export class Upstream {
-  /** Its tools as last imported (empty until it first starts). */
-  tools: McpTool[] = [];
+  /** Its tools as last imported; until it first starts, the tools its config names. */
+  tools: McpTool[];
   /** What it is doing. */
   state: UpstreamState = 'starting';
   /** Why it last failed, when it did. */
@@ -47,6 +50,8 @@ export class Upstream {
   private signature = '';
   private failedStarts = 0;
   private restartTimer: NodeJS.Timeout | undefined;
+  /** When the next start is due, while one is scheduled. */
+  private restartAt: number | undefined;
 
   /**
    * @param name - its name in the config (logs, the prefix)
@@ -58,12 +63,61 @@ export class Upstream {
    */
   constructor(
     readonly name: string,
-    private readonly config: ServerConfig,
+    readonly config: ServerConfig,
     private readonly base: string,
     private readonly log: Log,
     private readonly onChange: () => void,
     private readonly options: UpstreamOptions,
-  ) {}
+  ) {
+    this.tools = this.configuredTools();
+  }
+
+  /** The server's own name for the tool it serves as `served` (without the prefix, if any). */
+  ownName(served: string): string {
+    return this.config.prefix ? served.slice(this.name.length + 2) : served;
+  }
+
+  /** Whether any of its tools is known: imported, or named by its config. */
+  get toolsKnown(): boolean {
+    return this.tools.length > 0;
+  }
+
+  /**
+   * Why it is not up and what the proxy does about it, in a few words ("could not be started:
+   * command "x" not found; the proxy starts it again in 2 s"), or `undefined` while it is up.
+   */
+  status(): string | undefined {
+    const why = this.problem;
+    switch (this.state) {
+      case 'up':
+        return undefined;
+      case 'starting':
+        return why ? `${why}; it is being started again` : 'it is still starting';
+      case 'down': {
+        const seconds = Math.max(0, Math.ceil(((this.restartAt ?? Date.now()) - Date.now()) / 1000));
+        return `${why ?? 'it is down'}; the proxy starts it again in ${seconds} s`;
+      }
+      case 'given_up':
+        return `${why ?? 'it is down'}${this.options.restart !== false ? `; ${MAX_FAILED_STARTS} starts failed in a row, and the proxy no longer tries` : ''}`;
+      case 'closed':
+        return 'the proxy is shutting down';
+    }
+  }
+
+  /**
+   * What a call to its tool `tool` (its own name) answers while it is not up: `upstream_unavailable`
+   * naming the server and why; `undefined` while it is up. `made`: the call was sent, and the
+   * server went away before it answered.
+   */
+  unavailable(tool: string, made = false): ToolExecutionResult | undefined {
+    const status = this.status();
+    if (status === undefined) return undefined;
+    return failure(
+      'upstream_unavailable',
+      `MCP server "${this.name}" is not connected: ${status}. The call to "${tool}" ${made ? 'got no answer' : 'was not made'}.`,
+      { server: this.name, tool, state: this.state, ...(this.problem ? { problem: this.problem } : {}) },
+    );
+  }
 
   /** Start it; resolves once this attempt has succeeded or failed (a failure schedules a restart). */
   async start(): Promise<void> {
@@ -71,20 +125,22 @@ export class Upstream {
     this.state = 'starting';
     const transport = this.transport();
     const client = new Client({ name: 'toolweave', version: '0.1.0' });
+    // Known from now on, so a close while it starts stops the process it starts.
+    this.client = client;
     const timeout = this.config.initTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS;
     try {
       await client.connect(transport, { timeout });
-      this.client = client;
       // Always taken: the tools of a new connection call through it, even if they look the same.
       await this.importTools(client, true);
     } catch (error) {
+      if (this.client === client) this.client = undefined;
       await client.close().catch(() => undefined);
-      this.client = undefined;
-      this.failed(startProblem(error, this.config, timeout));
+      // Closed while it started: the close ended this attempt, not a fault of the server's.
+      if ((this.state as UpstreamState) !== 'closed') this.failed(startProblem(error, this.config, timeout));
       return;
     }
     // close() may have been called while this start was under way.
-    if ((this.state as UpstreamState) === 'closed') {
+    if ((this.state as UpstreamState) === 'closed' || this.client !== client) {
       await client.close().catch(() => undefined);
       return;
     }
@@ -131,10 +187,46 @@ export class Upstream {
     if (this.client !== client) return;
     const signature = signatureOf(tools);
     if (!always && signature === this.signature) return;
-    this.tools = tools;
+    this.tools = tools.map((tool) => this.guarded(tool));
     this.signature = signature;
     if (!always) this.log.info(`server "${this.name}" changed its tools: ${tools.length} tools`);
     this.onChange();
+  }
+
+  /**
+   * `tool` answering for the server while it is down: a call then is not sent to a connection
+   * that is gone, and a call the server went away from says why.
+   */
+  private guarded(tool: McpTool): McpTool {
+    const own = this.ownName(tool.name);
+    return {
+      ...tool,
+      execute: async (args, context) => {
+        const down = this.unavailable(own);
+        if (down) return down;
+        const result = await tool.execute(args, context);
+        if (result.success === false && result.details?.code === 'upstream_unavailable') return this.unavailable(own, true) ?? result;
+        return result;
+      },
+    };
+  }
+
+  /**
+   * The tools its config names (`tools:`), listed until it is first up: their side effects as the
+   * config declares them, any arguments, and every call answered with why the server is down.
+   */
+  private configuredTools(): McpTool[] {
+    return Object.entries(this.config.tools ?? {}).map(([own, override]) => ({
+      id: `mcp:${this.name}:${own}`,
+      name: this.config.prefix ? `${this.name}__${own}` : own,
+      displayName: own,
+      description: `A tool of MCP server "${this.name}", which is not connected yet: its description and arguments are known once it is up. A call answers upstream_unavailable with the reason.`,
+      inputSchema: { type: 'object' },
+      hasSideEffects: override.hasSideEffects,
+      execute: async () =>
+        this.unavailable(own) ??
+        failure('upstream_unavailable', `MCP server "${this.name}" has just started; call "${own}" again.`, { server: this.name, tool: own, state: this.state }),
+    }));
   }
 
   private failed(why: string): void {
@@ -149,6 +241,7 @@ export class Upstream {
     }
     this.state = 'down';
     const delay = Math.min(FIRST_RESTART_DELAY_MS * 2 ** (this.failedStarts - 1), MAX_RESTART_DELAY_MS);
+    this.restartAt = Date.now() + delay;
     this.log.error('upstream_unavailable', `server "${this.name}": ${why}; its calls fail until it is back; restarting in ${delay} ms`);
     this.onChange();
     this.restartTimer = setTimeout(() => void this.start(), delay);

@@ -12,6 +12,8 @@ export interface CompileEnv {
   stepTimeoutMs: number;
   /** The names of every node in the spec. */
   allNames: ReadonlySet<string>;
+  /** Checks each `$input` path against the composite's inputSchema, when it is known (see `CompileSite`). */
+  checkInputPath: CompileSite['checkInputPath'];
   /** Every problem found while compiling, one message each. */
   errors: string[];
   /** What lenient mode kept as written, one message each (see `compileMapping`). */
@@ -60,6 +62,7 @@ export function refSite(env: CompileEnv, site: NodeSite, step: string): CompileS
     references: env.references,
     ...(site.extraHoles ? { extraHoles: site.extraHoles } : {}),
     ...(site.onRead ? { onRead: site.onRead } : {}),
+    ...(env.checkInputPath ? { checkInputPath: env.checkInputPath } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 /** A leaf: one tool call through the gate, with dry runs, the effects ledger and compensation. */
 import { failure } from '../codes.js';
-import { argsRefusal } from '../gate/args-check.js';
+import { argsCheckOf, argsRefusal, hasProtoField } from '../gate/args-check.js';
 import { callByName, runThroughGate } from '../gate/call.js';
 import { chainRefusal, isChainable, namesOf } from '../gate/chainable.js';
 import { observeRefusal } from '../gate/events.js';
@@ -48,6 +48,12 @@ export class Leaf implements LeafRecorder {
   readonly okEntry: TraceEntry;
   /** Its timeout in watchdog ticks, computed once rather than at every call. */
   private readonly ticks: number;
+  /**
+   * The tool instance whose argument check {@link Leaf.argsCheck} holds: a run that resolves the
+   * same instance (every run, until the host replaces the tool) skips looking its check up.
+   */
+  private checkedTool: ITool | undefined = undefined;
+  private argsCheck: ((args: unknown) => boolean) | null = null;
 
   /**
    * @param label - the step's label: its name, or its place in the spec
@@ -91,7 +97,7 @@ export class Leaf implements LeafRecorder {
   private driveOther(state: RunState, scope: RefScope, lane: Lane): NodeOutcome | undefined {
     const { label, toolName } = this;
     const tool = this.resolve(state);
-    if (!isChainable(toolName, tool, state.sideEffectingTools)) return failed(state, label, toolName, this.refused(state, tool, chainRefusal(toolName, tool, namesOf(state.gate))));
+    if (!isChainable(toolName, tool, state.sideEffectingTools)) return failed(state, label, toolName, this.refused(state, tool, chainRefusal(toolName, tool, namesOf(state.gate), state.gate.advice)));
     if (tool.composition) {
       const cycle = this.cycleRefusal(tool, state);
       if (cycle) return failed(state, label, toolName, this.refused(state, tool, cycle));
@@ -146,7 +152,7 @@ export class Leaf implements LeafRecorder {
   start(call: GateCall, state: RunState, scope: RefScope): ToolExecutionResult | undefined {
     const toolName = this.toolName;
     const tool = this.resolve(state);
-    if (!isChainable(toolName, tool, state.sideEffectingTools)) return this.refused(state, tool, chainRefusal(toolName, tool, namesOf(state.gate)));
+    if (!isChainable(toolName, tool, state.sideEffectingTools)) return this.refused(state, tool, chainRefusal(toolName, tool, namesOf(state.gate), state.gate.advice));
     if (tool.composition) {
       const cycle = this.cycleRefusal(tool, state);
       if (cycle) return this.refused(state, tool, cycle);
@@ -193,7 +199,15 @@ export class Leaf implements LeafRecorder {
    */
   argsProblem(state: RunState, tool: ITool, args: unknown): ToolExecutionResult | undefined {
     if (!isRecord(args)) return failure('input_invalid', `Step "${this.label}": its arguments resolved to ${describe(args)}, not an object.`);
-    return state.validateArgs ? argsRefusal(tool, this.toolName, this.label, args) : undefined;
+    if (!state.validateArgs) return undefined;
+    if (tool !== this.checkedTool) {
+      this.argsCheck = argsCheckOf(tool);
+      this.checkedTool = tool;
+    }
+    const check = this.argsCheck;
+    // The refusal checks again to name every field: it is made only when the arguments are wrong.
+    // (A schema never sees an own `__proto__` field, so that is asked apart.)
+    return (check === null || check(args)) && !hasProtoField(args) ? undefined : argsRefusal(tool, this.toolName, this.label, args);
   }
 
   /** Record the call's result: the ledger, the trace, the undo log. */

@@ -13,6 +13,7 @@ import { frameOf, type DoorInfo } from '../gate/run-frame.js';
 import { messageOf, type StepGate } from '../gate/step-gate.js';
 import type { RefScope, StepRead } from '../refs/scope.js';
 import type { ResultReader } from '../shaping/result-reader.js';
+import { inputPathCheck } from '../spec/input-paths.js';
 import { collectNames } from '../spec/nodes.js';
 import type { ComposableToolSpec, SpecNode } from '../spec/types.js';
 import type { DryRun, ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
@@ -37,6 +38,8 @@ export interface PlanOptions {
   references?: boolean;
   /** What the top-level steps are called in labels (default `steps[i]`), e.g. `tree` for a single tree. */
   stepPath?: (index: number) => string;
+  /** The composite's inputSchema: a `$input` path to a field it does not declare is a problem. */
+  inputSchema?: unknown;
 }
 
 /** What one run of a plan needs besides its input. */
@@ -318,7 +321,7 @@ function precheckCalls(state: RunState, settings: RunSettings, calls: readonly P
     if (bySlot) bySlot[call.slot] = tool;
     // A call to the composition being run is the cycle guard's to refuse, at run time.
     if (!isChainable(call.tool, tool, sideEffectingTools) && !isComposition(tool, compositionId)) {
-      const refusal = chainRefusal(call.tool, tool, namesOf(gate));
+      const refusal = chainRefusal(call.tool, tool, namesOf(gate), gate.advice);
       observeRefusal(state.context, state.frame, call.tool, tool, call.label, refusal);
       return failed(state, call.label, call.tool, refusal);
     }
@@ -384,6 +387,7 @@ export function createCompileEnv(nodes: readonly unknown[], options: PlanOptions
     references: options.references ?? true,
     stepTimeoutMs: options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS,
     allNames: collectNames(nodes),
+    checkInputPath: options.inputSchema !== undefined ? inputPathCheck(options.inputSchema) : undefined,
     errors: [],
     warnings: [],
     tools: new Set(),

@@ -31,7 +31,7 @@ const draft2020 = addFormats(new Ajv2020(OPTIONS));
 const checks = new WeakMap<ITool, ValidateFunction | null>();
 
 /** The compiled check of `tool`'s input schema, once per instance; `null` when it cannot be compiled. */
-function checkOf(tool: ITool): ValidateFunction | null {
+export function argsCheckOf(tool: ITool): ValidateFunction | null {
   let check = checks.get(tool);
   if (check !== undefined) return check;
   try {
@@ -66,7 +66,7 @@ export function argsRefusal(tool: ITool, name: string, step: string, args: Recor
       errors: [problem],
     });
   }
-  const check = checkOf(tool);
+  const check = argsCheckOf(tool);
   if (check === null || check(args)) return undefined;
   const problems = (check.errors ?? []).map((e) => describe(e, args));
   const fields = [...new Set((check.errors ?? []).map(fieldOf))];
@@ -83,6 +83,21 @@ export function argsRefusal(tool: ITool, name: string, step: string, args: Recor
 const MAX_DEPTH = 64;
 
 /** The path of the first own `__proto__` field in `value` (`opts.list.0.__proto__`), or `undefined`. */
+/**
+ * Whether `value` holds an own `__proto__` field at any depth: the cheap question a run asks of
+ * every call whose arguments passed their schema (which skips such a field), without building a
+ * path; {@link protoField} names it only when there is one.
+ */
+export function hasProtoField(value: unknown, depth = 0): boolean {
+  if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return false;
+  if (Object.hasOwn(value, '__proto__')) return true;
+  for (const key in value) {
+    const inner = (value as Record<string, unknown>)[key];
+    if (typeof inner === 'object' && inner !== null && hasProtoField(inner, depth + 1)) return true;
+  }
+  return false;
+}
+
 function protoField(value: unknown, at: string, depth: number): string | undefined {
   if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return undefined;
   if (Object.hasOwn(value, '__proto__')) return `${at}__proto__`;

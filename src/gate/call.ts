@@ -59,7 +59,7 @@ export async function callResolved(
   context: ToolExecutionContext,
   options: CallByNameOptions = {},
 ): Promise<CallByNameResult> {
-  const check = checkChainable(name, tool, options.sideEffectingTools, namesOf(gate));
+  const check = checkChainable(name, tool, options.sideEffectingTools, namesOf(gate), gate.advice);
   if (!check.ok) {
     observeRefusal(context, frameOf(context), name, tool, options.step ?? name, check.refusal);
     return { result: check.refusal };

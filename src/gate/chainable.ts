@@ -1,6 +1,6 @@
 import { failure } from '../codes.js';
 import type { ITool, ToolExecutionResult } from '../tool.js';
-import type { StepGate } from './step-gate.js';
+import type { RefusalAdvice, StepGate } from './step-gate.js';
 import { didYouMean } from './suggest.js';
 
 /** The host's list of side-effecting tools that may be chained, as a list or a set. */
@@ -32,6 +32,7 @@ const EMPTY: ReadonlySet<string> = new Set();
  * @param tool - what that name resolved to, if anything
  * @param sideEffectingTools - the host's list of side-effecting tools that may be chained
  * @param names - the registered names, for "did you mean" on a missing tool
+ * @param advice - the host's words for what its user can change (a gate's `advice`); default: the options
  *
  * @example
  * ```ts
@@ -44,9 +45,10 @@ export function checkChainable(
   tool: ITool | undefined,
   sideEffectingTools?: SideEffectingTools,
   names?: () => Iterable<string> | undefined,
+  advice?: RefusalAdvice,
 ): ChainCheck {
   if (isChainable(name, tool, sideEffectingTools)) return { ok: true, tool };
-  return { ok: false, refusal: chainRefusal(name, tool, names) };
+  return { ok: false, refusal: chainRefusal(name, tool, names, advice) };
 }
 
 /**
@@ -83,9 +85,10 @@ export function namesOf(gate: Pick<StepGate, 'names'>): () => Iterable<string> |
  * @param name - the name the step used
  * @param tool - what that name resolved to, if anything
  * @param names - the registered names, for "did you mean" on a missing tool
+ * @param advice - the host's words for what its user can change (a gate's `advice`)
  */
-export function chainRefusal(name: string, tool: ITool | undefined, names?: () => Iterable<string> | undefined): ToolExecutionResult<never> {
-  const problem = chainProblem(name, tool, names);
+export function chainRefusal(name: string, tool: ITool | undefined, names?: () => Iterable<string> | undefined, advice?: RefusalAdvice): ToolExecutionResult<never> {
+  const problem = chainProblem(name, tool, names, advice);
   return failure(problem.code, problem.message, { tool: name });
 }
 
@@ -99,9 +102,9 @@ export interface ChainProblem {
 
 /**
  * The words of a chainability refusal, shared by the run-time refusal and by `validate`: what is
- * wrong with `tool`, and how to fix it.
+ * wrong with `tool`, and how to fix it, in the host's words when its `advice` gives them.
  */
-export function chainProblem(name: string, tool: ITool | undefined, names?: () => Iterable<string> | undefined): ChainProblem {
+export function chainProblem(name: string, tool: ITool | undefined, names?: () => Iterable<string> | undefined, advice?: RefusalAdvice): ChainProblem {
   if (!tool) {
     let known: Iterable<string> | undefined;
     try {
@@ -111,20 +114,43 @@ export function chainProblem(name: string, tool: ITool | undefined, names?: () =
     }
     // The suggestion ends with its own question mark.
     const suggestion = didYouMean(name, known);
-    return { code: 'step_missing', message: `No tool named "${name}" is registered${suggestion || '.'}` };
+    const more = adviceFor(advice, 'missing', name);
+    return { code: 'step_missing', message: `No tool named "${name}" is registered${suggestion || '.'}${more ? ` ${more}` : ''}` };
   }
   if (tool.hasSideEffects === true) {
     return {
       code: 'step_not_chainable',
-      message:
-        `Tool "${name}" has side effects and is not listed as one that may be chained, so it cannot run here: call it directly, ` +
-        `or list "${name}" in sideEffectingTools (builder.bind({ sideEffectingTools }) for a composite; the sideEffectingTools option of createRunPipelineTool, createComposeTool or createScriptTool).`,
+      message: `Tool "${name}" has side effects and is not listed as one that may be chained, so it cannot run here: call it directly, or ${chainAdvice(name, advice)}.`,
     };
   }
   return {
     code: 'side_effects_undeclared',
-    message:
-      `Tool "${name}" does not declare whether it has side effects, so it is never chained: call it directly, ` +
-      `or declare hasSideEffects on the tool (false: it changes nothing; true: it does, and then list it in sideEffectingTools).`,
+    message: `Tool "${name}" does not declare whether it has side effects, so it is never chained: call it directly, or ${declareAdvice(name, advice)}.`,
   };
+}
+
+/** How to let side-effecting tool `name` be chained: the host's words, or the option's. */
+export function chainAdvice(name: string, advice?: RefusalAdvice): string {
+  return (
+    adviceFor(advice, 'chain', name) ??
+    `list "${name}" in sideEffectingTools (builder.bind({ sideEffectingTools }) for a composite; the sideEffectingTools option of createRunPipelineTool, createComposeTool or createScriptTool)`
+  );
+}
+
+/** How to declare whether `name` has side effects: the host's words, or the tool's field. */
+export function declareAdvice(name: string, advice?: RefusalAdvice): string {
+  return adviceFor(advice, 'declare', name) ?? 'declare hasSideEffects on the tool (false: it changes nothing; true: it does, and then list it in sideEffectingTools)';
+}
+
+/**
+ * The host's words for `name`, or `undefined` when it has none: advice that throws or answers
+ * something other than text is left out, so a refusal is always made.
+ */
+export function adviceFor(advice: RefusalAdvice | undefined, kind: keyof RefusalAdvice, name: string): string | undefined {
+  try {
+    const text: unknown = advice?.[kind]?.(name);
+    return typeof text === 'string' && text !== '' ? text : undefined;
+  } catch {
+    return undefined;
+  }
 }

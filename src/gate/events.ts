@@ -35,6 +35,8 @@ export interface ToolCallEnded extends ToolEventBase {
   ok: boolean;
   /** The failure's code. */
   code?: string;
+  /** The failure's message: what went wrong, or why the call was refused. */
+  error?: string;
   /** Milliseconds from its start (0 for a call refused before it started). */
   ms: number;
 }
@@ -97,6 +99,7 @@ export function observedEnd(observation: CallObservation, call: GateCall, result
   const ended: ToolCallEnded = { type: 'call_ended', ...about(call.tool.name, call.step, observation.context), ok: result.success === true, ms };
   const code = result.details?.code;
   if (typeof code === 'string') ended.code = code;
+  if (!ended.ok && typeof result.error === 'string') ended.error = result.error;
   tell(listener, ended);
 }
 
@@ -128,6 +131,7 @@ export function observeRefusal(
   const ended: ToolCallEnded = { type: 'call_ended', ...about(name, step, context), ok: false, ms: 0 };
   const code = result.details?.code;
   if (typeof code === 'string') ended.code = code;
+  if (typeof result.error === 'string') ended.error = result.error;
   tell(listener, ended);
 }
 

@@ -119,6 +119,40 @@ export interface GateCheckRequest {
   step: string;
 }
 
+/**
+ * The host's words, in a refusal, for what its user can change. A refusal says what to do about
+ * it; a library host's user changes the options, and the defaults name them. A host with settings
+ * of its own (a command line, a config file) names those instead, so the person who reads the
+ * refusal can act on it. Each method is asked when a refusal is made; one that throws or answers
+ * anything but text (or empty text) leaves the default in place.
+ *
+ * @example
+ * ```ts
+ * const gate = createStepGate({
+ *   resolve: (name) => registry.get(name),
+ *   advice: { chain: (tool) => `add "${tool}" to chainable_tools in host.toml` },
+ * });
+ * ```
+ */
+export interface RefusalAdvice {
+  /**
+   * How to let side-effecting tool `tool` be chained (`step_not_chainable`), as the words after
+   * "call it directly, or"; `undefined` keeps the default: list it in `sideEffectingTools`
+   * (`builder.bind`, or the option of `createRunPipelineTool`, `createComposeTool` or `createScriptTool`).
+   */
+  chain?(tool: string): string | undefined;
+  /**
+   * How to declare whether `tool` has side effects (`side_effects_undeclared`), as the words after
+   * "call it directly, or"; `undefined` keeps the default: declare `hasSideEffects` on the tool.
+   */
+  declare?(tool: string): string | undefined;
+  /**
+   * More to say about a name no tool has (`step_missing`), such as why a tool may be missing now:
+   * a sentence added after the refusal's own. Default: nothing.
+   */
+  missing?(tool: string): string | undefined;
+}
+
 /** What {@link createStepGate} takes: the host's lookup, its checks and the budget limits. */
 export interface StepGateOptions {
   /** Find a tool by name. */
@@ -168,6 +202,12 @@ export interface StepGateOptions {
    * backend is often kept longer and seen by more people than the run's own results. Default false.
    */
   traceMessages?: boolean;
+  /**
+   * The host's words for what its user can change, in the chainability refusals of every door
+   * through this gate and in `validate` and `build` (see {@link RefusalAdvice}). Default: the
+   * options that change it.
+   */
+  advice?: RefusalAdvice;
 }
 
 /** Per-call options of {@link StepGate.run}. */
@@ -191,6 +231,8 @@ export interface StepGate {
   resolve(name: string): ITool | undefined;
   /** Every name `resolve` knows now, when the host said (see {@link StepGateOptions.names}). */
   names?(): Iterable<string>;
+  /** The host's words for what its user can change, when it gave them (see {@link StepGateOptions.advice}). */
+  readonly advice?: RefusalAdvice;
   /**
    * Run `tool` (the very instance given, the one that was checked) after the permission check,
    * the host's checks, the approval (side-effecting tools only, asked only when the abort check
@@ -275,6 +317,7 @@ export function createStepGate(options: StepGateOptions): StepGate {
           },
         }
       : {}),
+    ...(options.advice ? { advice: options.advice } : {}),
     run(tool, args, context, signal, runOptions) {
       return new Promise((resolve) => {
         const now = start(new CallbackCall(tool, runOptions?.step ?? tool?.name ?? '', runOptions?.timeoutMs, resolve), args, context ?? {}, signal);

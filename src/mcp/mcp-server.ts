@@ -110,7 +110,7 @@ export function createMcpServer(tools: readonly ITool[] | ToolList, options: Mcp
     const info: McpCallInfo = { tool: name, requestId: extra.requestId, ...(extra.sessionId ? { sessionId: extra.sessionId } : {}) };
     const tool = find(name);
     if (!tool) {
-      const missing = checkChainable(name, undefined, undefined, names);
+      const missing = checkChainable(name, undefined, undefined, names, gate.advice);
       return servedResult(missing.ok ? failure('step_missing', `No tool named "${name}".`) : missing.refusal, undefined);
     }
     const args = request.params.arguments ?? {};

@@ -32,3 +32,12 @@ export function keepsOutputSchema(tool: ITool): boolean {
   if (!mark) return true;
   return mark.original === tool && !mark.textResults;
 }
+
+/**
+ * Whether `tool` (or a copy of it) is an imported MCP tool whose results read as text: its
+ * `outputSchema` only wraps the text, so what a caller gets is a string, not that object.
+ */
+export function resultsReadAsText(tool: object): boolean {
+  const mark = (tool as Record<symbol, UpstreamMark | undefined>)[UPSTREAM];
+  return mark?.textResults === true;
+}

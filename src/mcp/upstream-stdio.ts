@@ -33,6 +33,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { BoundedLines, LINE_END_BYTES, type LongLine } from './bounded-lines.js';
 import { peekMessage, peekValue, type MessagePeek } from './jsonrpc-peek.js';
+import { stopGroup, trackGroup, USES_PROCESS_GROUPS } from './process-group.js';
 import { UpstreamFault, type UpstreamFaultCode } from './upstream-fault.js';
 
 /** How to start the server, and the bound on what it writes. */
@@ -53,7 +54,10 @@ export interface UpstreamStdioOptions {
 
 /** Lines reported per connection: a server that writes junk without end is not echoed without end. */
 const MAX_REPORTS = 20;
-/** How long `close` waits for the server to exit after its stdin ends, and again after SIGTERM. */
+/**
+ * How long `close` waits for the server to exit after its stdin ends, and again for its process
+ * group to empty after SIGTERM, before SIGKILL.
+ */
 const CLOSE_WAIT_MS = 2_000;
 /** The most characters of a bad line quoted in a report. */
 const QUOTED_CHARS = 160;
@@ -66,6 +70,9 @@ export class UpstreamStdioTransport implements Transport {
   /** What the server writes on stderr, available before `start`. */
   readonly stderr = new PassThrough();
   private child: ChildProcess | undefined;
+  /** The server's process group (its process id), once started; kept after it exits, for what it left. */
+  private group: number | undefined;
+  private closing: Promise<void> | undefined;
   private readonly lines: BoundedLines;
   /**
    * The requests sent and not yet answered, with their method. As many as the SDK has open: each
@@ -86,13 +93,25 @@ export class UpstreamStdioTransport implements Transport {
     if (this.child) return Promise.reject(new Error('UpstreamStdioTransport already started'));
     const { command, args = [], env, cwd } = this.options;
     return new Promise((resolve, reject) => {
-      const child = spawn(command, [...args], { env, cwd, stdio: ['pipe', 'pipe', 'pipe'], shell: false, windowsHide: true });
+      // A group of its own: whatever the server starts is stopped with it (see process-group.ts).
+      const child = spawn(command, [...args], { env, cwd, stdio: ['pipe', 'pipe', 'pipe'], shell: false, windowsHide: true, detached: USES_PROCESS_GROUPS });
       this.child = child;
       child.on('error', (error) => {
         reject(error);
         this.onerror?.(error);
       });
-      child.on('spawn', () => resolve());
+      child.on('spawn', () => {
+        if (USES_PROCESS_GROUPS && child.pid !== undefined) {
+          this.group = child.pid;
+          trackGroup(child.pid);
+        }
+        resolve();
+      });
+      // A server that exited on its own may have left processes it started, which may hold its
+      // stdout open (so 'close' waits for them): they go too.
+      child.on('exit', () => {
+        if (!this.closing && this.group !== undefined) void this.stopGroup();
+      });
       child.on('close', () => {
         this.child = undefined;
         this.lines.clear();
@@ -128,22 +147,48 @@ export class UpstreamStdioTransport implements Transport {
     });
   }
 
-  async close(): Promise<void> {
-    const child = this.child;
-    if (!child) return;
-    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-    const waitClosed = () => Promise.race([closed, new Promise<void>((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
-    try {
-      child.stdin?.end();
-    } catch {
-      // Already gone: the waits below see it.
+  /**
+   * End the server: its stdin is closed, and a server that has not exited within
+   * {@link CLOSE_WAIT_MS} is stopped with its whole process group (SIGTERM, then SIGKILL). The
+   * group is stopped even when the server exited, for what it left running. Called twice, the
+   * second call waits for the first.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.stop();
+    return this.closing;
+  }
+
+  private async stop(): Promise<void> {
+    // A child with no process id never started (the command was not found): nothing to wait for.
+    const child = this.child?.pid === undefined ? undefined : this.child;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      try {
+        child.stdin?.end();
+      } catch {
+        // Already gone: the wait below sees it.
+      }
+      await Promise.race([exited, new Promise<void>((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
     }
-    await waitClosed();
-    if (child.exitCode === null && child.signalCode === null) {
+    if (this.group !== undefined) {
+      await this.stopGroup();
+      return;
+    }
+    // Without process groups (Windows): the server alone.
+    if (child && child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
-      await waitClosed();
+      await new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        setTimeout(resolve, CLOSE_WAIT_MS).unref();
+      });
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+
+  /** Stop the server's group; once it is seen empty it is never signalled again (its id may be reused). */
+  private async stopGroup(): Promise<void> {
+    const group = this.group;
+    if (group !== undefined && (await stopGroup(group, CLOSE_WAIT_MS)) && this.group === group) this.group = undefined;
   }
 
   /** A whole line within the bound. */

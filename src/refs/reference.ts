@@ -5,6 +5,7 @@
 import type { Accessor, CompileSite, RefScope } from './scope.js';
 import { compileWalk, parseDottedPath, readOwn, type PathSegment, type PathWalker } from './path.js';
 import { checkJsonPath, compileJsonPath, looksLikeJsonPath } from './jsonpath.js';
+import { closestNames } from '../gate/suggest.js';
 
 /** A compiled reference, or the reason it cannot resolve. */
 export type ReferenceParse =
@@ -32,6 +33,23 @@ const FORWARD = 'refers to a step that has not run yet';
 
 /** The roots a reference may start from. */
 const ROOTS = '$input, $prev, $steps, $item or $index';
+const ROOT_NAMES = ['input', 'prev', 'steps', 'item', 'index'];
+
+/**
+ * Why an unknown root is refused: the closest root when one is near (`$inptu`, `$step`, `$prv` are
+ * typos), else the list of roots (`$HOME`, `$5` are more likely meant as text, written `$$HOME`).
+ */
+function unknownRoot(rootName: string): string {
+  // Only the closest: "did you mean $steps, $item?" for `$step` would send the reader two ways.
+  const [closest] = closestNames(rootName, ROOT_NAMES);
+  return `has an unknown root "$${rootName}" (${closest !== undefined ? `did you mean $${closest}?` : `expected ${ROOTS}`})`;
+}
+
+/** Why `$steps.<name>` is refused when no node has the name, with the closest names the spec has. */
+function unknownStep(name: string, allNames: ReadonlySet<string>): string {
+  const close = closestNames(name, allNames);
+  return `refers to no step named ${JSON.stringify(name)}${close.length ? ` (did you mean ${close.join(', ')}?)` : ''}`;
+}
 
 /**
  * Compile one `$`-expression. `text` starts with a single `$` (the `$$` escape is handled by
@@ -93,17 +111,21 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
         readRoot = (s) => s.named.get(name);
         site.onRead?.({ kind: 'name', name });
         if (!site.namesBefore.has(name)) {
-          problem = site.allNames.has(name) ? FORWARD : `refers to no step named ${JSON.stringify(name)}`;
+          problem = site.allNames.has(name) ? FORWARD : unknownStep(name, site.allNames);
         }
       }
       break;
     }
     default:
-      return { ok: false, problem: `has an unknown root "$${rootName}" (expected ${ROOTS})` };
+      return { ok: false, problem: unknownRoot(rootName) };
   }
 
   const dotted = parseDottedPath(rest);
-  if (dotted.ok) return known(dottedAccessor(rootName, readRoot, dotted.segments), problem, steps);
+  if (dotted.ok) {
+    // Only a dotted path names fields; a JSONPath query may match any of them, or none.
+    if (rootName === 'input' && site.checkInputPath) problem = site.checkInputPath(dotted.segments);
+    return known(dottedAccessor(rootName, readRoot, dotted.segments), problem, steps);
+  }
   if (!looksLikeJsonPath(rest)) return { ok: false, problem: `is not a valid path: ${dotted.problem}` };
 
   const path = `$${rest}`;

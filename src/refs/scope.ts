@@ -1,3 +1,5 @@
+import type { PathSegment } from './path.js';
+
 /**
  * What a reference can see while a plan runs. The engine fills one of these as steps complete;
  * compiled accessors only read it.
@@ -48,6 +50,11 @@ export interface CompileSite {
   references?: boolean;
   /** More holes allowed here, by their exact text (run_pipeline's `${step_1.output}`). */
   extraHoles?: ReadonlyMap<string, Accessor>;
+  /**
+   * What the composite's inputSchema says of a `$input` path (its segments): why it cannot be
+   * meant (a field the schema does not declare), or `undefined`. Without it, no path is checked.
+   */
+  checkInputPath?: (segments: readonly PathSegment[]) => string | undefined;
   /**
    * Told each earlier output a compiled reference reads: the previous top-level step's (`$prev`
    * where it means that), a step's by position, a named node's. What a `schedule: 'auto'` plan

@@ -8,6 +8,7 @@ import { gateInternals } from '../gate/gate-call.js';
 import { messageOf } from '../gate/execute-call.js';
 import type { StepGate } from '../gate/step-gate.js';
 import { didYouMean } from '../gate/suggest.js';
+import { adviceFor } from '../gate/chainable.js';
 import type { PlanCall } from '../engine/compile-env.js';
 import type { ITool } from '../tool.js';
 import { argsRefusal } from '../gate/args-check.js';
@@ -84,7 +85,8 @@ export function registryProblems(
       continue;
     }
     if (!tool) {
-      problems.push(`no tool "${name}" in step ${step}${didYouMean(name, known())}`);
+      const more = adviceFor(gate.advice, 'missing', name);
+      problems.push(`no tool "${name}" in step ${step}${didYouMean(name, known())}${more ? ` ${more}` : ''}`);
       continue;
     }
     const before = problems.length;
@@ -97,11 +99,11 @@ export function registryProblems(
     }
     if (declared === true && !sideEffectingTools.has(name)) {
       problems.push(
-        `step ${step} calls "${name}", which has side effects and is not listed as one that may be chained: list it with builder.bind({ sideEffectingTools: [${JSON.stringify(name)}] }) before build, or leave the step out`,
+        `step ${step} calls "${name}", which has side effects and is not listed as one that may be chained: ${adviceFor(gate.advice, 'chain', name) ?? `list it with builder.bind({ sideEffectingTools: [${JSON.stringify(name)}] }) before build`}, or leave the step out`,
       );
     } else if (declared !== true && declared !== false) {
       problems.push(
-        `step ${step} calls "${name}", which does not declare whether it has side effects, so it is never chained: declare hasSideEffects on the tool (false: it changes nothing; true: it does, and list it in sideEffectingTools)`,
+        `step ${step} calls "${name}", which does not declare whether it has side effects, so it is never chained: ${adviceFor(gate.advice, 'declare', name) ?? 'declare hasSideEffects on the tool (false: it changes nothing; true: it does, and list it in sideEffectingTools)'}`,
       );
     } else {
       cycleAt(call, name);

@@ -14,8 +14,10 @@ export interface ValidationResult {
   errors?: string[];
   /**
    * What lenient mode accepts but may not be meant: an unknown `$`-expression kept as the literal
-   * text, a refused JSONPath filter, a reference that reads `undefined` here. One message each,
-   * naming the step and the expression; strict mode makes each of them an error.
+   * text (with the closest root: `"$inptu.id"`, did you mean `$input`?), a refused JSONPath filter,
+   * a reference that reads `undefined` here (`$prev` on the first step, a `$input` field the
+   * inputSchema does not declare). One message each, naming the step and the expression; strict
+   * mode makes each of them an error.
    */
   warnings?: string[];
 }
@@ -25,14 +27,21 @@ export type CheckedSpec = { ok: true; plan: Plan; warnings: string[] } | { ok: f
 
 // A spec is compiled once; a later run of the same object reuses the plan.
 const compiled = new WeakMap<object, Map<string, CheckedSpec>>();
+// Each inputSchema object a spec was checked against, by a number in the cache's key.
+const schemaIds = new WeakMap<object, number>();
+let nextSchemaId = 0;
+
+/** How a spec is checked: strictness, the default timeout, and the composite's inputSchema, if known. */
+export type CheckOptions = Required<Pick<PlanOptions, 'strict' | 'stepTimeoutMs'>> & Pick<PlanOptions, 'inputSchema'>;
 
 /**
  * Check a spec and compile it, once per spec object and options: the structure and the meaning
  * together (a structural problem in one step never hides a reference problem in another), and
- * the output schema. Treat a spec as immutable once it has been checked.
+ * the output schema; with an inputSchema, the `$input` paths against it. Treat a spec and its
+ * inputSchema as immutable once they have been checked.
  */
-export function checkAndCompile(spec: unknown, options: Required<Pick<PlanOptions, 'strict' | 'stepTimeoutMs'>>): CheckedSpec {
-  const key = `${options.strict}:${options.stepTimeoutMs}`;
+export function checkAndCompile(spec: unknown, options: CheckOptions): CheckedSpec {
+  const key = `${options.strict}:${options.stepTimeoutMs}:${schemaKey(options.inputSchema)}`;
   const cacheable = typeof spec === 'object' && spec !== null;
   const cached = cacheable ? compiled.get(spec)?.get(key) : undefined;
   if (cached) return cached;
@@ -52,4 +61,12 @@ export function checkAndCompile(spec: unknown, options: Required<Pick<PlanOption
     byKey.set(key, checked);
   }
   return checked;
+}
+
+/** The inputSchema's part of the cache key: the same object always gives the same number. */
+function schemaKey(schema: unknown): string {
+  if (typeof schema !== 'object' || schema === null) return '-';
+  let id = schemaIds.get(schema);
+  if (id === undefined) schemaIds.set(schema, (id = nextSchemaId++));
+  return String(id);
 }

@@ -114,3 +114,38 @@ describe('renderUsageGuide: every line fits the tools it was given', () => {
     ), { numRuns: 300 });
   });
 });
+
+describe('renderUsageGuide: code-only, when a script finds the tools the model is not offered', () => {
+  const hidden: GuideTool[] = [pure('read_file', object({ path: { type: 'string' } }, ['path'])), pure('list_dir'), { name: 'write_file', hasSideEffects: true }];
+  const groups = [{ name: 'filesystem', count: 2 }, { name: 'notes', count: 1 }];
+  const listed: GuideTool[] = [{ name: 'run_js' }, { name: 'get_observation' }];
+
+  it('says how a script finds and calls them, naming the groups, and that even one call goes through run_js', () => {
+    const guide = renderUsageGuide(listed, { sideEffectingTools: ['write_file'], discovery: { tools: hidden, groups } });
+    expect(guide).toContain('- 3 more tools (filesystem 2, notes 1) are not listed: in a run_js script, find them with searchTools(query) and describeTools(names) and call them with tools.<name>(args)');
+    expect(guide).toContain('Unlisted tools are called only from run_js, a single call too');
+    // The side-effecting tool a script may call is named, though the model is not offered it.
+    expect(guide).toContain('Tools that change things a script may call: write_file.');
+    expect(guide).not.toContain('must be called directly');
+  });
+
+  it('says when a script may change nothing', () => {
+    const guide = renderUsageGuide(listed, { discovery: { tools: hidden, groups: [] } });
+    expect(guide).toContain('- 3 more tools are not listed');
+    expect(guide).toContain('A script may call only tools that change nothing.');
+  });
+
+  it('is the usual guide when every tool found is listed anyway, or there is no run_js to find them from', () => {
+    const all = [...listed, ...hidden];
+    expect(renderUsageGuide(all, { discovery: { tools: hidden, groups } })).toBe(renderUsageGuide(all));
+    expect(renderUsageGuide([{ name: 'get_observation' }], { discovery: { tools: hidden, groups } })).toBe(renderUsageGuide([{ name: 'get_observation' }]));
+  });
+});
+
+describe('renderUsageGuide: code-only over a large catalog', () => {
+  it('names at most eight of the tools that change things, and counts the rest: the guide is sent every turn', () => {
+    const many: GuideTool[] = Array.from({ length: 30 }, (_, i) => ({ name: `change_${i}`, hasSideEffects: true }));
+    const guide = renderUsageGuide([{ name: 'run_js' }], { sideEffectingTools: many.map((t) => t.name), discovery: { tools: many } });
+    expect(guide).toContain('Tools that change things a script may call: change_0, change_1, change_2, change_3, change_4, change_5, change_6, change_7 and 22 more.');
+  });
+});

@@ -91,7 +91,8 @@ describe('toolweave check', () => {
       `FAIL config_invalid ${path.join(configDir, 'specs/broken.yaml')}: (top level): missing field "inputSchema"`,
       'FAIL server gone: upstream_unavailable: could not be started: command "no-such-command-toolweave-check" not found',
       'ok   server fs: 14 tools',
-      expect.stringMatching(/^FAIL composite review_wrong \(.*wrong-output\.json\): example 1: the output was \{"test":"\{.*expected \{"test":"not the test file"/u),
+      `FAIL composite review_wrong (${path.join(configDir, 'specs/wrong-output.json')}): example 1: the output differs from the one expected in 1 place:`,
+      '       output.test: expected "not the test file", got "{\\n  \\"file\\": \\"src/app/report.js\\",\\n  \\"expect\\": [{ \\"contains\\": "... (90 characters)',
       expect.stringMatching(/^FAIL composite typo \(.*typo\.yaml\): spec_invalid: .*read_txt_file.*did you mean read_text_file/u),
     ]);
   });
@@ -114,4 +115,93 @@ describe('toolweave check', () => {
       expect.stringMatching(/^FAIL composite pong \(.*pong\.yaml\): spec_invalid: composition cycle: pong → ping → pong \(step "next" calls "ping"\)/u),
     ]);
   });
+
+  it('fails on every warning, one line each naming the composite and the step, where the run itself succeeds', async () => {
+    const test = await readFile(path.join(project.root, 'test/cache.test.json'), 'utf8');
+    await writeFile(path.join(configDir, 'specs/warned.json'), JSON.stringify({
+      name: 'warned',
+      description: 'Reads a file, with two wrong references.',
+      inputSchema: { type: 'object', properties: { file: { type: 'string' } }, required: ['file'] },
+      spec: {
+        steps: [{ name: 'text', tool: 'read_text_file', args: { path: '$input.file' }, when: '$inptu.ready' }],
+        output: { label: 'file ${$input.fiel}', text: '$steps.text' },
+      },
+      // What the run gives: the misspelt `when` is a non-empty text, so true; the undeclared field reads as nothing.
+      examples: [{ input: { file: 'test/cache.test.json' }, output: { label: 'file ', text: test } }],
+    }));
+    const run = await runBin(['check', '--config', await writeConfig('warned.yaml', ['specs/warned.json'])]);
+    const file = path.join(configDir, 'specs/warned.json');
+    expect(run.stdout.trim().split('\n')).toEqual([
+      'ok   server fs: 14 tools',
+      `FAIL composite warned (${file}): warning: step "text": "$inptu.ready" has an unknown root "$inptu" (did you mean $input?); kept as the literal text (strict mode refuses it)`,
+      `FAIL composite warned (${file}): warning: step "output": "$input.fiel" (in "file \${$input.fiel}") reads "fiel", which the inputSchema does not declare (did you mean file?); it reads undefined when the step runs (strict mode refuses it)`,
+    ]);
+    expect(run.code).toBe(1);
+  });
+
+  it('an example without output passes when the composite runs; match: partial and $regex leave out what changes', async () => {
+    await writeFile(path.join(configDir, 'specs/facts.yaml'), factsFile([
+      '  - { name: runs, input: { file: src/app/cache.js } }',
+      '  - name: facts',
+      '    input: { file: src/app/cache.js }',
+      '    match: partial',
+      '    output: { file: src/app/cache.js, info: { $regex: "^size: 616\\n" } }',
+      '  - name: exact but for the times',
+      '    input: { file: test/cache.test.json }',
+      '    output: { file: test/cache.test.json, info: { $regex: "^size: 90\\n(.*\\n)*permissions: 644$" }, text: { $regex: cacheKey } }',
+    ]));
+    const run = await runBin(['check', '--config', await writeConfig('facts.yaml', ['specs/facts.yaml'])]);
+    expect(run.stdout.trim().split('\n')).toEqual(['ok   server fs: 14 tools', 'ok   composite file_facts: 3 examples']);
+    expect(run.code).toBe(0);
+  });
+
+  it('a mismatch lists each place that differs, expected beside actual, long values cut; every example is checked', async () => {
+    await writeFile(path.join(configDir, 'specs/facts.yaml'), factsFile([
+      '  - name: extra and missing fields',
+      '    input: { file: src/app/cache.js }',
+      '    output: { file: src/app/cache.js, size: 616 }',
+      '  - name: partial',
+      '    input: { file: src/app/cache.js }',
+      '    match: partial',
+      '    output: { file: src/app/orders.js, info: { $regex: "^size: 1\\n" }, text: [1] }',
+      '  - name: bad pattern',
+      '    input: { file: src/app/cache.js }',
+      '    match: partial',
+      '    output: { info: { $regex: "(" } }',
+      '  - { name: passes, input: { file: src/app/cache.js } }',
+    ]));
+    const run = await runBin(['check', '--config', await writeConfig('facts.yaml', ['specs/facts.yaml'])]);
+    const at = `FAIL composite file_facts (${path.join(configDir, 'specs/facts.yaml')})`;
+    const lines = run.stdout.trim().split('\n');
+    expect(lines).toEqual([
+      'ok   server fs: 14 tools',
+      `${at}: example extra and missing fields: the output differs from the one expected in 3 places:`,
+      '       output.size: expected 616, got nothing (the output has no such field)',
+      expect.stringMatching(/^ {7}output\.info: not expected, got "size: 616\\ncreated: .*"\.\.\. \(\d+ characters\)$/u),
+      '       output.text: not expected, got "// A per-user, per-region cache in front of the slow lookups"... (616 characters)',
+      `${at}: example partial: the output differs from the one expected in 3 places:`,
+      '       output.file: expected "src/app/orders.js", got "src/app/cache.js"',
+      expect.stringMatching(/^ {7}output\.info: expected a string matching \/\^size: 1\\n\/, got "size: 616\\ncreated: .*"\.\.\. \(\d+ characters\)$/u),
+      '       output.text: expected [1], got "// A per-user, per-region cache in front of the slow lookups"... (616 characters)',
+      `${at}: example bad pattern: the output differs from the one expected in 1 place:`,
+      expect.stringMatching(/^ {7}output\.info: \$regex "\(" is not a valid regular expression: /u),
+    ]);
+    expect(run.code).toBe(1);
+  });
 });
+
+/** A composite that reads a file and its metadata (with times that change at every read), with `examples`. */
+function factsFile(examples: string[]): string {
+  return [
+    'name: file_facts',
+    'description: A file, its text and its metadata.',
+    'inputSchema: { type: object, properties: { file: { type: string } }, required: [file] }',
+    'spec:',
+    '  steps:',
+    '    - { name: facts, combinator: gather, calls: { info: { tool: get_file_info, args: { path: $input.file } }, text: { tool: read_text_file, args: { path: $input.file } } } }',
+    '  output: { file: $input.file, info: $steps.facts.info, text: $steps.facts.text }',
+    'examples:',
+    ...examples,
+    '',
+  ].join('\n');
+}

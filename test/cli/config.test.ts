@@ -51,10 +51,11 @@ sideEffectingTools: [write_file]
 composites: [./specs/*.yaml]
 script: { timeoutMs: 30000 }
 approvals: elicit
+codeOnly: true
 `;
     expect(await problemsOf('good.yaml', yaml)).toEqual([]);
     const config = await loadConfig(path.join(dir, 'good.yaml'));
-    expect(config).toMatchObject({ servers: { fs: { command: 'npx', tools: { move_file: { hasSideEffects: true } } } }, approvals: 'elicit', base: dir });
+    expect(config).toMatchObject({ servers: { fs: { command: 'npx', tools: { move_file: { hasSideEffects: true } } } }, approvals: 'elicit', codeOnly: true, base: dir });
     await writeFile(path.join(dir, 'good.json'), JSON.stringify({ servers: { fs: { command: 'node' } } }));
     expect((await loadConfig(path.join(dir, 'good.json'))).servers.fs.command).toBe('node');
   });
@@ -70,6 +71,7 @@ approvals: elicit
     url: http://127.0.0.1:1/mcp
 approvals: maybe
 script: { timeout: 5 }
+codeOnly: "yes"
 `);
     expect(problems).toEqual(expect.arrayContaining([
       `${file}: servers.fs: unknown field "comand"`,
@@ -78,6 +80,7 @@ script: { timeout: 5 }
       `${file}: servers.web: give either command (with args, env, cwd) or url (with headers), not both and not neither`,
       `${file}: approvals: must be one of "none", "elicit"`,
       `${file}: script: unknown field "timeout"`,
+      `${file}: codeOnly: must be boolean`,
     ]));
   });
 
@@ -113,8 +116,9 @@ describe('composite files', () => {
 describe('the command line', () => {
   it('reads mcp, check and their options', () => {
     expect(parseArgs(['mcp', '--trust-annotations', '--chain', 'write_file, edit_file', '--http', '8808', '--', 'npx', 'server', '.'])).toEqual({
-      command: 'mcp', upstream: ['npx', 'server', '.'], trustAnnotations: true, chain: ['write_file', 'edit_file'], http: { host: '127.0.0.1', port: 8808 }, verbose: false,
+      command: 'mcp', upstream: ['npx', 'server', '.'], trustAnnotations: true, chain: ['write_file', 'edit_file'], codeOnly: false, http: { host: '127.0.0.1', port: 8808 }, verbose: false,
     });
+    expect(parseArgs(['mcp', '--code-only', '--', 'npx', 'server'])).toMatchObject({ codeOnly: true, upstream: ['npx', 'server'] });
     expect(parseArgs(['mcp', '--config', 'tw.yaml', '--http', '[::1]:9000', '--verbose'])).toMatchObject({ config: 'tw.yaml', http: { host: '::1', port: 9000 }, verbose: true });
     expect(parseArgs(['check', '--config', 'tw.yaml'])).toEqual({ command: 'check', config: 'tw.yaml' });
   });
@@ -128,7 +132,7 @@ describe('the command line', () => {
     const mcp = (...words: string[]) => parseArgs(['mcp', ...words]) as McpArgs;
     // As the MCP Inspector's CLI passes it on, having dropped the --.
     expect(mcp('--trust-annotations', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '.')).toEqual({
-      command: 'mcp', upstream: ['npx', '-y', '@modelcontextprotocol/server-filesystem', '.'], trustAnnotations: true, chain: [], verbose: false,
+      command: 'mcp', upstream: ['npx', '-y', '@modelcontextprotocol/server-filesystem', '.'], trustAnnotations: true, chain: [], codeOnly: false, verbose: false,
     });
     expect(mcp('--trust-annotations', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '.')).toEqual(mcp('--trust-annotations', '--', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '.'));
     // An option's value is not the command.
@@ -175,7 +179,7 @@ describe("the README's MCP client config", () => {
     // The installed bin, which test/package/pack.test.ts runs from a global and a project install.
     expect(command).toBe('toolweave');
     expect(parseArgs(args)).toEqual({
-      command: 'mcp', trustAnnotations: true, chain: ['write_file'], verbose: false,
+      command: 'mcp', trustAnnotations: true, chain: ['write_file'], codeOnly: false, verbose: false,
       upstream: ['npx', '-y', '@modelcontextprotocol/server-filesystem', '/path/to/project'],
     });
   });

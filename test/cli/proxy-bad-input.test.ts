@@ -93,9 +93,10 @@ describe('servers that fail, collide or crash', () => {
   it('a crashed server: its calls fail with upstream_unavailable, it is restarted, and the proxy stays up', async () => {
     const crashed = result(await proxy.client.callTool({ name: 'crash', arguments: {} }));
     expect(crashed.isError).toBe(true);
-    expect(crashed.text).toMatch(/^error upstream_unavailable: MCP server "good" is not connected/u);
+    // Each names the server and why; the call in flight got no answer, the next one was not made.
+    expect(crashed.text).toMatch(/^error upstream_unavailable: MCP server "good" is not connected: it closed the connection or exited; .*The call to "crash" got no answer\.$/u);
     const down = result(await proxy.client.callTool({ name: 'echo', arguments: { text: 'x' } }));
-    expect(down.text).toMatch(/^error upstream_unavailable: MCP server "good" is not connected/u);
+    expect(down.text).toMatch(/^error upstream_unavailable: MCP server "good" is not connected: it closed the connection or exited; .*The call to "echo" was not made\.$/u);
     // The other server answers meanwhile.
     expect(result(await proxy.client.callTool({ name: 'stats', arguments: {} })).text).toBe('{"files":3,"lines":40}');
     const back = await until('the restarted server', async () => {

@@ -35,14 +35,46 @@ describe('arguments are checked against the called tool\'s inputSchema', () => {
     expect(greet.calls).toEqual([{ name: 'Ann' }]);
   });
 
-  it('in a composite only when the host asks (validateArgs)', async () => {
+  it('in a composite by default: a wrong field is args_invalid before the tool runs; validateArgs: false opts out', async () => {
     const { gate, greet } = setup();
-    const spec = { steps: [{ tool: 'greet', inputMapping: { name: '$input.id' } }] };
-    const lax = new ComposableToolBuilder(gate).build('c', 'c', { type: 'object' }, spec);
-    expect(await lax.execute({ id: 7 }, {})).toMatchObject({ success: true, output: 'Hello, 7!' });
-    const checked = new ComposableToolBuilder(gate, { validateArgs: true }).build('c', 'c', { type: 'object' }, spec);
-    expect((await checked.execute({ id: 7 }, {})).details).toMatchObject({ code: 'args_invalid', step: 'steps[0]' });
-    expect(greet.calls).toHaveLength(1);
+    const spec = { steps: [{ name: 'hi', tool: 'greet', inputMapping: { nmae: '$input.name' } }] };
+    const checked = new ComposableToolBuilder(gate).build('c', 'c', { type: 'object' }, spec);
+    const refused = await checked.execute({ name: 'Ann' }, {});
+    expect(refused.details).toMatchObject({ code: 'args_invalid', tool: 'greet', step: 'hi', field: 'name' });
+    expect(refused.error).toContain('name is required');
+    const wrongType = await new ComposableToolBuilder(gate).build('c', 'c', { type: 'object' }, { steps: [{ tool: 'greet', inputMapping: { name: '$input.id' } }] }).execute({ id: 7 }, {});
+    expect(wrongType.details).toMatchObject({ code: 'args_invalid', step: 'steps[0]', field: 'name' });
+    expect(greet.calls).toEqual([]);
+    const lax = new ComposableToolBuilder(gate, { validateArgs: false }).build('c', 'c', { type: 'object' }, spec);
+    expect(await lax.execute({ name: 'Ann' }, {})).toMatchObject({ success: true, output: 'Hello, undefined!' });
+    expect(greet.calls).toEqual([{ nmae: 'Ann' }]);
+  });
+
+  it('in a composite by default, arguments fixed in the spec are checked at validate and build; validateArgs: false opts out', async () => {
+    const { gate, greet } = setup();
+    const spec = { steps: [{ name: 'hi', tool: 'greet', inputMapping: { name: 42 } }] };
+    const expected = 'Step "hi": the arguments of tool "greet" do not match its inputSchema: name must be string (got 42). Fix the arguments and call again.';
+    expect(new ComposableToolBuilder(gate).validate(spec)).toEqual({ valid: false, errors: [expected] });
+    expect(() => new ComposableToolBuilder(gate).build('c', 'c', { type: 'object' }, spec)).toThrow(expected);
+    const lax = new ComposableToolBuilder(gate, { validateArgs: false });
+    expect(lax.validate(spec)).toEqual({ valid: true });
+    expect(await lax.build('c', 'c', { type: 'object' }, spec).execute({}, {})).toMatchObject({ success: true, output: 'Hello, 42!' });
+    expect(greet.calls).toEqual([{ name: 42 }]);
+  });
+
+  it('a composite checks the tool instance it runs: one replaced by name is checked against its own schema', async () => {
+    const { reg, gate } = setup();
+    const composite = new ComposableToolBuilder(gate).build('c', 'c', { type: 'object' }, { steps: [{ tool: 'greet', inputMapping: { name: '$input.n' } }] });
+    expect((await composite.execute({ n: 5 }, {})).details?.code).toBe('args_invalid');
+    reg.add(tool('greet', (a) => `Hi ${String(a.name)}`, { hasSideEffects: false, inputSchema: { type: 'object', properties: { name: { type: 'number' } } } }));
+    expect(await composite.execute({ n: 5 }, {})).toMatchObject({ success: true, output: 'Hi 5' });
+    expect((await composite.execute({ n: 'five' }, {})).details).toMatchObject({ code: 'args_invalid', field: 'name' });
+  });
+
+  it('runPipeline checks by default too', async () => {
+    const { gate } = setup();
+    const result = await new ComposableToolBuilder(gate).runPipeline({ steps: [{ tool: 'greet', inputMapping: { name: '$input.id' } }] }, { id: 7 }, {});
+    expect(result.details).toMatchObject({ code: 'args_invalid', field: 'name' });
   });
 
   it('compiles once per tool instance: a tool replaced by name gets its own check', async () => {

@@ -45,6 +45,42 @@ describe('context.onEvent hears every call under the context, through every door
     expect(seen[3]).toEqual(['compose', 'run_js', false, 'step_failed']);
   });
 
+  it('calls a door refuses before the gate runs them: the tool, the door, the step, the code and why', async () => {
+    const read = tool('read', () => 'text');
+    const write = tool('write', () => 'written', { hasSideEffects: true });
+    const reg = registry(read, write);
+    const gate = reg.gate();
+    const events: ToolEvent[] = [];
+    const onEvent = (e: ToolEvent) => events.push(e);
+    const refusedOnes = () => events.filter((e): e is Extract<ToolEvent, { type: 'call_ended' }> => e.type === 'call_ended' && !e.ok);
+
+    // A script: the chainability rule refuses the call, and the script goes on.
+    await createScriptTool(gate).execute({ code: "await callTool('write', {}); await callTool('nope', {}); return 'done';" }, { onEvent });
+    expect(refusedOnes()).toEqual([
+      { type: 'call_ended', tool: 'write', step: 'call 1', door: 'run_js', path: [], ok: false, code: 'step_not_chainable', error: expect.stringMatching(/^Tool "write" has side effects/u), ms: 0 },
+      { type: 'call_ended', tool: 'nope', step: 'call 2', door: 'run_js', path: [], ok: false, code: 'step_missing', error: 'No tool named "nope" is registered.', ms: 0 },
+    ]);
+
+    // A pipeline is refused whole before any step runs: the refused step is told, and no other.
+    events.length = 0;
+    const pipeline = await createRunPipelineTool(gate).execute({ steps: [{ tool: 'read', args: {} }, { tool: 'write', args: {} }] }, { onEvent });
+    expect(pipeline.details?.code).toBe('step_not_chainable');
+    expect(refusedOnes()).toEqual([
+      expect.objectContaining({ type: 'call_ended', tool: 'write', step: 'step_2', door: 'run_pipeline', ok: false, code: 'step_not_chainable', error: expect.stringMatching(/^step_2: Tool "write" has side effects/u) }),
+    ]);
+    expect(events.filter((e) => e.type === 'call_started')).toEqual([]);
+
+    // A composite whose step's tool became side-effecting after it was built: refused at run time.
+    events.length = 0;
+    reg.add(tool('swap', () => 'ok'));
+    const composite = new ComposableToolBuilder(gate).build('c', 'c', { type: 'object' }, { steps: [{ name: 'first', tool: 'swap', inputMapping: {} }] });
+    reg.add(tool('swap', () => 'ok', { hasSideEffects: true }));
+    await composite.execute({}, { onEvent });
+    expect(events).toEqual([
+      { type: 'call_ended', tool: 'swap', step: 'first', door: 'composite', path: ['toolweave:c'], ok: false, code: 'step_not_chainable', error: expect.stringMatching(/^Tool "swap" has side effects/u), ms: 0 },
+    ]);
+  });
+
   it('a listener that throws changes nothing', async () => {
     const read = tool('read', () => 'text');
     const builder = new ComposableToolBuilder(registry(read).gate());

@@ -28,16 +28,16 @@ describe('events', () => {
     expect(ended.ms).toBeLessThan(5000);
   });
 
-  it('a call refused before it started takes 0 ms and carries its code', async () => {
+  it('a call refused before it started takes 0 ms and carries its code and why', async () => {
     const t = tool('t', () => 'ok');
     const controller = new AbortController();
     controller.abort();
     const events: ToolEvent[] = [];
     await registry(t).gate().run(t, {}, { onEvent: (e) => events.push(e), signal: controller.signal });
-    expect(events).toEqual([{ type: 'call_ended', tool: 't', step: 't', path: [], ok: false, code: 'step_aborted', ms: 0 }]);
+    expect(events).toEqual([{ type: 'call_ended', tool: 't', step: 't', path: [], ok: false, code: 'step_aborted', error: expect.any(String), ms: 0 }]);
     const refused: ToolEvent[] = [];
     await registry(t).gate({ checks: [() => ({ isAllowed: false })] }).run(t, {}, { onEvent: (e) => refused.push(e) });
-    expect(refused).toEqual([{ type: 'call_ended', tool: 't', step: 't', path: [], ok: false, code: 'permission_denied', ms: 0 }]);
+    expect(refused).toEqual([{ type: 'call_ended', tool: 't', step: 't', path: [], ok: false, code: 'permission_denied', error: 'Permission denied for tool "t".', ms: 0 }]);
     expect(t.calls).toHaveLength(0);
   });
 

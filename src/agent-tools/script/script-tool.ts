@@ -212,7 +212,7 @@ async function execute(
       return refuse('tool_interactive', `Tool "${call.name}" needs its own moment with a person or the host; call it directly, not from a script.`, resolved);
     }
     // The rule first, then the arguments against the tool's own schema, as run_pipeline and compose check them.
-    const rule = checkChainable(call.name, resolved, limits.sideEffectingTools, namesOf(gate));
+    const rule = checkChainable(call.name, resolved, limits.sideEffectingTools, namesOf(gate), gate.advice);
     const refusal = rule.ok ? argsRefusal(rule.tool, call.name, step, callArgs) : rule.refusal;
     if (refusal || !rule.ok) {
       const refused = refusal ?? failure('step_missing', `No tool named "${call.name}".`);
