@@ -43,6 +43,7 @@ export const ERROR_CODES = {
   script_memory: 'run_js: the script ran past its memory limit.',
   script_too_many_calls: 'run_js: the script made more tool calls than maxCalls.',
   script_args_too_large: "run_js: a call's arguments, or the run's calls together, passed more bytes than maxCallArgsBytes or maxRunArgsBytes; the call was not made.",
+  script_result_too_large: "run_js: a tools.<name>() result is longer as JSON than a call may bring into the script (maxCallResultBytes); callTool gives its text, cut with a note.",
   script_return_too_large: 'run_js: the returned value is longer than maxReturnChars.',
   script_return_invalid: 'run_js: the returned value cannot be sent as JSON (a cycle, a function).',
   tool_interactive: 'run_js: the tool needs its own moment with a person or the host; call it directly.',

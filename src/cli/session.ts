@@ -59,7 +59,6 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
     ...(approvals ? { approvals } : {}),
     advice: proxyAdvice(core, 'mcp'),
   });
-  const runJs = createScriptTool(gate, { ...scriptOptions, sideEffectingTools, pool: core.pool });
   // Code-only: run_js and get_observation are the only doors, and run_js's description says how
   // a script finds the rest. run_pipeline and compose are left out: a script does all they do.
   const discovery = config.codeOnly
@@ -70,8 +69,9 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
         { sideEffectingTools, interactiveTools: [...DEFAULT_INTERACTIVE_TOOLS, ...(config.script?.interactiveTools ?? [])] },
       )
     : undefined;
+  const runJs = createScriptTool(gate, { ...scriptOptions, sideEffectingTools, pool: core.pool, ...(discovery ? { discovery } : {}) });
   const doors = discovery
-    ? [describedBy(runJs, discovery), createGetObservationTool(core.store)]
+    ? [runJs, createGetObservationTool(core.store)]
     : [createRunPipelineTool(gate, { sideEffectingTools }), createComposeTool(gate, { sideEffectingTools }), runJs, createGetObservationTool(core.store)];
   const builder = new ComposableToolBuilder(gate);
   builder.bind({ sideEffectingTools });
@@ -130,11 +130,6 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
   rebuild();
   const unsubscribe = core.subscribe(rebuild);
   return { list, gate, ...(discovery ? { discovery } : {}), dispose: unsubscribe };
-}
-
-/** run_js with the code-only description, read from the catalog as it is whenever it is listed. */
-function describedBy(runJs: ITool, discovery: ScriptDiscovery): ITool {
-  return Object.defineProperty({ ...runJs }, 'description', { get: () => discovery.description(), enumerable: true });
 }
 
 /**

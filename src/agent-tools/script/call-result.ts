@@ -21,6 +21,11 @@ export interface ScriptCallResult {
   text: string;
   /** `null` on success. */
   error: ScriptCallError | null;
+  /**
+   * The output as JSON text, for a call that asked for a value (`tools.<name>()`, `searchTools`,
+   * `describeTools`): the script reads it parsed, where `callTool` reads `text`.
+   */
+  value?: string;
 }
 
 /** A refusal the script layer makes itself, before any tool runs. */
@@ -105,4 +110,38 @@ function utf8Boundary(bytes: Uint8Array, end: number): number {
   // Continuation bytes are 0b10xxxxxx; step back over them to the character's first byte.
   while (i > 0 && i < bytes.length && (bytes[i] & 0xc0) === 0x80) i--;
   return i;
+}
+
+/**
+ * Turn a gate result into the value a script's `tools.<name>()` resolves to: the output itself
+ * when it is not text (a tool's structured output), parsed when its text is a JSON object or array
+ * (unless the tool's results are text by what it declares, `textResults`), else the text. A value
+ * whose JSON is longer than `maxBytes` is refused rather than cut (a cut value would not parse):
+ * `callTool` gives its text, cut with a note. A failure is the error the call throws.
+ */
+export function toScriptValueResult(result: ToolExecutionResult, name: string, textResults: boolean, maxBytes: number): ScriptCallResult {
+  if (!result.success) return toScriptCallResult(result, maxBytes);
+  let value: unknown = result.output;
+  if (typeof value === 'string' && !textResults && /^\s*[[{]/u.test(value)) {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      // Text that only starts like JSON stays text.
+    }
+  }
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value === undefined ? null : value);
+  } catch (error) {
+    return refusedCall('step_bad_result', `The output of "${name}" cannot be sent to the script as JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  json ??= 'null';
+  const bytes = json.length * 3 <= maxBytes ? json.length : Buffer.byteLength(json);
+  if (bytes > maxBytes) {
+    return refusedCall(
+      'script_result_too_large',
+      `The output of "${name}" is ${bytes} bytes as JSON; a call may bring at most ${maxBytes} into the script. callTool("${name}", args) gives its text, cut with a note; or ask the tool for less.`,
+    );
+  }
+  return { text: '', error: null, value: json };
 }

@@ -4,6 +4,7 @@
  */
 import { toToolSet, type SideEffectingTools } from '../../gate/chainable.js';
 import type { ObservationScope } from '../observations/observation-scope.js';
+import type { ScriptDiscovery, ScriptDiscoveryOptions } from '../../discovery/script-discovery.js';
 import type { SandboxPool } from './pool.js';
 
 /** A run's default time limit: 30 seconds. */
@@ -89,6 +90,14 @@ export interface ScriptToolOptions {
    * its user (as observations are scoped); contexts with neither share one scope.
    */
   scope?: ObservationScope;
+  /**
+   * How scripts find tools: `searchTools(query, limit?)` and `describeTools(names)` search the
+   * tools a script may call (every tool the gate names, by default), and with `codeOnly: true` the
+   * tool's description says how to find them and names their groups, for a host that offers the
+   * model run_js alone. A discovery made already (`createScriptDiscovery`) may be given instead,
+   * to share it with the usage guide.
+   */
+  discovery?: ScriptDiscoveryOptions | ScriptDiscovery;
   /**
    * More tools refused inside a script (`tool_interactive`), on top of
    * {@link DEFAULT_INTERACTIVE_TOOLS}; the model calls them directly instead.

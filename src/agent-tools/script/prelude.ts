@@ -23,11 +23,13 @@ export function wrapScript(code: string): string {
 }
 
 /**
- * How a call's answer travels into the sandbox: `"T" + text` for a result and `"E" + JSON of the
- * error` for a refusal or failure, so a result's text needs no JSON at all.
+ * How a call's answer travels into the sandbox: `"T" + text` for a result, `"V" + JSON` for a
+ * result given as a value (`tools.<name>()`, `searchTools`, `describeTools`), and `"E" + JSON of
+ * the error` for a refusal or failure, so a result's text needs no JSON at all.
  */
-export function encodeAnswer(text: string, error: unknown): string {
-  return error === null || error === undefined ? `T${text}` : `E${JSON.stringify(error)}`;
+export function encodeAnswer(text: string, error: unknown, value?: string): string {
+  if (error !== null && error !== undefined) return `E${JSON.stringify(error)}`;
+  return value === undefined ? `T${text}` : `V${value}`;
 }
 
 /**
@@ -55,11 +57,23 @@ export function unframe(framed: string, from = 0): string[] {
   return texts;
 }
 
+/**
+ * What a call asks of the host: a tool's result as `{ text, error }` (`callTool`), a tool's result
+ * as a value, thrown when it fails (`tools.<name>()`), or the catalog (`searchTools`,
+ * `describeTools`, which call no tool).
+ */
+export type CallMode = 'call' | 'value' | 'search' | 'describe';
+
+/** The character each {@link CallMode} is written as. */
+const MODES: Record<string, CallMode> = { c: 'call', v: 'value', s: 'search', d: 'describe' };
+
 /** A call as the prelude hands it out: its index, its tool's name, and its args. */
 export interface EncodedCall {
   /** The call's number in the run: 1, 2, ... */
   index: number;
-  /** The tool's name. */
+  /** What it asks (see {@link CallMode}). */
+  mode: CallMode;
+  /** The tool's name (for a search or a description, the function's). */
   name: string;
   /** The args as JSON text; `null` when they are not a plain object JSON can write. */
   args: string | null;
@@ -68,9 +82,9 @@ export interface EncodedCall {
 }
 
 /**
- * Read a call the prelude encoded: `index:nameLength:name`, then `"J" + JSON` for the args, `"L"
- * + length` for args too long to send (they stay in the sandbox), or nothing for args that are
- * not a plain object.
+ * Read a call the prelude encoded: `index:nameLength:name`, its mode (`c`, `v`, `s` or `d`; see
+ * {@link CallMode}), then `"J" + JSON` for the args, `"L" + length` for args too long to send (they
+ * stay in the sandbox), or nothing for args that are not a plain object.
  */
 export function decodeCall(encoded: string): EncodedCall {
   const first = encoded.indexOf(':');
@@ -79,10 +93,12 @@ export function decodeCall(encoded: string): EncodedCall {
   if (!Number.isSafeInteger(index) || index < 1) throw new Error('the calls could not be read from the sandbox');
   const nameEnd = second + 1 + Number(encoded.slice(first + 1, second));
   const name = encoded.slice(second + 1, nameEnd);
-  const kind = encoded[nameEnd];
-  if (kind === 'J') return { index, name, args: encoded.slice(nameEnd + 1) };
-  if (kind === 'L') return { index, name, args: null, tooLong: Number(encoded.slice(nameEnd + 1)) };
-  return { index, name, args: null };
+  const mode = MODES[encoded[nameEnd]];
+  if (mode === undefined) throw new Error('the calls could not be read from the sandbox');
+  const kind = encoded[nameEnd + 1];
+  if (kind === 'J') return { index, mode, name, args: encoded.slice(nameEnd + 2) };
+  if (kind === 'L') return { index, mode, name, args: null, tooLong: Number(encoded.slice(nameEnd + 2)) };
+  return { index, mode, name, args: null };
 }
 
 /**
@@ -107,6 +123,10 @@ export function decodeCall(encoded: string): EncodedCall {
  *   length` past `maxReturnChars`); anything else through the {@link ENDING_SOURCE} functions
  *   (`"X"` and the described error for a rejection), or `"?"` when they were not given: the host
  *   evaluates them only then, since most runs never need them and every source costs its parse.
+ * - `tools.<name>(args)` (and `tools["my-tool"](args)`) is a call whose answer is the tool's output
+ *   as a value (see `encodeAnswer`'s `"V"`); it rejects with an Error carrying the failure's `code`
+ *   (and `innerCode`). `searchTools(query, limit?)` and `describeTools(names)` ask the host's
+ *   catalog the same way. Each counts as a call of the run.
  * - `captured` holds the intrinsics the ending functions are made with.
  * - `overLimit()` gives how many calls were past `maxCalls` (resolved in the sandbox, never made).
  *
@@ -119,7 +139,9 @@ export const PRELUDE_SOURCE = `(function (maxReturnChars, maxArgsUnits, maxCalls
   const BasePromise = Promise, defineProperty = Object.defineProperty, then = Promise.prototype.then;
   const slice = String.prototype.slice, indexOf = String.prototype.indexOf, wellFormed = String.prototype.toWellFormed;
   const push = Array.prototype.push, join = Array.prototype.join;
+  const BaseError = Error, BaseProxy = Proxy, create = Object.create;
   const waiting = Object.create(null);
+  const valued = Object.create(null);
   const queued = [];
   let count = 0, resolveNext, state = 0, outcome;
   function capture(resolve) { resolveNext = resolve; }
@@ -141,6 +163,59 @@ export const PRELUDE_SOURCE = `(function (maxReturnChars, maxArgsUnits, maxCalls
       resolveNext(decode(tooManyCalls, 0));
       return call;
     }
+    enqueue(index, name, args, "c");
+    waiting[index] = resolveNext;
+    return call;
+  }
+  defineProperty(globalThis, "callTool", { value: callTool, writable: false, enumerable: false, configurable: false });
+
+  // A call whose answer is a value: resolved with it, or rejected with an Error carrying the code.
+  function valueCall(name, args, mode) {
+    const index = ++count;
+    let settle;
+    const promise = new BasePromise(function (resolve, reject) { settle = { resolve: resolve, reject: reject }; });
+    if (index > maxCalls) {
+      settleValue(tooManyCalls, settle);
+      return promise;
+    }
+    enqueue(index, name, args, mode);
+    valued[index] = settle;
+    return promise;
+  }
+
+  function settleValue(answer, settle) {
+    const kind = answer[0];
+    if (kind === "V") {
+      settle.resolve(parse(slice.call(answer, 1)));
+    } else if (kind === "T") {
+      settle.resolve(slice.call(answer, 1));
+    } else {
+      const error = parse(slice.call(answer, 1));
+      const thrown = new BaseError(error.message);
+      thrown.code = error.code;
+      if (error.innerCode !== undefined) thrown.innerCode = error.innerCode;
+      settle.reject(thrown);
+    }
+  }
+
+  // Every name reads as a function (but "then": the object is not a promise); a symbol reads as nothing.
+  const tools = new BaseProxy(create(null), {
+    get: function (target, key) {
+      if (typeof key !== "string" || key === "then") return undefined;
+      return function (args) { return valueCall(key, args, "v"); };
+    },
+  });
+  defineProperty(globalThis, "tools", { value: tools, writable: false, enumerable: false, configurable: false });
+  defineProperty(globalThis, "searchTools", {
+    value: function searchTools(query, limit) { return valueCall("searchTools", { query: query, limit: limit }, "s"); },
+    writable: false, enumerable: false, configurable: false,
+  });
+  defineProperty(globalThis, "describeTools", {
+    value: function describeTools(names) { return valueCall("describeTools", { names: names }, "d"); },
+    writable: false, enumerable: false, configurable: false,
+  });
+
+  function enqueue(index, name, args, mode) {
     let encoded = null;
     if (args === undefined) {
       encoded = "{}";
@@ -151,13 +226,10 @@ export const PRELUDE_SOURCE = `(function (maxReturnChars, maxArgsUnits, maxCalls
     // Well formed: a lone surrogate would come out of the sandbox as three characters, and the
     // framed length would no longer match.
     const label = wellFormed.call(typeof name === "string" ? name : toStr(name));
-    let request = index + ":" + label.length + ":" + label;
+    let request = index + ":" + label.length + ":" + label + mode;
     if (encoded !== null) request += encoded.length > maxArgsUnits ? "L" + encoded.length : "J" + encoded;
     push.call(queued, request.length + "|" + request);
-    waiting[index] = resolveNext;
-    return call;
   }
-  defineProperty(globalThis, "callTool", { value: callTool, writable: false, enumerable: false, configurable: false });
 
   function take(promise) {
     if (promise !== undefined) {
@@ -176,8 +248,14 @@ export const PRELUDE_SOURCE = `(function (maxReturnChars, maxArgsUnits, maxCalls
       const colon = indexOf.call(answers, ":", bar);
       const index = slice.call(answers, bar + 1, colon);
       const resolve = waiting[index];
-      delete waiting[index];
-      if (resolve) resolve(decode(slice.call(answers, colon + 1, end), 0));
+      if (resolve) {
+        delete waiting[index];
+        resolve(decode(slice.call(answers, colon + 1, end), 0));
+      } else {
+        const settle = valued[index];
+        delete valued[index];
+        if (settle) settleValue(slice.call(answers, colon + 1, end), settle);
+      }
       at = end;
     }
   }

@@ -23,6 +23,7 @@ import {
   decodeCall,
   encodeAnswer,
   ENDING_SOURCE,
+  type CallMode,
   type EncodedCall,
   frame,
   PRELUDE_FILENAME,
@@ -71,10 +72,12 @@ export interface SandboxModule extends Pick<SandboxInstance, 'malloc' | 'free' |
   quickjs: Pick<SandboxInstance['quickjs'], 'newRuntime'>;
 }
 
-/** One `callTool` call, as the sandbox sends it out. */
+/** One call of the script (`callTool`, `tools.<name>`, `searchTools`, `describeTools`), as the sandbox sends it out. */
 export interface SandboxCall {
   /** 1 for the run's first call, 2 for the next, in the order the script made them. */
   index: number;
+  /** What it asks (see {@link CallMode}). */
+  mode: CallMode;
   /** The tool's name. */
   name: string;
   /** The arguments as JSON text; `null` when the script passed something that is not a plain JSON object. */
@@ -484,7 +487,7 @@ class ScriptRun {
         this.ready.push({ index, result: tooLarge });
       } else {
         this.argsBytes += bytes;
-        this.outbox.push({ index, name: call.name, args: call.args });
+        this.outbox.push({ index, mode: call.mode, name: call.name, args: call.args });
       }
     }
     this.waiting.set(index, call.name);
@@ -507,7 +510,7 @@ class ScriptRun {
     const vm = this.vm as QuickJSContext;
     const answers: string[] = [];
     for (const { index, result } of this.ready) {
-      if (this.waiting.delete(index)) answers.push(`${index}:${encodeAnswer(result.text, result.error)}`);
+      if (this.waiting.delete(index)) answers.push(`${index}:${encodeAnswer(result.text, result.error, result.value)}`);
     }
     this.ready = [];
     if (answers.length === 0) return undefined;

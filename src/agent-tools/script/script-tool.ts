@@ -18,7 +18,9 @@ import { frameOf } from '../../gate/run-frame.js';
 import { messageOf, type StepGate } from '../../gate/step-gate.js';
 import type { EffectRecord, ITool, ToolExecutionContext, ToolExecutionResult } from '../../tool.js';
 import { CallLedger } from './call-ledger.js';
-import { refusedCall, toScriptCallResult, type ScriptCallResult } from './call-result.js';
+import { refusedCall, toScriptCallResult, toScriptValueResult, type ScriptCallResult } from './call-result.js';
+import { createScriptDiscovery, type ScriptDiscovery, type ScriptDiscoveryOptions } from '../../discovery/script-discovery.js';
+import { resultsReadAsText } from '../../mcp/upstream-mark.js';
 import { errorPosition, excerpt } from './error-position.js';
 import { resolveScriptLimits, type ScriptLimits, type ScriptToolOptions } from './limits.js';
 import { defaultObservationScope, resolveScope } from '../observations/observation-scope.js';
@@ -124,6 +126,15 @@ export function createScriptTool(gate: StepGate, options: ScriptToolOptions = {}
   const limits = resolveScriptLimits(options);
   const pool = options.pool ?? defaultSandboxPool();
   const scope = options.scope ?? defaultObservationScope;
+  // The catalog scripts search: made on the first search (its index is built then), or given.
+  const given = options.discovery;
+  let made: ScriptDiscovery | undefined = given !== undefined && isScriptDiscovery(given) ? given : undefined;
+  const discovery = (): ScriptDiscovery =>
+    (made ??= createScriptDiscovery(gate, given !== undefined && !isScriptDiscovery(given) ? given : {}, {
+      sideEffectingTools: limits.sideEffectingTools,
+      interactiveTools: limits.interactiveTools,
+    }));
+  const codeOnly = given !== undefined && (isScriptDiscovery(given) ? given.codeOnly : given.codeOnly === true);
   const tool: ITool = {
     id: SCRIPT_TOOL_NAME,
     name: SCRIPT_TOOL_NAME,
@@ -134,14 +145,41 @@ export function createScriptTool(gate: StepGate, options: ScriptToolOptions = {}
     composition: true,
     async execute(args, context) {
       try {
-        return await execute(gate, tool, limits, pool, resolveScope(scope, context ?? {}) ?? '', args, context ?? {});
+        return await execute(gate, tool, limits, pool, discovery, resolveScope(scope, context ?? {}) ?? '', args, context ?? {});
       } catch (error) {
         // Errors are data: nothing is thrown across the tool boundary.
         return failure('script_error', `run_js failed on the host: ${messageOf(error)}`, { message: messageOf(error) });
       }
     },
   };
+  // Code-only: the model is offered this tool alone, and its description says how to find the
+  // rest, read again at each listing so a registry that changes is described as it is.
+  if (codeOnly) Object.defineProperty(tool, 'description', { get: () => discovery().description(), enumerable: true });
   return tool;
+}
+
+/** Whether the `discovery` option is a discovery made already, rather than its options. */
+function isScriptDiscovery(value: ScriptDiscovery | ScriptDiscoveryOptions): value is ScriptDiscovery {
+  return typeof (value as ScriptDiscovery).description === 'function' && typeof (value as ScriptDiscovery).catalog === 'object';
+}
+
+/**
+ * A script's `searchTools(query, limit?)` or `describeTools(names)`, answered from the catalog of
+ * the tools it may call, as a value; wrong arguments are the error the call throws.
+ */
+function discover(discovery: ScriptDiscovery, mode: 'search' | 'describe', args: Record<string, unknown>, maxBytes: number): ScriptCallResult {
+  let answer: unknown;
+  if (mode === 'search') {
+    const { query, limit } = args;
+    if (typeof query !== 'string') return refusedCall('input_invalid', 'searchTools(query, limit?) needs the query as a string, such as searchTools("read a file").');
+    if (limit !== undefined && !(typeof limit === 'number' && Number.isInteger(limit) && limit > 0)) return refusedCall('input_invalid', 'searchTools(query, limit?): the limit is a whole number of tools, at least 1.');
+    answer = discovery.catalog.search(query, limit);
+  } else {
+    const { names } = args;
+    if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) return refusedCall('input_invalid', 'describeTools(names) needs a list of tool names, such as describeTools(["read_file"]).');
+    answer = discovery.catalog.describe(names);
+  }
+  return toScriptValueResult({ success: true, output: answer }, mode === 'search' ? 'searchTools' : 'describeTools', false, maxBytes);
 }
 
 async function execute(
@@ -149,6 +187,7 @@ async function execute(
   self: ITool,
   limits: ScriptLimits,
   pool: SandboxPool,
+  discovery: () => ScriptDiscovery,
   scope: string,
   args: Record<string, unknown> | undefined,
   context: ToolExecutionContext,
@@ -204,6 +243,12 @@ async function execute(
     if (!callArgs) {
       return refuse('input_invalid', 'callTool args must be a plain object that JSON can write (no cycles, no BigInt).', undefined);
     }
+    // The catalog answers without a tool: no gate, no ledger (a search changes nothing).
+    if (call.mode === 'search' || call.mode === 'describe') return discover(discovery(), call.mode, callArgs, limits.maxCallResultBytes);
+    const answer = (result: ToolExecutionResult, tool: ITool | undefined): ScriptCallResult =>
+      call.mode === 'value'
+        ? toScriptValueResult(result, call.name, tool !== undefined && resultsReadAsText(tool), limits.maxCallResultBytes)
+        : toScriptCallResult(result, limits.maxCallResultBytes);
     const resolved = gate.resolve(call.name);
     if (call.name === SCRIPT_TOOL_NAME || (resolved !== undefined && resolved === self)) {
       return refuse('pipeline_self_call', 'A script cannot call run_js; write the work into this script instead.', resolved);
@@ -217,14 +262,14 @@ async function execute(
     if (refusal || !rule.ok) {
       const refused = refusal ?? failure('step_missing', `No tool named "${call.name}".`);
       observeRefusal(nested, frame, call.name, resolved, step, refused);
-      return toScriptCallResult(refused, limits.maxCallResultBytes);
+      return answer(refused, resolved);
     }
     if (dry && (rule.tool.hasSideEffects === true || rule.tool.composition === true)) {
       // A dry run: the rule decided above, but the call is not made; it is listed with its arguments.
       ledger.wouldRun(step, call.name, callArgs);
       const outputs = dry.stepOutputs;
       const output = Object.hasOwn(outputs, step) ? outputs[step] : Object.hasOwn(outputs, call.name) ? outputs[call.name] : `dry run: "${call.name}" was not run`;
-      return toScriptCallResult({ success: true, output }, limits.maxCallResultBytes);
+      return answer({ success: true, output }, rule.tool);
     }
     if (limits.slowTools.has(call.name)) clock.extendTo(limits.slowTimeoutMs);
     // The instance checked above is the one the rule checks and the gate runs.
@@ -235,7 +280,7 @@ async function execute(
       timeoutMs: clock.remainingMs() + CALL_TIMEOUT_GRACE_MS,
     });
     const { result } = await ledger.track(step, call.name, resolved, pending);
-    return toScriptCallResult(result, limits.maxCallResultBytes);
+    return answer(result, rule.tool);
   };
 
   let run: ScriptRunResult;

@@ -238,9 +238,9 @@ describe('runScript disposes everything', () => {
       text: JSON.stringify(['ok', 'ok', 'script_args_too_large', 'ok', 'ok', 'ok', 'script_args_too_large', 'script_too_many_calls']),
     });
     expect(seen.slice(0, 3)).toEqual([
-      { index: 1, name: 'a', args: '{"x":[1,"two"]}' },
-      { index: 2, name: 'b', args: '{}' },
-      { index: 4, name: 'c', args: null },
+      { index: 1, mode: 'call', name: 'a', args: '{"x":[1,"two"]}' },
+      { index: 2, mode: 'call', name: 'b', args: '{}' },
+      { index: 4, mode: 'call', name: 'c', args: null },
     ]);
     expect(seen.map((call) => call.index)).toEqual([1, 2, 4, 5, 6]);
   });
