@@ -4,7 +4,7 @@
  * comments. A set of tools is one `declare const tools: { ... }`, so a script calls each as
  * `tools.read_file(args)`, and a name that is not an identifier as `tools["my-tool"](args)`.
  */
-import { resultsReadAsText } from '../mcp/upstream-mark.js';
+import { resultsReadAsText } from '../results-as-text.js';
 import { isRecord } from '../spec/nodes.js';
 import type { ITool } from '../tool.js';
 import { propertyKey, safeInComment, schemaToType, type SchemaTypeOptions } from './schema-type.js';

@@ -6,6 +6,7 @@
  */
 import type { ITool } from '../index.js';
 
+// In the global registry: the core reads the mark by this key (src/results-as-text.ts).
 const UPSTREAM = Symbol.for('toolweave.mcp.upstream');
 
 /** What the mark says. */
@@ -31,13 +32,4 @@ export function keepsOutputSchema(tool: ITool): boolean {
   const mark = (tool as unknown as Record<symbol, UpstreamMark | undefined>)[UPSTREAM];
   if (!mark) return true;
   return mark.original === tool && !mark.textResults;
-}
-
-/**
- * Whether `tool` (or a copy of it) is an imported MCP tool whose results read as text: its
- * `outputSchema` only wraps the text, so what a caller gets is a string, not that object.
- */
-export function resultsReadAsText(tool: object): boolean {
-  const mark = (tool as Record<symbol, UpstreamMark | undefined>)[UPSTREAM];
-  return mark?.textResults === true;
 }

@@ -177,8 +177,10 @@ describe('tools/call', () => {
       undefined,
       { onprogress: (progress) => messages.push(`${progress.progress}:${progress.message}`) },
     );
-    // The pipeline is refused before it runs: a step names an unknown tool. Now a good one.
-    expect(messages).toEqual([]);
+    // The pipeline is refused before it runs: a step names an unknown tool. Only that refusal is
+    // reported, with its code; nothing ran. Now a good one.
+    expect(messages).toEqual(['1:1/3 nope step_missing']);
+    messages.length = 0;
     await client.callTool(
       { name: 'run_pipeline', arguments: { steps: [{ tool: 'shout', args: { text: 'a' } }, { tool: 'count', args: { text: 'bb' } }, { tool: 'shout', args: { text: 'c' } }] } },
       undefined,

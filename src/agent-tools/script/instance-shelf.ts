@@ -22,6 +22,8 @@ export const MAX_IDLE = 256;
 export const IDLE_MS = 30_000;
 /** Past this resident memory of the process, an instance whose run ended is let go, not kept. */
 export const KEEP_BELOW_RSS_BYTES = 1024 * 1024 * 1024;
+/** How old a reading of the resident memory may be, in milliseconds. */
+const RSS_READ_MS = 250;
 
 /** An idle instance, since when, and the runtime prepared in it for its next run. */
 interface Idle {
@@ -52,15 +54,15 @@ export class InstanceShelf {
     this.put(await newSandboxInstance(heapLimitBytes, this.wasmModule));
   }
 
-  /** An instance for a run: an idle one, else a new one. Rejects when none can be made. */
-  async take(heapLimitBytes: number): Promise<Taken> {
+  /** An instance for a run: an idle one at once, else a new one. Rejects when none can be made. */
+  take(heapLimitBytes: number): Taken | Promise<Taken> {
     const idle = this.idle.get(heapLimitBytes)?.pop();
     if (idle) {
       this.count--;
       this.spare(heapLimitBytes);
       return idle;
     }
-    return { instance: await newSandboxInstance(heapLimitBytes, this.wasmModule) };
+    return newSandboxInstance(heapLimitBytes, this.wasmModule).then((instance) => ({ instance }));
   }
 
   /**
@@ -89,12 +91,21 @@ export class InstanceShelf {
 
   /** Keep an instance whose run ended soundly (with the runtime prepared in it, if unused), if there is room. */
   put(instance: SandboxInstance, prepared?: PreparedRuntime): void {
-    if (this.count >= MAX_IDLE || process.memoryUsage.rss() > KEEP_BELOW_RSS_BYTES) return;
+    if (this.count >= MAX_IDLE || this.rssAbove()) return;
     const list = this.idle.get(instance.heapLimitBytes) ?? [];
     list.push({ instance, since: Date.now(), ...(prepared ? { prepared } : {}) });
     this.idle.set(instance.heapLimitBytes, list);
     this.count++;
     this.sweeper ??= setInterval(() => this.sweep(), IDLE_MS).unref();
+  }
+
+  /** The process's resident memory, read at most every {@link RSS_READ_MS} (a read costs a system call). */
+  private rss = { bytes: 0, at: 0 };
+
+  private rssAbove(): boolean {
+    const now = Date.now();
+    if (now - this.rss.at > RSS_READ_MS) this.rss = { bytes: process.memoryUsage.rss(), at: now };
+    return this.rss.bytes > KEEP_BELOW_RSS_BYTES;
   }
 
   /** Make a spare of the size just taken, when none is left or being made. */

@@ -187,20 +187,19 @@ export class WorkerPool implements SandboxPool {
    * their bounds, else the first to come free within `waitMs`. Refused at once when the queue
    * (or the scope's share of it) is full.
    */
-  async admit(scopeKey: string, waitMs: number, signal?: AbortSignal): Promise<Place> {
+  admit(scopeKey: string, waitMs: number, signal?: AbortSignal): Place | Promise<Place> {
     if (signal?.aborted) return { kind: 'aborted' };
     const scope = this.scopeOf(scopeKey);
     if (this.runs < this.maxRuns && scope.live < this.maxRunsPerScope) {
       this.count(scope);
-    } else if (this.queued >= this.maxQueuedRuns || scope.waiting.length >= this.maxQueuedPerScope) {
+      return this.place(scopeKey, scope, signal);
+    }
+    if (this.queued >= this.maxQueuedRuns || scope.waiting.length >= this.maxQueuedPerScope) {
       this.forgetIfIdle(scopeKey, scope);
       return { kind: 'queue_full' };
-    } else {
-      // Counted by `serve` when the place comes free.
-      const refused = await this.wait(scopeKey, scope, waitMs, signal);
-      if (refused !== undefined) return refused;
     }
-    return this.place(scopeKey, scope, signal);
+    // Counted by `serve` when the place comes free.
+    return this.wait(scopeKey, scope, waitMs, signal).then((refused) => refused ?? this.place(scopeKey, scope, signal));
   }
 
   /** Count a run in: its place is taken from now on. */
@@ -211,8 +210,8 @@ export class WorkerPool implements SandboxPool {
     this.watchdog ??= setInterval(() => this.look(), WATCH_MS);
   }
 
-  /** Find a counted run a thread, and the way to give its place back. */
-  private async place(scopeKey: string, scope: Scope, signal: AbortSignal | undefined): Promise<Place> {
+  /** Find a counted run a thread (at once when one is ready), and the way to give its place back. */
+  private place(scopeKey: string, scope: Scope, signal: AbortSignal | undefined): Place | Promise<Place> {
     let released = false;
     const release = (): void => {
       if (released) return;
@@ -226,12 +225,15 @@ export class WorkerPool implements SandboxPool {
         this.watchdog = undefined;
       }
     };
-    const thread = await this.thread(signal);
-    if (thread === undefined || thread instanceof Error) {
-      release();
-      return thread === undefined ? { kind: 'aborted' } : { kind: 'unavailable', message: thread.message };
-    }
-    return { kind: 'thread', thread, release };
+    const placed = (thread: SandboxThread | Error | undefined): Place => {
+      if (thread === undefined || thread instanceof Error) {
+        release();
+        return thread === undefined ? { kind: 'aborted' } : { kind: 'unavailable', message: thread.message };
+      }
+      return { kind: 'thread', thread, release };
+    };
+    const thread = this.thread(signal);
+    return thread instanceof Promise ? thread.then(placed) : placed(thread);
   }
 
   /** Queue the run; `undefined` once a place is counted for it, else why it was not. */
@@ -388,7 +390,7 @@ export class WorkerPool implements SandboxPool {
       const computed = now - episode.since;
       const run = thread.runs.get(episode.runId);
       if (now > episode.deadline + KILL_GRACE_MS) thread.stop(episode.runId, 'timeout', computed);
-      else if (computed > this.sliceMs + KILL_GRACE_MS && thread.pending > 0) thread.stop(episode.runId, 'slice', computed);
+      else if (computed > this.sliceMs + KILL_GRACE_MS && thread.othersWaiting(episode.runId)) thread.stop(episode.runId, 'slice', computed);
       else if (run !== undefined && run.abortedAt > 0 && now - run.abortedAt > KILL_GRACE_MS) thread.stop(episode.runId, 'aborted', computed);
     }
   }

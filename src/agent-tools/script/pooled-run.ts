@@ -11,7 +11,7 @@ import { refusedCall, type ScriptCallResult } from './call-result.js';
 import type { ScriptLimits } from './limits.js';
 import { workerPoolOf, type SandboxPool, type WorkerPool } from './pool.js';
 import type { CallsMessage, DoneMessage } from './protocol.js';
-import type { SandboxCall, SandboxOutcome } from './run.js';
+import type { SandboxAnswer, SandboxCall, SandboxOutcome } from './run.js';
 import type { SandboxThread, ThreadLoss, ThreadRunListener } from './thread.js';
 
 /** The run's clock, as a call handler sees it. */
@@ -84,7 +84,8 @@ export async function runOnPool(request: ScriptRunRequest, onCall: ScriptCallHan
   } catch (error) {
     return { outcome: { kind: 'unavailable', message: messageOf(error) }, timeLimitMs: timeoutMs, queuedMs: 0, abandoned: [] };
   }
-  const place = await pool.admit(request.scope, timeoutMs, request.signal);
+  const admitted = pool.admit(request.scope, timeoutMs, request.signal);
+  const place = admitted instanceof Promise ? await admitted : admitted;
   const queuedMs = Date.now() - queuedAt;
   if (place.kind !== 'thread') {
     const outcome: ScriptRunOutcome = place.kind === 'queue_full' || place.kind === 'wait_timeout' ? { kind: 'no_sandbox', reason: place.kind } : place;
@@ -100,17 +101,20 @@ class PooledRun implements ThreadRunListener {
   private ended = false;
   private limitMs: number;
   /** The run's remaining time as last reported, and when (`Date.now()` time). */
-  private remaining: { ms: number; at: number };
+  private remainingMs: number;
+  private remainingAt: number;
+  /** Answers settled since the last post, sent together once the current tick's work is done. */
+  private pending: SandboxAnswer[] = [];
   /** The calls whose answers were not sent yet, by index: the abandoned ones if the run ends first. */
   private readonly unanswered = new Map<number, string>();
   private readonly clock: ScriptClock = {
     extendTo: (ms) => {
       if (ms <= this.limitMs) return;
-      this.remaining.ms += ms - this.limitMs;
+      this.remainingMs += ms - this.limitMs;
       this.limitMs = ms;
       this.thread.post({ type: 'limit', runId: this.runId, timeLimitMs: ms });
     },
-    remainingMs: () => Math.max(1, this.remaining.ms - (Date.now() - this.remaining.at)),
+    remainingMs: () => Math.max(1, this.remainingMs - (Date.now() - this.remainingAt)),
   };
 
   constructor(
@@ -121,7 +125,8 @@ class PooledRun implements ThreadRunListener {
     private readonly resolve: (result: Omit<ScriptRunResult, 'queuedMs'>) => void,
   ) {
     this.limitMs = request.limits.timeoutMs;
-    this.remaining = { ms: this.limitMs, at: Date.now() };
+    this.remainingMs = this.limitMs;
+    this.remainingAt = Date.now();
     this.runId = thread.add(this);
   }
 
@@ -147,7 +152,8 @@ class PooledRun implements ThreadRunListener {
 
   calls(message: CallsMessage): void {
     if (this.ended) return;
-    this.remaining = { ms: message.remainingMs, at: Date.now() };
+    this.remainingMs = message.remainingMs;
+    this.remainingAt = Date.now();
     for (const call of message.calls) this.call(call);
   }
 
@@ -190,9 +196,17 @@ class PooledRun implements ThreadRunListener {
       .then((result) => {
         if (this.ended) return;
         this.unanswered.delete(call.index);
-        this.thread.answer(this.runId, { index: call.index, result });
+        if (this.pending.length === 0) queueMicrotask(this.flush);
+        this.pending.push({ index: call.index, result });
       });
   }
+
+  private readonly flush = (): void => {
+    if (this.ended || this.pending.length === 0) return;
+    const answers = this.pending;
+    this.pending = [];
+    this.thread.post({ type: 'answers', runId: this.runId, answers, postedAt: Date.now() });
+  };
 
   /** The run is over on its thread: its place goes back to the pool, and the host hears how it ended. */
   private finish(outcome: ScriptRunOutcome, output?: string[]): void {

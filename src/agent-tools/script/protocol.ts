@@ -5,7 +5,7 @@
  *
  * A thread first says it is `ready`. It then hosts many runs at once, each known by its id:
  * the host sends `run`; the thread sends the script's calls in `calls` batches and ends the run
- * with `done`. The host sends `answers` (for any of the thread's runs, batched), `limit` (a slow
+ * with `done`. The host sends `answers` (a run's answers settled in one tick, together), `limit` (a slow
  * tool stretched a run's limit) and `abort`. Every message the host posts bumps the
  * {@link PENDING_CELL} first, so a thread busy computing one run can see, from inside QuickJS's
  * interrupt check, that others wait for it, and read its messages without its event loop.
@@ -62,13 +62,15 @@ export interface RunMessage {
   limits: SandboxLimits;
 }
 
-/** Host to thread: answers to calls of some of its runs. */
+/** Host to thread: answers to some of a run's calls. */
 export interface AnswersMessage {
   type: 'answers';
+  /** The run the calls belong to. */
+  runId: number;
+  /** The answers, in the order they settled. */
+  answers: SandboxAnswer[];
   /** When the host posted them (`Date.now()` time): a run that could not go on at once is not charged the wait. */
   postedAt: number;
-  /** Each run's answers, in the order they settled. */
-  runs: [runId: number, answers: SandboxAnswer[]][];
 }
 
 /** Host to thread: a run's limit, stretched (a slow tool was called). Never shortens it. */

@@ -152,6 +152,11 @@ export interface SandboxRequest extends SandboxLimits {
    * `Date.now()` time) and when it stops (at an await, or at its end).
    */
   onCompute?: (computing: boolean, deadline: number) => void;
+  /**
+   * Told how the run ended (and how many calls it made past `maxCalls`) as soon as it has, before
+   * its runtime is disposed; `runScript` resolves after the disposal.
+   */
+  onOutcome?: (outcome: SandboxOutcome, callsOverLimit: number) => void;
 }
 
 /** Why a run's own checks stopped it, besides its time limit. */
@@ -317,21 +322,25 @@ class ScriptRun {
   }
 
   async execute(): Promise<SandboxOutcome> {
+    let outcome: SandboxOutcome;
     try {
       const set = this.setUp();
-      if ('kind' in set) return set;
-      return await this.loop();
+      outcome = 'kind' in set ? set : await this.loop();
     } catch (error) {
       // A failure inside WebAssembly (an Emscripten abort, the host's stack running out): the
       // module's state is no longer trustworthy, so nothing in it is touched again (disposing
       // could abort it a second time). Anything else thrown here leaves the module sound.
       if (isModuleFailure(error)) this.moduleBroken = true;
-      if (this.timedOut) return this.stopOutcome();
-      return { kind: 'crashed', message: messageOf(error) };
+      outcome = this.timedOut ? this.stopOutcome() : { kind: 'crashed', message: messageOf(error) };
+    }
+    this.idle();
+    // Told before the disposal, which the caller's answer need not wait for.
+    try {
+      this.request.onOutcome?.(outcome, this.callsOverLimit);
     } finally {
-      this.idle();
       if (!this.moduleBroken && !this.dispose()) this.moduleBroken = true;
     }
+    return outcome;
   }
 
   /** Take the reserve, make the runtime, install `callTool` and the helpers, and start the script. */
@@ -412,6 +421,8 @@ class ScriptRun {
       if (full) return full;
       const jobs = runtime.executePendingJobs(JOBS_PER_TURN);
       if (jobs.error) return this.consumeError(jobs.error);
+      // A full turn may have left jobs behind; fewer means none is left.
+      const fullTurn = jobs.value === JOBS_PER_TURN;
       jobs.dispose();
       const taken = this.take();
       if (typeof taken !== 'boolean') return taken;
@@ -424,7 +435,7 @@ class ScriptRun {
 
       if (this.timedOut || Date.now() > this.deadline()) return this.stopOutcome();
       if (this.ready.length > 0) continue;
-      if (runtime.hasPendingJob()) {
+      if (fullTurn && runtime.hasPendingJob()) {
         // A turn's worth of jobs is done and more wait: other runs that wait for the thread go first.
         const turn = this.channel.yieldTurn?.();
         if (turn !== undefined) {

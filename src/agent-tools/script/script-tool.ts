@@ -20,7 +20,7 @@ import type { EffectRecord, ITool, ToolExecutionContext, ToolExecutionResult } f
 import { CallLedger } from './call-ledger.js';
 import { refusedCall, toScriptCallResult, toScriptValueResult, type ScriptCallResult } from './call-result.js';
 import { createScriptDiscovery, type ScriptDiscovery, type ScriptDiscoveryOptions } from '../../discovery/script-discovery.js';
-import { resultsReadAsText } from '../../mcp/upstream-mark.js';
+import { resultsReadAsText } from '../../results-as-text.js';
 import { errorPosition, excerpt } from './error-position.js';
 import { resolveScriptLimits, type ScriptLimits, type ScriptToolOptions } from './limits.js';
 import { defaultObservationScope, resolveScope } from '../observations/observation-scope.js';

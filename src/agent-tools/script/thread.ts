@@ -1,6 +1,6 @@
 /**
  * The host's handle on one sandbox thread: the worker, the shared cells, the runs it hosts, and
- * the messages between them. Answers for its runs settled in one tick go to it in one message.
+ * the messages between them.
  *
  * The worker runs `worker` from next to this module: the `.js` file in the built package, the
  * `.ts` source when this module itself runs from source (tests, `tsx`). A worker is a plain Node
@@ -16,7 +16,7 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { messageOf } from '../../gate/step-gate.js';
 import { DEFAULT_MAX_CALL_RESULT_BYTES, DEFAULT_SCRIPT_MEMORY_BYTES } from './limits.js';
-import { reserveBytesFor, type SandboxAnswer } from './run.js';
+import { reserveBytesFor } from './run.js';
 import type { WasmModule } from './quickjs-module.js';
 import {
   EPISODE_DEADLINE,
@@ -74,9 +74,12 @@ export class SandboxThread {
   private readonly ints: Int32Array;
   private readonly floats: Float64Array;
   private nextRunId = 1;
-  /** Answers settled this tick, by run, sent together at its end. */
-  private batch = new Map<number, SandboxAnswer[]>();
   private ended = false;
+  /**
+   * The run each posted message is for, oldest first. The thread reads its inbox in order, so the
+   * last `pending` of them are the ones it has not read yet.
+   */
+  private posted: number[] = [];
 
   private constructor(
     readonly worker: Worker,
@@ -136,35 +139,32 @@ export class SandboxThread {
 
   /** The run is over on the host's side: later messages of it are dropped. */
   remove(runId: number): void {
-    this.batch.delete(runId);
     this.runs.delete(runId);
   }
 
   /** Send a message, counted first so a busy thread sees it waiting. */
   post(message: ToThread): void {
     if (this.ended) return;
+    const read = this.posted.length - this.pending;
+    if (read > 256) this.posted.splice(0, read);
+    this.posted.push(message.runId);
     Atomics.add(this.ints, PENDING_CELL, 1);
     this.inbox.postMessage(message);
   }
 
-  /** Answer one call of a run; the tick's answers leave together. */
-  answer(runId: number, answer: SandboxAnswer): void {
-    if (this.batch.size === 0) queueMicrotask(this.flush);
-    const list = this.batch.get(runId);
-    if (list) list.push(answer);
-    else this.batch.set(runId, [answer]);
-  }
-
-  private readonly flush = (): void => {
-    if (this.batch.size === 0) return;
-    const runs = [...this.batch];
-    this.batch = new Map();
-    this.post({ type: 'answers', postedAt: Date.now(), runs });
-  };
-
-  /** Messages posted that the thread has not read: runs waiting for it. */
+  /** Messages posted that the thread has not read. */
   get pending(): number {
     return Atomics.load(this.ints, PENDING_CELL);
+  }
+
+  /**
+   * Whether a run other than `runId` waits for the thread: a message for it is not read yet.
+   * (Answers to the computing run's own calls are not a reason to stop it.)
+   */
+  othersWaiting(runId: number): boolean {
+    const posted = this.posted;
+    for (let at = Math.max(0, posted.length - this.pending); at < posted.length; at++) if (posted[at] !== runId) return true;
+    return false;
   }
 
   /** What the thread is computing now, if anything. */
@@ -198,7 +198,6 @@ export class SandboxThread {
     this.inbox.close();
     const runs = [...this.runs.values()];
     this.runs.clear();
-    this.batch.clear();
     this.onEnd(this);
     for (const run of runs) run.lost(loss);
   }

@@ -83,7 +83,7 @@ function dispatch(message: ToThread): void {
       return;
     }
     case 'answers':
-      for (const [runId, answers] of message.runs) runs.get(runId)?.receiveAnswers(answers, message.postedAt);
+      runs.get(message.runId)?.receiveAnswers(message.answers, message.postedAt);
       return;
     case 'limit':
       runs.get(message.runId)?.stretch(message.timeLimitMs);
@@ -158,7 +158,9 @@ class ThreadRun implements SandboxChannel {
     const heapLimitBytes = limits.memoryLimitBytes + reserveBytesFor(limits.maxCallResultBytes);
     let taken;
     try {
-      taken = await shelf.take(heapLimitBytes);
+      // An idle instance at once; a new one is awaited (the thread serves the other runs meanwhile).
+      const shelved = shelf.take(heapLimitBytes);
+      taken = shelved instanceof Promise ? await shelved : shelved;
     } catch (error) {
       return this.end({ type: 'done', runId: this.runId, outcome: { kind: 'unavailable', message: messageOf(error) }, timeLimitMs: this.timeLimitMs });
     }
@@ -175,6 +177,11 @@ class ThreadRun implements SandboxChannel {
         uncharged: () => this.credit,
         interrupt: (computedMs) => this.interrupt(computedMs),
         onCompute: (computing, deadline) => this.onCompute(computing, deadline),
+        // The host hears the answer before the runtime is disposed (but a crash, whose output the
+        // module prints on the way, after).
+        onOutcome: (outcome, over) => {
+          if (outcome.kind !== 'crashed') this.end({ type: 'done', runId: this.runId, outcome, timeLimitMs: this.timeLimitMs, ...(over > 0 ? { callsOverLimit: over } : {}) });
+        },
         ...limits,
       },
       this,
@@ -189,11 +196,14 @@ class ThreadRun implements SandboxChannel {
       shelf.put(instance);
       prepareWhenIdle();
     }
-    const over = result.callsOverLimit;
-    this.end({ type: 'done', runId: this.runId, outcome: result.outcome, timeLimitMs: this.timeLimitMs, ...(output ? { output } : {}), ...(over > 0 ? { callsOverLimit: over } : {}) });
+    if (result.outcome.kind === 'crashed') this.end({ type: 'done', runId: this.runId, outcome: result.outcome, timeLimitMs: this.timeLimitMs, ...(output ? { output } : {}) });
   }
 
+  private ended = false;
+
   private end(done: FromThread): void {
+    if (this.ended) return;
+    this.ended = true;
     if (this.readyAt !== 0) this.leaveReady();
     clearTimeout(this.timer);
     runs.delete(this.runId);
@@ -211,13 +221,13 @@ class ThreadRun implements SandboxChannel {
     // Alone on the thread: watch for the answer a moment, without a turn of the event loop.
     if (readyRuns === 0) {
       const until = performance.now() + Math.min(SPIN_MS, timeoutMs);
-      while (performance.now() < until) {
-        const received = receiveMessageOnPort(inbox);
-        if (!received) continue;
-        dispatch(received.message as ToThread);
-        if (this.answers.length > 0 || this.aborted) return this.takeAnswers();
+      do {
+        // The host counts a message before it posts it: a load of that cell is all a turn costs
+        // until one comes (reading the port itself costs far more).
+        if (Atomics.load(cells, PENDING_CELL) === 0) continue;
+        if (this.readPosted()) return this.takeAnswers();
         if (readyRuns > 0) break;
-      }
+      } while (performance.now() < until);
     }
     return new Promise((resolve) => {
       const wake = (): void => {
@@ -231,6 +241,15 @@ class ThreadRun implements SandboxChannel {
     });
   }
 
+  /** Read the messages posted so far; whether this run now has what it waits for. */
+  private readPosted(): boolean {
+    for (let received = receiveMessageOnPort(inbox); received; received = receiveMessageOnPort(inbox)) {
+      dispatch(received.message as ToThread);
+      if (this.answers.length > 0 || this.aborted) return true;
+    }
+    return false;
+  }
+
   yieldTurn(): Promise<void> | undefined {
     if (readyRuns === 0 && Atomics.load(cells, PENDING_CELL) === 0) return undefined;
     this.becomeReady(Date.now());
@@ -240,7 +259,8 @@ class ThreadRun implements SandboxChannel {
   // What the host says of the run.
 
   receiveAnswers(answers: SandboxAnswer[], postedAt: number): void {
-    for (const answer of answers) this.answers.push(answer);
+    if (this.answers.length === 0) this.answers = answers;
+    else for (const answer of answers) this.answers.push(answer);
     // Ready from when the answer was posted, or the wait began if that was later.
     this.wakeUp(Math.max(postedAt, this.waitingSince));
   }

@@ -247,15 +247,20 @@ describe('runScript disposes everything', () => {
 });
 
 describe('the sandbox under many calls and a growing heap', () => {
-  const tool = createScriptTool(registry(mockTool('ping', () => 'pong')).gate(), { maxCalls: 50 });
+  // A thread of their own: these scripts compute for a second without awaiting, which the slice
+  // would stop if another test's run waited for the same thread.
+  const pool = createSandboxPool({ threads: 1 });
+  const tool = createScriptTool(registry(mockTool('ping', () => 'pong')).gate(), { maxCalls: 50, pool });
 
   it('takes 100,000 calls fired without await as the script: the first 50 made, the rest refused, no host error', async () => {
     const result = await run(tool, 'for (let i = 0; i < 100000; i++) callTool("ping", { i }); return "fired"');
     expect(result).toMatchObject({ success: true, output: expect.stringMatching(/^fired\n\[run_js: 99950 calls past the limit of 50/) });
     const collect = `const rs = await Promise.all(Array.from({ length: 100000 }, (_, i) => callTool("ping", { i })));
        return [rs.filter((r) => r.text === "pong").length, rs.filter((r) => r.error && r.error.code === "script_too_many_calls").length];`;
-    const roomy = createScriptTool(registry(mockTool('ping', () => 'pong')).gate(), { memoryLimitBytes: 256 * 1024 * 1024, maxCalls: 50 });
-    expect(json(String((await run(roomy, collect)).output).split('\n')[0])).toEqual([50, 99_950]);
+    const roomy = createScriptTool(registry(mockTool('ping', () => 'pong')).gate(), { memoryLimitBytes: 256 * 1024 * 1024, maxCalls: 50, pool });
+    const roomyResult = await run(roomy, collect);
+    expect(roomyResult.success, JSON.stringify(roomyResult)).toBe(true);
+    expect(json(String(roomyResult.output).split("\n")[0])).toEqual([50, 99_950]);
     // Holding all 100,000 at once does not fit 64 MB: QuickJS then throws null, read as the memory limit.
     expect((await run(tool, collect)).details?.code).toBe('script_memory');
   }, 30_000);
