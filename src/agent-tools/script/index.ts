@@ -10,10 +10,8 @@ export {
   DEFAULT_SCRIPT_MEMORY_BYTES,
   DEFAULT_SCRIPT_TIMEOUT_MS,
   DEFAULT_SLOW_TIMEOUT_MS,
-  resolveScriptLimits,
-  type ScriptLimits,
-  type ScriptToolOptions,
 } from './limits.js';
+export { resolveScriptLimits, type ScriptLimits, type ScriptToolOptions } from './options.js';
 export { capUtf8, type ScriptCallError, type ScriptCallResult } from './call-result.js';
 export {
   createSandboxPool,

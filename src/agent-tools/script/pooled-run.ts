@@ -8,7 +8,7 @@
  */
 import { messageOf } from '../../gate/step-gate.js';
 import { refusedCall, type ScriptCallResult } from './call-result.js';
-import type { ScriptLimits } from './limits.js';
+import type { ScriptLimits } from './options.js';
 import { workerPoolOf, type SandboxPool, type WorkerPool } from './pool.js';
 import type { CallsMessage, DoneMessage } from './protocol.js';
 import type { SandboxAnswer, SandboxCall, SandboxOutcome } from './run.js';

@@ -22,7 +22,7 @@ import { refusedCall, toScriptCallResult, toScriptValueResult, type ScriptCallRe
 import { createScriptDiscovery, type ScriptDiscovery, type ScriptDiscoveryOptions } from '../../discovery/script-discovery.js';
 import { resultsReadAsText } from '../../results-as-text.js';
 import { errorPosition, excerpt } from './error-position.js';
-import { resolveScriptLimits, type ScriptLimits, type ScriptToolOptions } from './limits.js';
+import { resolveScriptLimits, type ScriptLimits, type ScriptToolOptions } from './options.js';
 import { defaultObservationScope, resolveScope } from '../observations/observation-scope.js';
 import type { SandboxCall, SandboxOutcome } from './run.js';
 import { defaultSandboxPool, type SandboxPool } from './pool.js';
