@@ -7,8 +7,7 @@
 /**
  * A body and its line index. Line `i` is `utf8[bounds[i], bounds[i + 1] - 1)`: `bounds` has one
  * entry per line and a last one just past the end of the last line, as if a newline followed
- * it. Lines are counted as {@link splitLines} counts them: `''` has none, and a final newline ends
- * the last line rather than starting an empty one.
+ * it. `''` has no lines, and a final newline ends the last line rather than starting an empty one.
  */
 export interface IndexedBody {
   /** The body, UTF-8 encoded (a lone surrogate is encoded as U+FFFD). */
