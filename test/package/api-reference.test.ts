@@ -60,10 +60,10 @@ const NOT_EXPORTED = [
 /** A summary longer than this is no longer one line in the reference's index. */
 const MAX_SUMMARY_CHARS = 160;
 
-/** The guides: every Markdown page under docs/, and the examples' README. */
+/** The guides: every Markdown page under docs/ (but the generated reference), and the examples' README. */
 const GUIDES = [
   ...readdirSync(path.join(REPO, 'docs'), { recursive: true, encoding: 'utf8' })
-    .filter((file) => file.endsWith('.md'))
+    .filter((file) => file.endsWith('.md') && !file.startsWith(`api${path.sep}`))
     .map((file) => path.join('docs', file)),
   path.join('examples', 'README.md'),
 ];
