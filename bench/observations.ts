@@ -19,11 +19,12 @@ import { Redis } from 'ioredis';
 import {
   createGetObservationTool,
   createObservationStore,
-  shapePathList,
-  splitLines,
   withObservations,
   type ObservationStore,
 } from '../dist/index.js';
+// Internal pieces the public entry does not export, measured on their own.
+import { shapePathList } from '../dist/shaping/path-list.js';
+import { splitLines } from '../dist/shaping/text-lines.js';
 import { createRedisObservationStore } from '../dist/stores/redis.js';
 import { mockTool } from '../test/agent-tools/observations/helpers.js';
 import { startRedisServer } from '../test/stores/redis-server.js';

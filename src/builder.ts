@@ -15,10 +15,18 @@ import type { ComposableToolSpec } from './spec/types.js';
 import { checkAndCompile, type CheckedSpec, type ValidationResult } from './spec/validate.js';
 import type { ITool, JSONSchemaObject, ToolExecutionContext, ToolExecutionResult } from './tool.js';
 
-/** The bare callback older hosts pass; accepted, but nothing can be composed through it. */
+/**
+ * The bare callback older hosts pass; accepted, but nothing can be composed through it.
+ *
+ * @category Build composites
+ */
 export type ExecuteCallback = (toolName: string, args: Record<string, unknown>, context: ToolExecutionContext) => Promise<ToolExecutionResult>;
 
-/** Builder settings. */
+/**
+ * Builder settings.
+ *
+ * @category Build composites
+ */
 export interface ComposableToolBuilderOptions {
   /** Refuse unresolvable references when a spec is validated or built (default false: they pass through as literals). */
   strictMode?: boolean;
@@ -44,7 +52,11 @@ export interface ComposableToolBuilderOptions {
   validateArgs?: boolean;
 }
 
-/** What {@link ComposableToolBuilder.validate} may be told besides the spec. */
+/**
+ * What {@link ComposableToolBuilder.validate} may be told besides the spec.
+ *
+ * @category Build composites
+ */
 export interface ValidateOptions {
   /** The name the composite will be built under: a step that calls it is not an unknown tool (it is refused at run time as a cycle). */
   name?: string;
@@ -56,7 +68,11 @@ export interface ValidateOptions {
   inputSchema?: JSONSchemaObject;
 }
 
-/** What {@link ComposableToolBuilder.runPipeline} takes besides the spec and input. */
+/**
+ * What {@link ComposableToolBuilder.runPipeline} takes besides the spec and input.
+ *
+ * @category Build composites
+ */
 export interface RunPipelineOptions {
   /** Dry run (forge-time tests): side-effecting and composite steps take their outputs from `stepOutputs`. */
   dry?: { stepOutputs: Record<string, unknown> };
@@ -64,10 +80,18 @@ export interface RunPipelineOptions {
   signal?: AbortSignal;
 }
 
-/** The input type of a built tool: inferred from a `const` JSON Schema, a plain record otherwise. */
+/**
+ * The input type of a built tool: inferred from a `const` JSON Schema, a plain record otherwise.
+ *
+ * @category Build composites
+ */
 export type InputOf<S> = S extends JSONSchema ? (FromSchema<S> extends Record<string, unknown> ? FromSchema<S> : Record<string, unknown>) : Record<string, unknown>;
 
-/** Thrown by {@link ComposableToolBuilder.build} for a spec or schema that can never run (a configuration error). */
+/**
+ * Thrown by {@link ComposableToolBuilder.build} for a spec or schema that can never run (a configuration error).
+ *
+ * @category Build composites
+ */
 export class SpecError extends Error {
   /** Always `spec_invalid`. */
   readonly code = 'spec_invalid';
@@ -82,7 +106,9 @@ export class SpecError extends Error {
 }
 
 /**
- * Builds composite tools from specs. Every step runs through the bound {@link StepGate}, checked
+ * Builds composite tools from specs.
+ *
+ * Every step runs through the bound {@link StepGate}, checked
  * first against the chainability rule at every run (a tool is replaced by name).
  *
  * @example
@@ -96,6 +122,8 @@ export class SpecError extends Error {
  *   ],
  * });
  * ```
+ *
+ * @category Build composites
  */
 export class ComposableToolBuilder {
   /** When true, unresolvable references are errors at `validate` and `build`; otherwise unknown `$`-expressions are literals. */

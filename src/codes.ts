@@ -4,7 +4,11 @@
  */
 import type { ToolExecutionResult, ToolResultDetails } from './tool.js';
 
-/** Each code and its meaning. The docs' refusal table is generated from the same words. */
+/**
+ * Each code and its meaning. The docs' refusal table is generated from the same words.
+ *
+ * @category Errors and codes
+ */
 export const ERROR_CODES = {
   // Spec and input
   spec_invalid: 'The spec failed its JSON Schema or its meaning checks; details.errors lists every problem.',
@@ -63,16 +67,28 @@ export const ERROR_CODES = {
   config_invalid: 'toolweave mcp / check: the config file, or a composite file it names, is wrong; the message names the file and the field.',
 } as const;
 
-/** A code toolweave itself returns. */
+/**
+ * A code toolweave itself returns.
+ *
+ * @category Errors and codes
+ */
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-/** The details of a toolweave failure: its code, plus whatever explains it. */
+/**
+ * The details of a toolweave failure: its code, plus whatever explains it.
+ *
+ * @category Errors and codes
+ */
 export interface FailureDetails extends ToolResultDetails {
   /** The code of the refusal or failure. */
   code: ErrorCode;
 }
 
-/** Build a failure result: `{ success: false, error, details: { code, ...details } }`. */
+/**
+ * Build a failure result: `{ success: false, error, details: { code, ...details } }`.
+ *
+ * @category Errors and codes
+ */
 export function failure(
   code: ErrorCode,
   error: string,

@@ -2,6 +2,13 @@
  * toolweave: compose tool calls for LLM agents. Every tool call, whichever door it comes
  * through, passes one {@link StepGate}.
  *
+ * Where to start: {@link createStepGate} makes the gate; {@link ComposableToolBuilder} builds a
+ * composite tool from a spec; {@link createRunPipelineTool}, {@link createComposeTool} and
+ * {@link createScriptTool} give the model tools that batch other tools; {@link withObservations}
+ * keeps large results out of the conversation. The other entries connect MCP (`toolweave/mcp`),
+ * agent frameworks (`toolweave/ai-sdk`, `toolweave/langchain`, `toolweave/openai-agents`) and
+ * Redis (`toolweave/redis`).
+ *
  * @module toolweave
  */
 export type {

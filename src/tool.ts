@@ -5,12 +5,20 @@
 
 import type { ToolEvent } from './gate/events.js';
 
-/** A JSON Schema object, as published in a tool's `inputSchema` and `outputSchema`. */
+/**
+ * A JSON Schema object, as published in a tool's `inputSchema` and `outputSchema`.
+ *
+ * @category Tools and results
+ */
 export type JSONSchemaObject = Record<string, unknown>;
 
 /**
- * The context a host passes to a tool. It is an open object: every field a host sets survives
- * unchanged into every step a composition runs.
+ * The context a host passes to a tool.
+ *
+ * It is an open object: every field a host sets survives unchanged into every step a composition
+ * runs.
+ *
+ * @category Tools and results
  */
 export interface ToolExecutionContext {
   /**
@@ -45,17 +53,25 @@ export interface ToolExecutionContext {
 }
 
 /**
- * How a side-effecting call that was started ended: `ran` (it succeeded), `failed` (it returned a
+ * How a side-effecting call that was started ended.
+ *
+ * It is `ran` (it succeeded), `failed` (it returned a
  * failure or threw: it may still have changed something), `timed_out` (it did not settle in time
  * and may still be running), `unknown` (its end was not observed: the run ended first, or the
  * tool returned something that is not a result).
+ *
+ * @category Tools and results
  */
 export type EffectOutcome = 'ran' | 'failed' | 'timed_out' | 'unknown';
 
 /**
- * One side-effecting call in a run's effects ledger: either a call that was started
+ * One side-effecting call in a run's effects ledger.
+ *
+ * It is either a call that was started
  * (`ran: true`, with its {@link EffectRecord.outcome}) or, in a dry run, one that would have run
  * (`wouldRun: true`). Every attempt that may have had an effect is listed, retries included.
+ *
+ * @category Tools and results
  */
 export interface EffectRecord {
   /** The step's name (or its position, when unnamed). */
@@ -74,7 +90,11 @@ export interface EffectRecord {
   nested?: true;
 }
 
-/** The `details` of a result: a `code` on every refusal or failure, and whatever explains it. */
+/**
+ * The `details` of a result: a `code` on every refusal or failure, and whatever explains it.
+ *
+ * @category Tools and results
+ */
 export interface ToolResultDetails {
   /** A code from {@link ErrorCode} (or, for a host tool's own failure, the tool's code). */
   code?: string;
@@ -83,8 +103,12 @@ export interface ToolResultDetails {
 }
 
 /**
- * What every tool call returns. Errors are data: a refusal or failure is `success: false` with
+ * What every tool call returns.
+ *
+ * Errors are data: a refusal or failure is `success: false` with
  * a message in `error` and a `code` in `details`; nothing is thrown across the boundary.
+ *
+ * @category Tools and results
  */
 export interface ToolExecutionResult<O = unknown> {
   /** Whether the call did what it was asked. */
@@ -104,6 +128,8 @@ export interface ToolExecutionResult<O = unknown> {
  *
  * `hasSideEffects` is a declaration the chainability rule relies on: `false` means pure,
  * `true` means it changes something, absent means undeclared (and never chained).
+ *
+ * @category Tools and results
  */
 export interface ITool<I = Record<string, unknown>, O = unknown> {
   /** A stable identifier. */
@@ -135,7 +161,11 @@ export interface ITool<I = Record<string, unknown>, O = unknown> {
   execute(args: I, context: ToolExecutionContext): Promise<ToolExecutionResult<O>>;
 }
 
-/** What a dry run is given: the outputs the calls it does not make answer with. */
+/**
+ * What a dry run is given: the outputs the calls it does not make answer with.
+ *
+ * @category Build composites
+ */
 export interface DryRun {
   /**
    * The output each call that is not made answers with, by its step's name or place (a
@@ -147,5 +177,9 @@ export interface DryRun {
   stepOutputs?: Record<string, unknown>;
 }
 
-/** A host's tool lookup by name. */
+/**
+ * A host's tool lookup by name.
+ *
+ * @category Tools and results
+ */
 export type ToolResolver = (name: string) => ITool | undefined;

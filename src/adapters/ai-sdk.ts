@@ -21,7 +21,11 @@ import { byName, hostContext, runForFramework } from './run-for-framework.js';
 
 export type { ImportOptions, ImportedToolDeclaration } from './imported-tool.js';
 
-/** Options of {@link toAiSdkTools}. */
+/**
+ * Options of {@link toAiSdkTools}.
+ *
+ * @category Adapters: to a framework
+ */
 export interface AiSdkToolsOptions {
   /**
    * The toolweave context of a call, made from the AI SDK's call options (default: the loop's
@@ -36,12 +40,17 @@ export interface AiSdkToolsOptions {
   approveSideEffects?: boolean;
 }
 
-/** An AI SDK tool made from a toolweave tool: arguments as the model sends them, the presented result out. */
+/**
+ * An AI SDK tool made from a toolweave tool: arguments as the model sends them, the presented result out.
+ *
+ * @category Adapters: to a framework
+ */
 export type AiSdkTool = Tool<Record<string, unknown>, PresentedResult>;
 
 /**
- * toolweave's tools as an AI SDK tool set, built with `tool()` and `jsonSchema()`, keyed by name:
- * `generateText({ model, tools: toAiSdkTools([composite, runPipeline]) })`.
+ * toolweave's tools as an AI SDK tool set, built with `tool()` and `jsonSchema()`, keyed by name.
+ *
+ * For example `generateText({ model, tools: toAiSdkTools([composite, runPipeline]) })`.
  *
  * @throws TypeError when two tools share a name (a programming error)
  *
@@ -49,6 +58,8 @@ export type AiSdkTool = Tool<Record<string, unknown>, PresentedResult>;
  * ```ts
  * const result = await generateText({ model, tools: toAiSdkTools([greetUser, runPipeline, runJs]), prompt });
  * ```
+ *
+ * @category Adapters: to a framework
  */
 export function toAiSdkTools(tools: Iterable<ITool>, options: AiSdkToolsOptions = {}): Record<string, AiSdkTool> {
   const set: Record<string, AiSdkTool> = {};
@@ -70,7 +81,9 @@ export function toAiSdkTools(tools: Iterable<ITool>, options: AiSdkToolsOptions 
 }
 
 /**
- * AI SDK tools as toolweave tools, one per key: `fromAiSdkTools(tools, { tools: { search: { hasSideEffects: false } } })`.
+ * AI SDK tools as toolweave tools, one per key.
+ *
+ * For example `fromAiSdkTools(tools, { tools: { search: { hasSideEffects: false } } })`.
  * A tool the host does not declare is undeclared: never chained, callable directly. Its arguments
  * are checked against its schema (JSON Schema, then the AI SDK schema's own validation, whose
  * defaults and transforms apply); its output is the one `execute` returned (the last, for a
@@ -84,6 +97,8 @@ export function toAiSdkTools(tools: Iterable<ITool>, options: AiSdkToolsOptions 
  * const steps = fromAiSdkTools({ weather, sendEmail }, { tools: { weather: { hasSideEffects: false }, sendEmail: { hasSideEffects: true } } });
  * for (const tool of steps) registry.set(tool.name, tool);
  * ```
+ *
+ * @category Adapters: from a framework
  */
 export function fromAiSdkTools(tools: Record<string, Tool>, options?: ImportOptions): ITool[] {
   const names = Object.keys(tools);

@@ -5,7 +5,11 @@
  */
 import { argsRefusal, failure, type ITool, type JSONSchemaObject, type ToolExecutionContext, type ToolExecutionResult } from '../index.js';
 
-/** What the host declares about one imported tool. */
+/**
+ * What the host declares about one imported tool.
+ *
+ * @category Adapters: from a framework
+ */
 export interface ImportedToolDeclaration {
   /**
    * `false`: pure, chained freely; `true`: has side effects, chained only where the host lists it
@@ -14,7 +18,11 @@ export interface ImportedToolDeclaration {
   hasSideEffects?: boolean;
 }
 
-/** Options of every adapter's `from...Tools`: declarations for the imported tools, by name. */
+/**
+ * Options of every adapter's `from...Tools`: declarations for the imported tools, by name.
+ *
+ * @category Adapters: from a framework
+ */
 export interface ImportOptions {
   /** The host's declarations, by tool name; a name that is not among the tools given is refused. */
   tools?: Record<string, ImportedToolDeclaration>;

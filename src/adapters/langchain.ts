@@ -29,10 +29,19 @@ import { argsRefusal, failure, presentResult, PresentedError, type ITool, type J
 import { declarationsFor, importedTool, type ImportOptions } from './imported-tool.js';
 import { byName, hostContext, metaOf, runForFramework, type PresentedMeta } from './run-for-framework.js';
 
+/**
+ * The declarations every adapter's `from...Tools` takes: see them in `toolweave/ai-sdk`.
+ *
+ * @category Adapters: from a framework
+ */
 export type { ImportOptions, ImportedToolDeclaration } from './imported-tool.js';
 export type { PresentedMeta } from './run-for-framework.js';
 
-/** Options of {@link toLangChainTools}. */
+/**
+ * Options of {@link toLangChainTools}.
+ *
+ * @category Adapters: to a framework
+ */
 export interface LangChainToolsOptions {
   /**
    * The toolweave context of a call, made from LangChain's run config (default: the config's
@@ -43,12 +52,20 @@ export interface LangChainToolsOptions {
 }
 
 /**
- * What a toolweave tool's `_call` answers LangChain (`content_and_artifact`): the text and the
- * presented result's other parts, or, for a failed tool call, the error `ToolMessage` itself.
+ * What a toolweave tool's `_call` answers LangChain (`content_and_artifact`).
+ *
+ * It is the text and the presented result's other parts, or, for a failed tool call, the error
+ * `ToolMessage` itself.
+ *
+ * @category Adapters: to a framework
  */
 export type LangChainToolAnswer = [string, PresentedMeta] | [ToolMessage, undefined];
 
-/** A LangChain structured tool made from a toolweave tool (`responseFormat: "content_and_artifact"`). */
+/**
+ * A LangChain structured tool made from a toolweave tool (`responseFormat: "content_and_artifact"`).
+ *
+ * @category Adapters: to a framework
+ */
 export type LangChainTool = StructuredTool<JSONSchema, Record<string, unknown>, Record<string, unknown>, LangChainToolAnswer>;
 
 /** A toolweave tool as a LangChain structured tool; made by {@link toLangChainTools}. */
@@ -114,13 +131,17 @@ class ToolweaveLangChainTool extends StructuredTool<JSONSchema, Record<string, u
  * const agentTools = toLangChainTools([greetUser, runPipeline]);
  * const message = await agentTools[0].invoke({ id: 'call_1', name: 'greet_user', args: { id: 7 }, type: 'tool_call' });
  * ```
+ *
+ * @category Adapters: to a framework
  */
 export function toLangChainTools(tools: Iterable<ITool>, options: LangChainToolsOptions = {}): LangChainTool[] {
   return byName(tools, 'toLangChainTools').map((tool) => new ToolweaveLangChainTool(tool, options));
 }
 
 /**
- * LangChain tools as toolweave tools: `fromLangChainTools(tools, { tools: { search: { hasSideEffects: false } } })`.
+ * LangChain tools as toolweave tools.
+ *
+ * For example `fromLangChainTools(tools, { tools: { search: { hasSideEffects: false } } })`.
  * A tool the host does not declare is undeclared: never chained, callable directly. Each call
  * invokes the tool with a `ToolCall`: the output is the `ToolMessage`'s content (the artifact in
  * `details.artifact`); a `ToolMessage` with `status: "error"` or a throw is `tool_failed`, and
@@ -134,6 +155,8 @@ export function toLangChainTools(tools: Iterable<ITool>, options: LangChainTools
  * const steps = fromLangChainTools([searchTool], { tools: { search: { hasSideEffects: false } } });
  * for (const tool of steps) registry.set(tool.name, tool);
  * ```
+ *
+ * @category Adapters: from a framework
  */
 export function fromLangChainTools(tools: readonly StructuredToolInterface[], options?: ImportOptions): ITool[] {
   const declared = declarationsFor('fromLangChainTools', tools.map((t) => t.name), options);

@@ -27,11 +27,25 @@ import { declarationsFor, importedTool, type ImportOptions } from './imported-to
 import { byName, hostContext, metaOf, runForFramework, type PresentedMeta } from './run-for-framework.js';
 import { toStrictSchema } from './strict-schema.js';
 
+/**
+ * The declarations every adapter's `from...Tools` takes: see them in `toolweave/ai-sdk`.
+ *
+ * @category Adapters: from a framework
+ */
 export type { ImportOptions, ImportedToolDeclaration } from './imported-tool.js';
+/**
+ * What a framework keeps beside the text the model reads: see it in `toolweave/langchain`.
+ *
+ * @category Adapters: to a framework
+ */
 export type { PresentedMeta } from './run-for-framework.js';
 export { toStrictSchema, type StrictForm } from './strict-schema.js';
 
-/** Options of {@link toOpenAIAgentsTools}. */
+/**
+ * Options of {@link toOpenAIAgentsTools}.
+ *
+ * @category Adapters: to a framework
+ */
 export interface OpenAIAgentsToolsOptions<TContext = unknown> {
   /**
    * Send each tool in its strict form where it has one (default true, as the SDK's own default);
@@ -50,18 +64,27 @@ export interface OpenAIAgentsToolsOptions<TContext = unknown> {
   approveSideEffects?: boolean;
 }
 
-/** The parameters of a function tool given as JSON Schema. */
+/**
+ * The parameters of a function tool given as JSON Schema.
+ *
+ * @category Adapters: to a framework
+ */
 export type OpenAIAgentsParameters = JsonSchemaDefinition['schema'];
 
 type StrictParameters = Extract<OpenAIAgentsParameters, { additionalProperties: false }>;
 type OpenParameters = Extract<OpenAIAgentsParameters, { additionalProperties: true }>;
 
-/** A function tool made from a toolweave tool: it answers the presented text. */
+/**
+ * A function tool made from a toolweave tool: it answers the presented text.
+ *
+ * @category Adapters: to a framework
+ */
 export type OpenAIAgentsTool<TContext = unknown> = FunctionTool<TContext, OpenAIAgentsParameters, string>;
 
 /**
- * toolweave's tools as OpenAI Agents SDK function tools:
- * `new Agent({ name, instructions, tools: toOpenAIAgentsTools([composite, runPipeline]) })`.
+ * toolweave's tools as OpenAI Agents SDK function tools.
+ *
+ * For example `new Agent({ name, instructions, tools: toOpenAIAgentsTools([composite, runPipeline]) })`.
  * Each tool's `strict` says which form it was sent in.
  *
  * @throws TypeError when two tools share a name (a programming error)
@@ -70,6 +93,8 @@ export type OpenAIAgentsTool<TContext = unknown> = FunctionTool<TContext, OpenAI
  * ```ts
  * const agent = new Agent({ name: 'helper', instructions, tools: toOpenAIAgentsTools([greetUser, runJs]) });
  * ```
+ *
+ * @category Adapters: to a framework
  */
 export function toOpenAIAgentsTools<TContext = unknown>(tools: Iterable<ITool>, options: OpenAIAgentsToolsOptions<TContext> = {}): OpenAIAgentsTool<TContext>[] {
   return byName(tools, 'toOpenAIAgentsTools').map((source) => {
@@ -107,8 +132,12 @@ export function toOpenAIAgentsTools<TContext = unknown>(tools: Iterable<ITool>, 
 }
 
 /**
+ * The part of a function tool {@link fromOpenAIAgentsTools} uses.
+ *
  * What {@link fromOpenAIAgentsTools} uses of a function tool (any `FunctionTool`, whatever its
  * parameters are written in): its name, description, JSON Schema parameters and `invoke`.
+ *
+ * @category Adapters: from a framework
  */
 export type InvocableFunctionTool<TContext = unknown> = Pick<FunctionTool<TContext, ToolInputParameters, unknown>, 'name' | 'description' | 'parameters' | 'invoke'>;
 
@@ -127,9 +156,10 @@ function sdkDefaultErrorText(): Promise<string> {
 }
 
 /**
- * OpenAI Agents SDK function tools as toolweave tools, invoked outside a run:
- * `fromOpenAIAgentsTools(tools, { tools: { search: { hasSideEffects: false } } })`. A tool the
- * host does not declare is undeclared: never chained, callable directly. The input schema is the
+ * OpenAI Agents SDK function tools as toolweave tools, invoked outside a run.
+ *
+ * For example `fromOpenAIAgentsTools(tools, { tools: { search: { hasSideEffects: false } } })`.
+ * A tool the host does not declare is undeclared: never chained, callable directly. The input schema is the
  * tool's `parameters` as the SDK holds them (for a strict tool, every property required: pass
  * `null` to leave an optional one out). The toolweave context is the run context's `context`;
  * the call's abort signal reaches the tool. The SDK answers a throw with its default error text,
@@ -144,6 +174,8 @@ function sdkDefaultErrorText(): Promise<string> {
  * const steps = fromOpenAIAgentsTools([lookupTool], { tools: { lookup: { hasSideEffects: false } } });
  * for (const tool of steps) registry.set(tool.name, tool);
  * ```
+ *
+ * @category Adapters: from a framework
  */
 export function fromOpenAIAgentsTools<TContext>(tools: readonly InvocableFunctionTool<TContext>[], options?: ImportOptions): ITool[] {
   const declared = declarationsFor('fromOpenAIAgentsTools', tools.map((t) => t.name), options);

@@ -31,7 +31,11 @@ export async function runForFramework(tool: ITool, args: unknown, context: () =>
   return presentResult(result as ToolExecutionResult);
 }
 
-/** What a framework keeps beside the text the model reads: everything {@link presentResult} gives but the text. */
+/**
+ * What a framework keeps beside the text the model reads: everything {@link presentResult} gives but the text.
+ *
+ * @category Adapters: to a framework
+ */
 export type PresentedMeta = Omit<PresentedResult, 'text'>;
 
 /** `shown` without its text: the metadata a framework keeps beside what the model reads. */

@@ -14,7 +14,11 @@
 import type { JSONSchemaObject } from '../index.js';
 import { isRecord } from '../spec/nodes.js';
 
-/** The strict form of a schema and how to read its arguments back, or why it has none. */
+/**
+ * The strict form of a schema and how to read its arguments back, or why it has none.
+ *
+ * @category Adapters: to a framework
+ */
 export type StrictForm =
   | {
       ok: true;
@@ -52,6 +56,8 @@ class NoStrictForm extends Error {}
  * const form = toStrictSchema(tool.inputSchema);
  * if (form) console.log(form.schema); // every property required, optional ones nullable
  * ```
+ *
+ * @category Adapters: to a framework
  */
 export function toStrictSchema(schema: JSONSchemaObject): StrictForm {
   try {

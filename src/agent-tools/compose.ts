@@ -19,7 +19,11 @@ import { precheckCalls } from './precheck.js';
 
 const COMPOSE_DOOR: DoorInfo = Object.freeze({ kind: 'compose' });
 
-/** Settings of {@link createComposeTool}. */
+/**
+ * Settings of {@link createComposeTool}.
+ *
+ * @category Tools for the model
+ */
 export interface ComposeToolOptions {
   /** The host's side-effecting tools that may be chained (the same meaning as the builder's `bind`). */
   sideEffectingTools?: SideEffectingTools;
@@ -30,10 +34,14 @@ export interface ComposeToolOptions {
 }
 
 /**
+ * The input schema the `compose` tool publishes.
+ *
  * The compose tool's input schema: one object with every node kind's fields, `combinator` naming
  * the kind, each nested node a reference back to the root (see `modelNodeSchema`). Which fields
  * each kind takes is in the tool's description; each node is checked against its own kind's
  * definition when a tree arrives (`spec_invalid`, naming the node and the field).
+ *
+ * @category Tools for the model
  */
 export function composeInputSchema(): JSONSchemaObject {
   return modelNodeSchema();
@@ -56,7 +64,9 @@ function describeCompose(): string {
 const DESCRIPTION = describeCompose();
 
 /**
- * Make the `compose` tool. A bad tree is refused with every problem listed before anything
+ * Make the `compose` tool, which runs a combinator tree the model writes in one call.
+ *
+ * A bad tree is refused with every problem listed before anything
  * runs; every call it names is checked against the host's chainability rule first.
  *
  * @example
@@ -65,6 +75,8 @@ const DESCRIPTION = describeCompose();
  * registry.set(compose.name, compose);
  * const result = await compose.execute({ combinator: 'gather', calls: { a: { tool: 'read_file', args: { path: 'a.ts' } }, b: { tool: 'read_file', args: { path: 'b.ts' } } } }, {});
  * ```
+ *
+ * @category Tools for the model
  */
 export function createComposeTool(gate: StepGate, options: ComposeToolOptions = {}): ITool {
   // The host's list, made a set once: every call and every run reads it.

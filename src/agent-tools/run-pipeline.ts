@@ -23,10 +23,18 @@ import { outputText } from '../shaping/present-result.js';
 
 const PIPELINE_DOOR: DoorInfo = Object.freeze({ kind: 'run_pipeline' });
 
-/** The default bound on a pipeline's steps. */
+/**
+ * The default bound on a pipeline's steps.
+ *
+ * @category Tools for the model
+ */
 export const DEFAULT_MAX_PIPELINE_STEPS = 20;
 
-/** Settings of {@link createRunPipelineTool}. */
+/**
+ * Settings of {@link createRunPipelineTool}.
+ *
+ * @category Tools for the model
+ */
 export interface RunPipelineToolOptions {
   /** The host's side-effecting tools that may be chained (the same meaning as the builder's `bind`). */
   sideEffectingTools?: SideEffectingTools;
@@ -42,7 +50,11 @@ export interface RunPipelineToolOptions {
   schedule?: 'sequential' | 'auto';
 }
 
-/** One step of a run_pipeline call, as the model sends it. */
+/**
+ * One step of a run_pipeline call, as the model sends it.
+ *
+ * @category Tools for the model
+ */
 export interface PipelineStep {
   /** A name for the step; `${<id>.output}` refers to it. Default `step_N`. */
   id?: string;
@@ -52,7 +64,11 @@ export interface PipelineStep {
   args?: Record<string, unknown>;
 }
 
-/** One step in the result (`details.steps`): its output, or its error. */
+/**
+ * One step in the result (`details.steps`): its output, or its error.
+ *
+ * @category Tools for the model
+ */
 export type PipelineStepReport =
   | { id: string; ok: true; output: unknown }
   | { id: string; ok: false; error: string; code?: string };
@@ -90,7 +106,9 @@ function checkedSchema(maxSteps: number): JSONSchemaObject {
 const DESCRIPTION = "Run tool calls in order, in one call. String args may use ${step_N.output} or ${id.output.field}: an earlier step's output.";
 
 /**
- * Make the `run_pipeline` tool. Only tools the gate resolves are callable, each checked by the
+ * Make the `run_pipeline` tool, which runs a list of steps the model writes in one call.
+ *
+ * Only tools the gate resolves are callable, each checked by the
  * host's chainability rule (checked for every step before anything runs, and again as each
  * runs); the pipeline cannot call itself; the step count is bounded.
  *
@@ -100,6 +118,8 @@ const DESCRIPTION = "Run tool calls in order, in one call. String args may use $
  * registry.set(pipeline.name, pipeline);
  * const result = await pipeline.execute({ steps: [{ id: 'ls', tool: 'list_dir', args: { path: 'src' } }, { tool: 'read_file', args: { path: 'src/${ls.output.first}' } }] }, {});
  * ```
+ *
+ * @category Tools for the model
  */
 export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOptions = {}): ITool {
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_PIPELINE_STEPS;

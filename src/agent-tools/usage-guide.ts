@@ -16,10 +16,16 @@ const GET_OBSERVATION = 'get_observation';
 /**
  * What {@link renderUsageGuide} needs of a tool: its name, its side-effect declaration and,
  * to pick fitting examples, its input schema.
+ *
+ * @category Tools for the model
  */
 export type GuideTool = Pick<ITool, 'name'> & Partial<Pick<ITool, 'hasSideEffects' | 'interactive' | 'inputSchema'>>;
 
-/** Options of {@link renderUsageGuide}. */
+/**
+ * Options of {@link renderUsageGuide}.
+ *
+ * @category Tools for the model
+ */
 export interface UsageGuideOptions {
   /** The host's chainable side-effecting tools, to name them. */
   sideEffectingTools?: SideEffectingTools;
@@ -32,7 +38,9 @@ export interface UsageGuideOptions {
 }
 
 /**
- * Render the guide. Only the batching tools present are described. Examples name the host's own
+ * Render the system-prompt guide to the batching tools the host offers.
+ *
+ * Only the batching tools present are described. Examples name the host's own
  * pure tools: a `for_each` example names a tool that takes one argument, per value of that
  * argument. Changing something inside a batch (`try_and_check`, `scope`) is described only when
  * the host lets a batch call a side-effecting tool, and those tools are listed.
@@ -44,6 +52,8 @@ export interface UsageGuideOptions {
  * ```ts
  * const system = `${basePrompt}\n\n${renderUsageGuide([...registry.values()], { sideEffectingTools: ['write_file'] })}`;
  * ```
+ *
+ * @category Tools for the model
  */
 export function renderUsageGuide(tools: readonly GuideTool[], options: UsageGuideOptions = {}): string {
   const names = new Set(tools.map((t) => t.name));

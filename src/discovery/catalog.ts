@@ -10,7 +10,11 @@ import type { ITool } from '../tool.js';
 import { renderDeclaration, renderDeclarations, type DeclaredTool } from './declarations.js';
 import { buildToolIndex, DEFAULT_SEARCH_LIMIT, type ToolIndex } from './ranking.js';
 
-/** A tool of a catalog: what a declaration is made of, and the group (server) it belongs to. */
+/**
+ * A tool of a catalog: what a declaration is made of, and the group (server) it belongs to.
+ *
+ * @category Code mode / discovery
+ */
 export type CatalogEntry = DeclaredTool & {
   /** The group it belongs to (its server), if any; see {@link groupOfTool}. */
   group?: string;
@@ -18,7 +22,11 @@ export type CatalogEntry = DeclaredTool & {
   id?: string;
 };
 
-/** One tool as a search or a description gives it. */
+/**
+ * One tool as a search or a description gives it.
+ *
+ * @category Code mode / discovery
+ */
 export interface ToolDescription {
   /** The name to call it by: `tools.<name>(args)`, or `tools["<name>"](args)`. */
   name: string;
@@ -28,7 +36,11 @@ export interface ToolDescription {
   declaration: string;
 }
 
-/** A name {@link describeTools} does not know, with the names closest to it. */
+/**
+ * A name {@link describeTools} does not know, with the names closest to it.
+ *
+ * @category Code mode / discovery
+ */
 export interface UnknownTool {
   /** The name asked for. */
   name: string;
@@ -36,7 +48,11 @@ export interface UnknownTool {
   didYouMean: string[];
 }
 
-/** What {@link describeTools} gives: the tools found, in the order asked, and the names not found. */
+/**
+ * What {@link describeTools} gives: the tools found, in the order asked, and the names not found.
+ *
+ * @category Code mode / discovery
+ */
 export interface DescribedTools {
   /** The tools found. */
   tools: ToolDescription[];
@@ -44,7 +60,11 @@ export interface DescribedTools {
   unknown: UnknownTool[];
 }
 
-/** A group of a catalog and how many tools it holds. */
+/**
+ * A group of a catalog and how many tools it holds.
+ *
+ * @category Code mode / discovery
+ */
 export interface ToolGroup {
   /** The group's name (a server's name); `undefined` gathers the tools of no group. */
   name: string | undefined;
@@ -58,6 +78,8 @@ const MAX_SUGGESTIONS = 3;
 /**
  * The group a tool belongs to: its `group`, else the server an MCP tool's id names
  * (`mcp:<server>:<tool>`, as `mcpTools` sets it), else none.
+ *
+ * @category Code mode / discovery
  */
 export function groupOfTool(tool: CatalogEntry): string | undefined {
   if (typeof tool.group === 'string' && tool.group) return tool.group;
@@ -66,6 +88,8 @@ export function groupOfTool(tool: CatalogEntry): string | undefined {
 }
 
 /**
+ * Search `tools` for a query, best match first.
+ *
  * The tools of `tools` that best match `query` (BM25 over names, descriptions and arguments),
  * best first, at most `limit` (default 5, at most 50); a query that matches no word finds none.
  * Builds the index on every call: to search one catalog many times, use {@link createToolCatalog}.
@@ -75,13 +99,17 @@ export function groupOfTool(tool: CatalogEntry): string | undefined {
  * searchTools(registry.tools(), 'read a file', 3);
  * // [{ name: 'read_text_file', description: 'Read ...', declaration: 'read_text_file(args: { path: string; ... }): Promise<string>;' }, ...]
  * ```
+ *
+ * @category Code mode / discovery
  */
 export function searchTools(tools: readonly CatalogEntry[], query: string, limit: number = DEFAULT_SEARCH_LIMIT): ToolDescription[] {
   return search(indexOf(tools), byName(tools), query, limit, new WeakMap());
 }
 
 /**
- * The declarations of the tools named, in the order named (each once); names not in `tools` are
+ * The declarations of the tools named, in the order named (each once).
+ *
+ * Names not in `tools` are
  * reported in `unknown`, each with the closest names by spelling and by meaning.
  *
  * @example
@@ -89,12 +117,18 @@ export function searchTools(tools: readonly CatalogEntry[], query: string, limit
  * describeTools(registry.tools(), ['read_text_file', 'raed_file']);
  * // { tools: [{ name: 'read_text_file', ... }], unknown: [{ name: 'raed_file', didYouMean: ['read_file', ...] }] }
  * ```
+ *
+ * @category Code mode / discovery
  */
 export function describeTools(tools: readonly CatalogEntry[], names: readonly string[]): DescribedTools {
   return describe(() => indexOf(tools), byName(tools), names, new WeakMap());
 }
 
-/** Options of {@link createToolCatalog}. */
+/**
+ * Options of {@link createToolCatalog}.
+ *
+ * @category Code mode / discovery
+ */
 export interface ToolCatalogOptions {
   /**
    * The registry's version (a gate's `version`, a {@link ToolRegistry}'s): while it is the same,
@@ -106,7 +140,11 @@ export interface ToolCatalogOptions {
   exclude?: (tool: ITool) => boolean;
 }
 
-/** A catalog that follows a registry: searched, described and summed up as it stands now. */
+/**
+ * A catalog that follows a registry: searched, described and summed up as it stands now.
+ *
+ * @category Code mode / discovery
+ */
 export interface ToolCatalog {
   /** The tools it holds now. */
   tools(): readonly ITool[];
@@ -121,6 +159,8 @@ export interface ToolCatalog {
 }
 
 /**
+ * A catalog of a registry's tools to search and describe, kept up to date as the registry changes.
+ *
  * A catalog over `source` (the registry's tools as they are now): the index and the declarations
  * are built when first needed and again only after the registry changes.
  *
@@ -130,6 +170,8 @@ export interface ToolCatalog {
  * const catalog = createToolCatalog(() => registry.tools(), { version: () => registry.version });
  * catalog.search('take a screenshot', 3);
  * ```
+ *
+ * @category Code mode / discovery
  */
 export function createToolCatalog(source: () => Iterable<ITool>, options: ToolCatalogOptions = {}): ToolCatalog {
   const exclude = options.exclude;
@@ -167,7 +209,11 @@ export function createToolCatalog(source: () => Iterable<ITool>, options: ToolCa
   };
 }
 
-/** The groups of `tools` with counts, in the order they first come; tools of no group last. */
+/**
+ * The groups of `tools` with counts, in the order they first come; tools of no group last.
+ *
+ * @category Code mode / discovery
+ */
 export function groupsOf(tools: readonly CatalogEntry[]): ToolGroup[] {
   const counts = new Map<string | undefined, number>();
   for (const tool of tools) {

@@ -9,10 +9,18 @@ import { isRecord } from '../spec/nodes.js';
 import type { ITool } from '../tool.js';
 import { propertyKey, safeInComment, schemaToType, type SchemaTypeOptions } from './schema-type.js';
 
-/** What a declaration is made of: a tool's name, description and schemas. An {@link ITool} is one. */
+/**
+ * What a declaration is made of: a tool's name, description and schemas. An {@link ITool} is one.
+ *
+ * @category Code mode / discovery
+ */
 export type DeclaredTool = Pick<ITool, 'name' | 'description' | 'inputSchema'> & Partial<Pick<ITool, 'outputSchema'>>;
 
-/** Options of {@link renderDeclaration} and {@link renderDeclarations}. */
+/**
+ * Options of {@link renderDeclaration} and {@link renderDeclarations}.
+ *
+ * @category Code mode / discovery
+ */
 export interface DeclarationOptions extends SchemaTypeOptions {
   /** Put the tool's description above it as a doc comment. Default true. */
   description?: boolean;
@@ -34,6 +42,8 @@ export interface DeclarationOptions extends SchemaTypeOptions {
  * The arguments are optional (`args?:`) when the schema requires none. The return type is the
  * `outputSchema`'s type, `string` for an MCP tool whose results read as text, else `unknown`.
  * A schema that cannot be said exactly is said loosely with a comment; rendering never throws.
+ *
+ * @category Code mode / discovery
  */
 export function renderDeclaration(tool: DeclaredTool, options: DeclarationOptions = {}): string {
   return member(tool, options, '');
@@ -49,6 +59,8 @@ export function renderDeclaration(tool: DeclaredTool, options: DeclarationOption
  *   "API-get-user"(args: { user_id: string }): Promise<unknown>;
  * };
  * ```
+ *
+ * @category Code mode / discovery
  */
 export function renderDeclarations(tools: readonly DeclaredTool[], options: DeclarationOptions = {}): string {
   return renderDeclarationsWithin(tools, Infinity, options)!;

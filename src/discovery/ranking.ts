@@ -7,7 +7,11 @@
 import { isRecord } from '../spec/nodes.js';
 import { expansions, terms, words } from './terms.js';
 
-/** What the ranking reads of a tool. */
+/**
+ * What the ranking reads of a tool.
+ *
+ * @category Code mode / discovery
+ */
 export interface RankedToolSource {
   /** The name a script calls it by. */
   name: string;
@@ -19,7 +23,11 @@ export interface RankedToolSource {
   group?: string;
 }
 
-/** One tool a query found, with its score (higher is better). */
+/**
+ * One tool a query found, with its score (higher is better).
+ *
+ * @category Code mode / discovery
+ */
 export interface RankedTool {
   /** The tool's name. */
   name: string;
@@ -27,7 +35,11 @@ export interface RankedTool {
   score: number;
 }
 
-/** A built index. */
+/**
+ * A BM25 index over a list of tools, built once to be searched many times.
+ *
+ * @category Code mode / discovery
+ */
 export interface ToolIndex {
   /** How many tools it holds. */
   readonly size: number;
@@ -38,9 +50,17 @@ export interface ToolIndex {
   search(query: string, limit?: number): RankedTool[];
 }
 
-/** How many tools a search returns unless told. */
+/**
+ * How many tools a search returns unless told.
+ *
+ * @category Code mode / discovery
+ */
 export const DEFAULT_SEARCH_LIMIT = 5;
-/** The most tools one search returns. */
+/**
+ * The most tools one search returns.
+ *
+ * @category Code mode / discovery
+ */
 export const MAX_SEARCH_LIMIT = 50;
 
 /** Field weights: how much one word counts where it appears. */
@@ -56,13 +76,15 @@ const MAX_ARGUMENT_DEPTH = 3;
 const EXACT_NAME_BONUS = 1000;
 
 /**
- * Build the index.
+ * Build the BM25 index of `tools`, to search them many times.
  *
  * @example
  * ```ts
  * const index = buildToolIndex(registry.tools());
  * index.search('create an issue on github', 3); // [{ name: 'github__create_issue', score: 14.2 }, ...]
  * ```
+ *
+ * @category Code mode / discovery
  */
 export function buildToolIndex(tools: readonly RankedToolSource[]): ToolIndex {
   const names = tools.map((tool) => tool.name);

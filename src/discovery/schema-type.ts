@@ -10,13 +10,21 @@
  */
 import { isRecord } from '../spec/nodes.js';
 
-/** Options of {@link schemaToType}. */
+/**
+ * Options of {@link schemaToType}.
+ *
+ * @category Code mode / discovery
+ */
 export interface SchemaTypeOptions {
   /** The longest comment kept for a field, in characters; longer ones are cut at a word, with `…`. Default 300. */
   maxCommentChars?: number;
 }
 
-/** The longest field comment by default: every field description of the nine-server catalog fits. */
+/**
+ * The longest field comment by default: every field description of the nine-server catalog fits.
+ *
+ * @category Code mode / discovery
+ */
 export const DEFAULT_MAX_COMMENT_CHARS = 300;
 /** Nesting past this many levels is `unknown`: a schema that deep is not read by a model anyway. */
 const MAX_DEPTH = 12;
@@ -31,7 +39,9 @@ const INLINE_OBJECT_CHARS = 100;
 const SHAPE_KEYWORDS = ['type', 'properties', 'items', 'prefixItems', 'enum', 'const', '$ref', 'additionalProperties', 'patternProperties', 'anyOf', 'oneOf', 'allOf'];
 
 /**
- * The TypeScript type of `schema`. `$ref`s resolve against `root` (default: the schema itself),
+ * The TypeScript type of `schema`.
+ *
+ * `$ref`s resolve against `root` (default: the schema itself),
  * as JSON pointers (`#/$defs/node`, `#/definitions/node`, `#`). `indent` is the indentation of
  * the line the type starts on; nested lines are indented two spaces further.
  *
@@ -40,6 +50,8 @@ const SHAPE_KEYWORDS = ['type', 'properties', 'items', 'prefixItems', 'enum', 'c
  * schemaToType({ type: 'object', properties: { path: { type: 'string' }, tail: { type: 'number' } }, required: ['path'] });
  * // '{ path: string; tail?: number }'
  * ```
+ *
+ * @category Code mode / discovery
  */
 export function schemaToType(schema: unknown, options: SchemaTypeOptions & { root?: unknown; indent?: string } = {}): string {
   const root = options.root ?? schema;

@@ -6,7 +6,11 @@
 import type { ToolGroup } from './catalog.js';
 import { renderDeclarationsWithin, type DeclaredTool } from './declarations.js';
 
-/** Options of {@link renderCodeOnlyDescription}. */
+/**
+ * Options of {@link renderCodeOnlyDescription}.
+ *
+ * @category Code mode / discovery
+ */
 export interface CodeOnlyDescriptionOptions {
   /**
    * List every tool's declaration in the description when all of them take at most this many
@@ -18,7 +22,11 @@ export interface CodeOnlyDescriptionOptions {
   maxGroups?: number;
 }
 
-/** About 500 tokens of declarations: past that, a search line costs less than the list. */
+/**
+ * About 500 tokens of declarations: past that, a search line costs less than the list.
+ *
+ * @category Code mode / discovery
+ */
 export const DEFAULT_LIST_UP_TO_CHARS = 2000;
 const DEFAULT_MAX_GROUPS = 24;
 
@@ -48,6 +56,8 @@ const CALL =
  * ```ts
  * const text = renderCodeOnlyDescription(catalog.tools(), catalog.groups());
  * ```
+ *
+ * @category Code mode / discovery
  */
 export function renderCodeOnlyDescription(tools: readonly DeclaredTool[], groups: readonly ToolGroup[], options: CodeOnlyDescriptionOptions = {}): string {
   const limit = options.listUpToChars ?? DEFAULT_LIST_UP_TO_CHARS;

@@ -17,7 +17,11 @@ import { renderCodeOnlyDescription, type CodeOnlyDescriptionOptions } from './sc
 /** The name of the observation pager: listed beside run_js, so a script has no need to find it. */
 const GET_OBSERVATION = 'get_observation';
 
-/** How run_js offers discovery: what {@link createScriptDiscovery} is given (the proxy's `codeOnly` gives `codeOnly: true`). */
+/**
+ * How run_js offers discovery: what {@link createScriptDiscovery} is given (the proxy's `codeOnly` gives `codeOnly: true`).
+ *
+ * @category Code mode / discovery
+ */
 export interface ScriptDiscoveryOptions extends CodeOnlyDescriptionOptions {
   /**
    * The model is offered only run_js (and get_observation): run_js's description says how to find
@@ -34,7 +38,11 @@ export interface ScriptDiscoveryOptions extends CodeOnlyDescriptionOptions {
   version?: () => unknown;
 }
 
-/** What the script tool needs of discovery: the catalog its scripts search, and its description. */
+/**
+ * What the script tool needs of discovery: the catalog its scripts search, and its description.
+ *
+ * @category Code mode / discovery
+ */
 export interface ScriptDiscovery {
   /** The tools a script can call, searched and described. */
   readonly catalog: ToolCatalog;
@@ -44,7 +52,11 @@ export interface ScriptDiscovery {
   description(): string;
 }
 
-/** What the script tool knows that decides which tools a script can call. */
+/**
+ * What the script tool knows that decides which tools a script can call.
+ *
+ * @category Code mode / discovery
+ */
 export interface ScriptReach {
   /** The host's side-effecting tools a script may call. */
   sideEffectingTools?: SideEffectingTools;
@@ -53,7 +65,9 @@ export interface ScriptReach {
 }
 
 /**
- * Make the discovery of a script tool over `gate`. The script tool answers a script's
+ * Make the discovery of a script tool over `gate`: how its scripts find the tools they may call.
+ *
+ * The script tool answers a script's
  * `searchTools(query, limit)` with `catalog.search`, its `describeTools(names)` with
  * `catalog.describe`, and (code-only) reads its description from `description()` each time it is
  * listed, so a registry that changes is described as it is.
@@ -64,6 +78,8 @@ export interface ScriptReach {
  * discovery.catalog.search('read a file', 3);
  * discovery.description(); // 'Run an async JS function body ... Groups: filesystem 14, github 26.'
  * ```
+ *
+ * @category Code mode / discovery
  */
 export function createScriptDiscovery(gate: StepGate, options: ScriptDiscoveryOptions = {}, reach: ScriptReach = {}): ScriptDiscovery {
   const sideEffecting = toToolSet(reach.sideEffectingTools);

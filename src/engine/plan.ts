@@ -25,7 +25,11 @@ import { runAuto, type ScheduledStep } from './schedule.js';
 import { NO_STEPS, Sequence, completedSteps, recordOutput, type NodeOutcome, type NodePlan, type ResolvedTools, type RunState, type TraceEntry } from './run-state.js';
 import type { SnapshotProvider } from './snapshot.js';
 
-/** The default per-step timeout: long enough for real tools, short enough that a hung one ends. */
+/**
+ * The default per-step timeout: long enough for real tools, short enough that a hung one ends.
+ *
+ * @category Build composites
+ */
 export const DEFAULT_STEP_TIMEOUT_MS = 120_000;
 
 /** How a plan is compiled. */

@@ -13,7 +13,11 @@ import { GateCall, type StartCall } from '../gate/gate-call.js';
 import { release } from '../gate/watchdog.js';
 import type { EffectRecord, ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 
-/** One entry of a run's trace: a node that ran, failed or was skipped. */
+/**
+ * One entry of a run's trace: a node that ran, failed or was skipped.
+ *
+ * @category Build composites
+ */
 export interface TraceEntry {
   /** The node's label: its name, or its place in the spec (`steps[1].calls.source`). */
   step: string;

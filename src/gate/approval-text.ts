@@ -72,6 +72,8 @@ function bounded(text: string, max: number, quoted: boolean): { shown: string; u
 }
 
 /**
+ * Quote a value someone else chose so that an approval screen shows it safely, on one line.
+ *
  * A string as an approval screen shows a value someone else chose: in double quotes, on one line,
  * with quotes, backslashes, controls, line and paragraph separators, bidi overrides, zero-width and
  * other invisible characters escaped (`\n`, `\u2028`, `\u202E`), and cut after `maxChars`
@@ -85,6 +87,8 @@ function bounded(text: string, max: number, quoted: boolean): { shown: string; u
  * ```ts
  * screenQuote('save\nThrough: a direct call'); // '"save\\nThrough: a direct call"'
  * ```
+ *
+ * @category The gate
  */
 export function screenQuote(value: string, maxChars: number = VALUE_CHARS): string {
   const text = String(value);
@@ -161,6 +165,8 @@ function argumentLines(args: unknown, mark: string): string[] {
 }
 
 /**
+ * The approval question for a side-effecting call, as the lines a person should be shown.
+ *
  * The text of the approval question for `action`, line by line, as a person should be shown it:
  * the tool, the step, the door, the intention, the composition path and every argument field.
  * Each line starts with the screen's own label; what a model chose is marked `(chosen by the
@@ -178,6 +184,8 @@ function argumentLines(args: unknown, mark: string): string[] {
  *   requestApproval: async (action) => ({ approved: await askPerson(approvalText(action)) }),
  * };
  * ```
+ *
+ * @category The gate
  */
 export function approvalText(action: ApprovalAction): string {
   const caller = action.caller;

@@ -46,6 +46,8 @@ export function argsCheckOf(tool: ITool): ValidateFunction | null {
 }
 
 /**
+ * The arguments check every door makes before a call, for a host that builds its own door.
+ *
  * The `args_invalid` refusal when `args` do not match `tool`'s `inputSchema`, naming the tool,
  * the step and each field; `undefined` when they match (or the schema cannot be checked).
  *
@@ -53,6 +55,8 @@ export function argsCheckOf(tool: ITool): ValidateFunction | null {
  * @param name - the name the call used
  * @param step - the step that calls it
  * @param args - the arguments it would run with
+ *
+ * @category The gate
  */
 export function argsRefusal(tool: ITool, name: string, step: string, args: Record<string, unknown>): ToolExecutionResult | undefined {
   const proto = protoField(args, '', 0);

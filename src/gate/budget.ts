@@ -14,7 +14,11 @@
 import { failure } from '../codes.js';
 import type { ToolExecutionResult } from '../tool.js';
 
-/** The limits of the budget a call from outside carries through every door it enters. */
+/**
+ * The limits of the budget a call from outside carries through every door it enters.
+ *
+ * @category The gate
+ */
 export interface BudgetLimits {
   /** The most tool calls one call from outside may start, across every nested door. */
   calls: number;
@@ -24,13 +28,21 @@ export interface BudgetLimits {
   sandboxes: number;
 }
 
-/** Which limit a refusal names. */
+/**
+ * Which limit a refusal names.
+ *
+ * @category The gate
+ */
 export type BudgetLimitName = keyof BudgetLimits;
 
 /**
+ * The budget limits a gate applies unless told others.
+ *
  * The defaults, sized for one host process serving a few agents: room for a for_each over a
  * thousand items with a call or two each, 64 calls at once (for_each's own ceiling), and a few
  * sandboxes per call. Set others with `createStepGate({ budget })`.
+ *
+ * @category The gate
  */
 export const DEFAULT_BUDGET_LIMITS: Readonly<BudgetLimits> = Object.freeze({ calls: 5000, inFlight: 64, sandboxes: 4 });
 

@@ -6,7 +6,11 @@ import { messageOf } from './execute-call.js';
 import { frameOf } from './run-frame.js';
 import type { GateRunOptions, StepGate } from './step-gate.js';
 
-/** Options of {@link callByName}: the host's chainability list and the per-call gate options. */
+/**
+ * Options of {@link callByName}: the host's chainability list and the per-call gate options.
+ *
+ * @category The gate
+ */
 export interface CallByNameOptions extends GateRunOptions {
   /** The host's list of side-effecting tools that may be chained. */
   sideEffectingTools?: SideEffectingTools;
@@ -14,7 +18,11 @@ export interface CallByNameOptions extends GateRunOptions {
   signal?: AbortSignal;
 }
 
-/** What {@link callByName} returns: the result, and the tool that ran (when one did). */
+/**
+ * What {@link callByName} returns: the result, and the tool that ran (when one did).
+ *
+ * @category The gate
+ */
 export interface CallByNameResult {
   /** The call's result (a refusal when the chainability rule or a gate check refused it). */
   result: ToolExecutionResult;
@@ -24,12 +32,16 @@ export interface CallByNameResult {
 
 /**
  * Resolve a tool by name, check it against the chainability rule, and run that very instance
- * through the gate. The path every front door (pipeline, compose, script) takes for one call.
+ * through the gate.
+ *
+ * The path every front door (pipeline, compose, script) takes for one call.
  *
  * @example
  * ```ts
  * const { result, tool } = await callByName(gate, 'read_file', { path: 'a.ts' }, context, { sideEffectingTools: ['write_file'], step: 'my door' });
  * ```
+ *
+ * @category The gate
  */
 export function callByName(
   gate: StepGate,
@@ -42,6 +54,8 @@ export function callByName(
 }
 
 /**
+ * {@link callByName} for a tool the caller has already resolved.
+ *
  * {@link callByName} for a caller that has already resolved `name` (to check something else of
  * the tool first): the chainability rule on that instance, then the gate runs that instance.
  *
@@ -50,6 +64,8 @@ export function callByName(
  * const tool = gate.resolve('read_file');
  * if (tool?.interactive !== true) await callResolved(gate, 'read_file', tool, { path: 'a.ts' }, context);
  * ```
+ *
+ * @category The gate
  */
 export async function callResolved(
   gate: StepGate,

@@ -3,10 +3,18 @@ import type { ITool, ToolExecutionResult } from '../tool.js';
 import type { RefusalAdvice, StepGate } from './step-gate.js';
 import { didYouMean } from './suggest.js';
 
-/** The host's list of side-effecting tools that may be chained, as a list or a set. */
+/**
+ * The host's list of side-effecting tools that may be chained, as a list or a set.
+ *
+ * @category The gate
+ */
 export type SideEffectingTools = readonly string[] | ReadonlySet<string>;
 
-/** The verdict of {@link checkChainable}: the tool to run, or the refusal. */
+/**
+ * The verdict of {@link checkChainable}: the tool to run, or the refusal.
+ *
+ * @category The gate
+ */
 export type ChainCheck =
   | { ok: true; tool: ITool }
   | { ok: false; refusal: ToolExecutionResult<never> };
@@ -23,7 +31,9 @@ export function toToolSet(list: SideEffectingTools | undefined): ReadonlySet<str
 const EMPTY: ReadonlySet<string> = new Set();
 
 /**
- * The chainability rule. A tool that declares no side effects (`hasSideEffects: false`) chains
+ * Whether a composition may call a tool: the chainability rule.
+ *
+ * A tool that declares no side effects (`hasSideEffects: false`) chains
  * freely; one with side effects only when the host lists it (`step_not_chainable`); one that
  * declares nothing, for no one, even when listed (`side_effects_undeclared`); a name that
  * resolves to nothing is `step_missing`.
@@ -39,6 +49,8 @@ const EMPTY: ReadonlySet<string> = new Set();
  * const check = checkChainable('write_file', registry.get('write_file'), ['write_file']);
  * if (!check.ok) console.log(check.refusal.details?.code); // step_not_chainable, side_effects_undeclared, step_missing
  * ```
+ *
+ * @category The gate
  */
 export function checkChainable(
   name: string,

@@ -3,7 +3,11 @@ import type { ResultReader } from '../shaping/result-reader.js';
 import type { ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { frameFor, frameOf, type FrameEntry, type RunFrame } from './run-frame.js';
 
-/** How deep compositions may nest: a run whose caller is already this deep is refused. */
+/**
+ * How deep compositions may nest: a run whose caller is already this deep is refused.
+ *
+ * @category The gate
+ */
 export const MAX_COMPOSITION_DEPTH = 8;
 
 /** Where a step reads its depth: `context.sessionData.emergentDepth` (a host may set it too). */

@@ -21,13 +21,21 @@ interface ToolEventBase {
   path: readonly string[];
 }
 
-/** A tool was started (every check passed). */
+/**
+ * A tool was started (every check passed).
+ *
+ * @category The gate
+ */
 export interface ToolCallStarted extends ToolEventBase {
   /** The kind. */
   type: 'call_started';
 }
 
-/** A call ended: ran, failed, or was refused by the gate. */
+/**
+ * A call ended: ran, failed, or was refused by the gate.
+ *
+ * @category The gate
+ */
 export interface ToolCallEnded extends ToolEventBase {
   /** The kind. */
   type: 'call_ended';
@@ -41,7 +49,11 @@ export interface ToolCallEnded extends ToolEventBase {
   ms: number;
 }
 
-/** A call starting or ending. */
+/**
+ * A call starting or ending.
+ *
+ * @category The gate
+ */
 export type ToolEvent = ToolCallStarted | ToolCallEnded;
 
 /** The listener a context carries, if any. */

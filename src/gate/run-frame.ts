@@ -15,10 +15,18 @@ import type { ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { CallBudget, DEFAULT_BUDGET_LIMITS, type BudgetLimits } from './budget.js';
 import { endSpan, startDoorSpan, type Span, type Tracer } from './tracing.js';
 
-/** The doors a call can come through. */
+/**
+ * The doors a call can come through.
+ *
+ * @category The gate
+ */
 export type DoorKind = 'composite' | 'run_pipeline' | 'compose' | 'run_js';
 
-/** Which door made the calls under a frame, for approvals and traces. */
+/**
+ * Which door made the calls under a frame, for approvals and traces.
+ *
+ * @category The gate
+ */
 export interface DoorInfo {
   /** The door. */
   kind: DoorKind;

@@ -10,7 +10,11 @@ import { ticksFor } from './watchdog.js';
 
 export { messageOf };
 
-/** What a host's permission check answers. */
+/**
+ * What a host's permission check answers.
+ *
+ * @category The gate
+ */
 export interface PermissionDecision {
   /** Whether the call may go ahead. */
   isAllowed: boolean;
@@ -20,7 +24,11 @@ export interface PermissionDecision {
   details?: Record<string, unknown>;
 }
 
-/** The host's permission check, asked before every step. */
+/**
+ * The host's permission check, asked before every step.
+ *
+ * @category The gate
+ */
 export interface PermissionManager {
   /** Decide whether `tool` may run with `args` in `context`. */
   isExecutionAllowed(
@@ -31,11 +39,15 @@ export interface PermissionManager {
 }
 
 /**
- * The side-effecting call an approval is asked for. Its fields are the values exactly as they
+ * The side-effecting call an approval is asked for.
+ *
+ * Its fields are the values exactly as they
  * are, for a host to decide with; several were chosen by a model and may hold newlines, line
  * separators or bidi overrides written to look like something else. Show a person
  * {@link approvalText} of it (or values passed through {@link screenQuote}), never these values
  * as they are.
+ *
+ * @category The gate
  */
 export interface ApprovalAction {
   /** The tool's id. */
@@ -54,9 +66,13 @@ export interface ApprovalAction {
 }
 
 /**
- * Who makes a call an approval is asked for. A model chooses some of what an approval screen
+ * Who makes a call an approval is asked for.
+ *
+ * A model chooses some of what an approval screen
  * shows (a run_pipeline step id, a script's intention, the arguments); `modelChosen` names them,
  * so a screen can show them as claims, not as facts. {@link approvalText} shows them so.
+ *
+ * @category The gate
  */
 export interface ApprovalCaller {
   /** The door the call comes through. */
@@ -74,7 +90,11 @@ export interface ApprovalCaller {
   modelChosen: readonly ('step' | 'intention' | 'args')[];
 }
 
-/** What an approval answers. */
+/**
+ * What an approval answers.
+ *
+ * @category The gate
+ */
 export interface ApprovalDecision {
   /** Whether the step may run. */
   approved: boolean;
@@ -83,11 +103,15 @@ export interface ApprovalDecision {
 }
 
 /**
+ * The host's approval hook: a yes or no before each side-effecting step.
+ *
  * The host's approval hook, asked before every side-effecting step, and only about a call that
  * could still run: not about one already aborted, refused as interactive under a script, or past
  * the budget's `calls`. A call asked about counts against that budget from then on, approved or
  * not, so calls asked about at once cannot all pass a budget with room for one, and a model cannot
  * put questions to a person without end.
+ *
+ * @category The gate
  */
 export interface ApprovalProvider {
   /**
@@ -101,13 +125,21 @@ export interface ApprovalProvider {
 
 /**
  * A check a host adds to the gate, asked before every call through every door (after the
- * permission check, before the approval). It allows a call only by answering
+ * permission check, before the approval).
+ *
+ * It allows a call only by answering
  * `{ isAllowed: true }`; anything else refuses it (`permission_denied`), and a check that throws
  * or answers something malformed refuses it too: the gate fails closed.
+ *
+ * @category The gate
  */
 export type GateCheck = (call: GateCheckRequest) => PermissionDecision | Promise<PermissionDecision>;
 
-/** What a {@link GateCheck} is asked about. */
+/**
+ * What a {@link GateCheck} is asked about.
+ *
+ * @category The gate
+ */
 export interface GateCheckRequest {
   /** The tool about to run (the very instance that will run). */
   tool: ITool;
@@ -120,7 +152,9 @@ export interface GateCheckRequest {
 }
 
 /**
- * The host's words, in a refusal, for what its user can change. A refusal says what to do about
+ * The host's words, in a refusal, for what its user can change.
+ *
+ * A refusal says what to do about
  * it; a library host's user changes the options, and the defaults name them. A host with settings
  * of its own (a command line, a config file) names those instead, so the person who reads the
  * refusal can act on it. Each method is asked when a refusal is made; one that throws or answers
@@ -133,6 +167,8 @@ export interface GateCheckRequest {
  *   advice: { chain: (tool) => `add "${tool}" to chainable_tools in host.toml` },
  * });
  * ```
+ *
+ * @category The gate
  */
 export interface RefusalAdvice {
   /**
@@ -153,7 +189,11 @@ export interface RefusalAdvice {
   missing?(tool: string): string | undefined;
 }
 
-/** What {@link createStepGate} takes: the host's lookup, its checks and the budget limits. */
+/**
+ * What {@link createStepGate} takes: the host's lookup, its checks and the budget limits.
+ *
+ * @category The gate
+ */
 export interface StepGateOptions {
   /** Find a tool by name. */
   resolve: ToolResolver;
@@ -210,7 +250,11 @@ export interface StepGateOptions {
   advice?: RefusalAdvice;
 }
 
-/** Per-call options of {@link StepGate.run}. */
+/**
+ * Per-call options of {@link StepGate.run}.
+ *
+ * @category The gate
+ */
 export interface GateRunOptions {
   /** The step's name, for approvals and error details. */
   step?: string;
@@ -220,11 +264,15 @@ export interface GateRunOptions {
 
 /**
  * The one door every tool call of a composition, a pipeline, a combinator tree or a script
- * passes. It holds the host's checks, so a check added here holds everywhere at once.
+ * passes.
+ *
+ * It holds the host's checks, so a check added here holds everywhere at once.
  *
  * A gate that {@link createStepGate} made is frozen and the engine drives it on a fast path that
  * keeps every one of its checks. Any other object with these methods (a host's own gate, or a
  * wrapper around one) is driven through its `run`, so whatever the host does there holds.
+ *
+ * @category The gate
  */
 export interface StepGate {
   /** Find a tool by name, as the host's registry has it now. */
@@ -253,7 +301,11 @@ export interface StepGate {
 /** A brand, so the builder can tell a gate from a bare execute callback. */
 const GATE = Symbol.for('toolweave.StepGate');
 
-/** Whether `value` is a gate made by {@link createStepGate} (or one that says it is). */
+/**
+ * Whether `value` is a gate made by {@link createStepGate} (or one that says it is).
+ *
+ * @category The gate
+ */
 export function isStepGate(value: unknown): value is StepGate {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[GATE] === true;
 }
@@ -270,6 +322,8 @@ export function isStepGate(value: unknown): value is StepGate {
  *   budget: { calls: 500 },
  * });
  * ```
+ *
+ * @category The gate
  */
 export function createStepGate(options: StepGateOptions): StepGate {
   const { resolve, permissionManager, approvals } = options;

@@ -8,7 +8,11 @@
 import type { ITool } from '../tool.js';
 import type { StepGateOptions } from './step-gate.js';
 
-/** What {@link createToolRegistry} makes. */
+/**
+ * What {@link createToolRegistry} makes.
+ *
+ * @category The gate
+ */
 export interface ToolRegistry {
   /** The tool registered under `name`, if any. */
   get(name: string): ITool | undefined;
@@ -39,6 +43,8 @@ export interface ToolRegistry {
  * const gate = createStepGate({ ...registry.gateOptions, checks: [myPolicy] });
  * registry.set(lookupV2, 'lookup'); // the next run resolves lookupV2; no version to bump by hand
  * ```
+ *
+ * @category The gate
  */
 export function createToolRegistry(tools: Iterable<ITool> = []): ToolRegistry {
   const byName = new Map<string, ITool>();

@@ -6,13 +6,21 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { approvalText, type ApprovalAction, type ApprovalDecision, type ApprovalProvider, type ToolExecutionContext } from '../index.js';
 import { openRequest, REQUEST_ID_KEY } from './open-requests.js';
 
-/** Options of {@link elicitationApprovals}. */
+/**
+ * Options of {@link elicitationApprovals}.
+ *
+ * @category MCP: approvals
+ */
 export interface ElicitationApprovalsOptions {
   /** How long the person has to answer, in milliseconds (default 5 minutes); then the call is refused. */
   timeoutMs?: number;
 }
 
-/** How long a person has to answer by default. */
+/**
+ * How long a person has to answer by default.
+ *
+ * @category MCP: approvals
+ */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 300_000;
 
 /** What the person is asked to fill in: one yes or no. */
@@ -23,6 +31,9 @@ const APPROVAL_SCHEMA = {
 };
 
 /**
+ * An approval hook that asks the person at an MCP client, by elicitation, before each
+ * side-effecting call.
+ *
  * An approval hook (for `createStepGate({ approvals })`) that asks the client connected to `server`
  * (or to the server a function returns, since the gate is made before the server that uses it)
  * with an MCP elicitation request, once per side-effecting call, however deeply nested. The
@@ -43,6 +54,8 @@ const APPROVAL_SCHEMA = {
  * const gate = createStepGate({ resolve, approvals: elicitationApprovals(() => server) });
  * server = createMcpServer(tools, { gate });
  * ```
+ *
+ * @category MCP: approvals
  */
 export function elicitationApprovals(server: Server | (() => Server), options: ElicitationApprovalsOptions = {}): ApprovalProvider {
   const serverNow = typeof server === 'function' ? server : () => server;
@@ -82,9 +95,13 @@ export function elicitationApprovals(server: Server | (() => Server), options: E
 }
 
 /**
- * The question an elicitation asks: {@link approvalText} of `action`. Every line starts with the
+ * The question an elicitation asks: {@link approvalText} of `action`.
+ *
+ * Every line starts with the
  * screen's own label, and what a model chose is shown as a quoted, escaped one-line string after
  * its mark, so it can neither look like a field nor hide one.
+ *
+ * @category MCP: approvals
  */
 export function approvalMessage(action: ApprovalAction): string {
   return approvalText(action);

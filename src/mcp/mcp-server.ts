@@ -21,7 +21,11 @@ import { servedResult } from './served-result.js';
 import { servedTool } from './served-tool.js';
 import { asToolList, type ToolList } from './tool-list.js';
 
-/** What a host's {@link McpServerOptions.context} is told about each call. */
+/**
+ * What a host's {@link McpServerOptions.context} is told about each call.
+ *
+ * @category MCP: serving tools
+ */
 export interface McpCallInfo {
   /** The tool called. */
   tool: string;
@@ -31,7 +35,11 @@ export interface McpCallInfo {
   requestId: string | number;
 }
 
-/** Options of {@link createMcpServer}. */
+/**
+ * Options of {@link createMcpServer}.
+ *
+ * @category MCP: serving tools
+ */
 export interface McpServerOptions {
   /** The server's name at `initialize` (default `toolweave`). */
   name?: string;
@@ -61,7 +69,9 @@ export interface McpServerOptions {
 }
 
 /**
- * Serve `tools` over MCP. `tools/list` lists each tool with its `inputSchema`, its `outputSchema`
+ * Serve `tools` over MCP.
+ *
+ * `tools/list` lists each tool with its `inputSchema`, its `outputSchema`
  * where its results still match it, and annotations from `hasSideEffects` (`false`:
  * `readOnlyHint: true`; `true`: `readOnlyHint: false`, keeping the MCP annotations it carries),
  * computed when listed. A {@link ToolList} that changes sends `notifications/tools/list_changed`.
@@ -82,6 +92,8 @@ export interface McpServerOptions {
  * const server = createMcpServer([lookup, greetUser], { gate });
  * await serveStdio(server);
  * ```
+ *
+ * @category MCP: serving tools
  */
 export function createMcpServer(tools: readonly ITool[] | ToolList, options: McpServerOptions = {}): Server {
   const list = asToolList(tools);

@@ -10,13 +10,21 @@ import { callFailure, callUpstream } from './upstream-call.js';
 import { markUpstream } from './upstream-mark.js';
 import { wrapsText } from './upstream-result.js';
 
-/** An ITool made from an MCP server's tool. */
+/**
+ * An ITool made from an MCP server's tool.
+ *
+ * @category MCP: a server's tools
+ */
 export interface McpTool extends ITool {
   /** The tool's MCP annotations as the server gave them: hints, kept so they can be served on. */
   annotations?: ToolAnnotations;
 }
 
-/** Options of {@link mcpTools}. */
+/**
+ * Options of {@link mcpTools}.
+ *
+ * @category MCP: a server's tools
+ */
 export interface McpToolsOptions {
   /** Names become `<prefix>__<tool>` (the upstream server is still called by the tool's own name). */
   prefix?: string;
@@ -34,11 +42,17 @@ export interface McpToolsOptions {
   server?: string;
 }
 
-/** The most pages of `tools/list` read: a server that pages forever is cut off here. */
+/**
+ * The most pages of `tools/list` read: a server that pages forever is cut off here.
+ *
+ * @category MCP: a server's tools
+ */
 export const MAX_TOOL_LIST_PAGES = 100;
 
 /**
- * The tools of the server `client` is connected to, every page of `tools/list`: names,
+ * The tools of the server `client` is connected to, as toolweave tools.
+ *
+ * It reads every page of `tools/list`: names,
  * descriptions, `inputSchema` and `outputSchema` as the server gives them.
  *
  * Each `execute` calls `tools/call` and never throws: structured content is the output object (a
@@ -57,6 +71,8 @@ export const MAX_TOOL_LIST_PAGES = 100;
  * await client.connect(new StdioClientTransport({ command: 'npx', args: ['@modelcontextprotocol/server-filesystem', '.'] }));
  * const tools = await mcpTools(client, { trustAnnotations: true });
  * ```
+ *
+ * @category MCP: a server's tools
  */
 export async function mcpTools(client: Client, options: McpToolsOptions = {}): Promise<McpTool[]> {
   const server = options.server ?? client.getServerVersion()?.name ?? 'mcp';

@@ -9,7 +9,11 @@ import { outputCheckOf } from './output-check.js';
 import { servedTool } from './served-tool.js';
 import { MCP_CONTENT_KEY } from './upstream-result.js';
 
-/** The `_meta` keys toolweave writes. */
+/**
+ * The `_meta` keys toolweave writes.
+ *
+ * @category MCP: serving tools
+ */
 export const META_KEYS = {
   /** The failure's code. */
   code: 'toolweave/code',

@@ -4,7 +4,11 @@
  */
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 
-/** A host's word on one tool, over whatever its annotations say. */
+/**
+ * A host's word on one tool, over whatever its annotations say.
+ *
+ * @category MCP: a server's tools
+ */
 export interface McpToolOverride {
   /** `false`: pure (chained freely); `true`: side-effecting (chained only when listed). */
   hasSideEffects?: boolean;

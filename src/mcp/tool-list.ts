@@ -4,7 +4,11 @@
  */
 import type { ITool } from '../index.js';
 
-/** Tools as they stand now, and a way to hear when they change. */
+/**
+ * Tools as they stand now, and a way to hear when they change.
+ *
+ * @category MCP: serving tools
+ */
 export interface ToolList {
   /** The tools now. */
   current(): readonly ITool[];
@@ -12,7 +16,11 @@ export interface ToolList {
   subscribe(listener: () => void): () => void;
 }
 
-/** A {@link ToolList} the host changes with `set`. */
+/**
+ * A {@link ToolList} the host changes with `set`.
+ *
+ * @category MCP: serving tools
+ */
 export interface MutableToolList extends ToolList {
   /** Replace the tools; every subscriber is told. */
   set(tools: readonly ITool[]): void;
@@ -27,6 +35,8 @@ export interface MutableToolList extends ToolList {
  * const server = createMcpServer(tools);
  * tools.set([...tools.current(), composite]); // clients get notifications/tools/list_changed
  * ```
+ *
+ * @category MCP: serving tools
  */
 export function createToolList(initial: readonly ITool[] = []): MutableToolList {
   let tools: readonly ITool[] = [...initial];

@@ -13,7 +13,11 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { hostName, LOOPBACK_HOST_NAMES, NOT_A_HOST, NOT_AN_ORIGIN, originOf, parseAll } from './http-hosts.js';
 
-/** A server being served; `close` stops it. */
+/**
+ * A server being served; `close` stops it.
+ *
+ * @category MCP: serving tools
+ */
 export interface Serving {
   /** Stop serving and close every connection. */
   close(): Promise<void>;
@@ -21,13 +25,17 @@ export interface Serving {
 
 /**
  * Serve `server` on stdio: MCP messages on stdin and stdout (stdout carries nothing else: log to
- * stderr). Streams other than the process's own may be given, for tests.
+ * stderr).
+ *
+ * Streams other than the process's own may be given, for tests.
  *
  * @example
  * ```ts
  * const server = createMcpServer(tools, { gate });
  * await serveStdio(server);
  * ```
+ *
+ * @category MCP: serving tools
  */
 export async function serveStdio(server: Server, io: { stdin?: Readable; stdout?: Writable } = {}): Promise<Serving> {
   const transport = new StdioServerTransport(io.stdin, io.stdout);
@@ -35,7 +43,11 @@ export async function serveStdio(server: Server, io: { stdin?: Readable; stdout?
   return { close: () => server.close() };
 }
 
-/** Options of {@link serveHttp}. */
+/**
+ * Options of {@link serveHttp}.
+ *
+ * @category MCP: serving tools
+ */
 export interface HttpServeOptions {
   /**
    * The address to listen on (default `127.0.0.1`: this machine only). An IPv6 address may be
@@ -72,7 +84,11 @@ export interface HttpServeOptions {
   idleTimeoutMs?: number;
 }
 
-/** A Streamable HTTP endpoint being served. */
+/**
+ * A Streamable HTTP endpoint being served.
+ *
+ * @category MCP: serving tools
+ */
 export interface HttpServing extends Serving {
   /** The endpoint's URL. */
   url: string;
@@ -82,7 +98,11 @@ export interface HttpServing extends Serving {
   sessions(): number;
 }
 
-/** What {@link serveHttp} is told about a new session. */
+/**
+ * What {@link serveHttp} is told about a new session.
+ *
+ * @category MCP: serving tools
+ */
 export interface HttpSessionInfo {
   /** The session's id (the `mcp-session-id` header). */
   sessionId: string;
@@ -109,7 +129,9 @@ interface Session {
 
 /**
  * Serve MCP over Streamable HTTP (the SDK's transport), a fresh server from `newServer` for each
- * session. It listens on 127.0.0.1 unless told otherwise; whatever the address, a request's `Host`
+ * session.
+ *
+ * It listens on 127.0.0.1 unless told otherwise; whatever the address, a request's `Host`
  * header must name this machine's loopback, the address listened on or one of `allowedHosts`
  * (DNS-rebinding protection, the SDK's check), and a browser's `Origin` must be a page of those
  * hosts or one of `allowedOrigins`; a bearer token is checked when given one.
@@ -123,6 +145,8 @@ interface Session {
  * const http = await serveHttp(() => createMcpServer(tools, { gate }), { port: 8808, token: process.env.MCP_TOKEN });
  * console.error(`serving on ${http.url}`);
  * ```
+ *
+ * @category MCP: serving tools
  */
 export async function serveHttp(newServer: (session: HttpSessionInfo) => Server, options: HttpServeOptions = {}): Promise<HttpServing> {
   const host = (options.host ?? '127.0.0.1').replace(/^\[(.*)\]$/u, '$1');

@@ -5,7 +5,11 @@
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { failure, type ToolExecutionResult } from '../index.js';
 
-/** Where the parts that are not text (images, audio, resources) travel: `details.mcpContent`. */
+/**
+ * Where the parts that are not text (images, audio, resources) travel: `details.mcpContent`.
+ *
+ * @category MCP: a server's tools
+ */
 export const MCP_CONTENT_KEY = 'mcpContent';
 
 /**

@@ -19,8 +19,12 @@
  */
 
 /**
- * The first line of every grouped text. It tells the reader (and the model) how to read the
+ * The first line of every grouped text.
+ *
+ * It tells the reader (and the model) how to read the
  * rest, and tells `expandPathList` the text is grouped rather than flat.
+ *
+ * @category Observations
  */
 export const GROUPED_MARKER = '[grouped: "d/: a, b" = d/a, d/b]';
 

@@ -15,7 +15,11 @@ import { planGroupedParts } from './path-list-grouping.js';
 /** Preview units wrap inline groups at this many characters, so a preview can stop inside a long group. */
 const PREVIEW_LINE_LENGTH = 160;
 
-/** What {@link compressPathList} returns. */
+/**
+ * What {@link compressPathList} returns.
+ *
+ * @category Observations
+ */
 export interface CompressedPathList {
   /** The text to ship: the grouped form, or the flat `lines.join('\n')`. */
   text: string;
@@ -71,6 +75,8 @@ export function shapePathList(lines: readonly string[]): ShapedPathList {
 }
 
 /**
+ * Group a path or match list so each shared directory is written once, when that is shorter.
+ *
  * Group a path list (`src/app/chat/a.ts`, ...) or a grep-style match list
  * (`src/a.ts:12: text`) so each shared prefix is written once, as in
  * `src/app/: chat/a.ts, chat/b.ts, x.ts`. The grouped form (first line `GROUPED_MARKER`) ships
@@ -84,6 +90,8 @@ export function shapePathList(lines: readonly string[]): ShapedPathList {
  * ```ts
  * const { text, grouped } = compressPathList(['src/app/a.ts', 'src/app/b.ts', 'src/lib/c.ts']);
  * ```
+ *
+ * @category Observations
  */
 export function compressPathList(lines: readonly string[]): CompressedPathList {
   const { text, grouped } = shapePathList(lines);
@@ -91,13 +99,17 @@ export function compressPathList(lines: readonly string[]): CompressedPathList {
 }
 
 /**
- * Read a text from {@link compressPathList} back into its lines, grouped or flat: a first line
+ * Read a text from {@link compressPathList} back into its lines.
+ *
+ * Grouped or flat: a first line
  * equal to the marker means grouped, anything else is a flat list, and `''` is no lines.
  *
  * @example
  * ```ts
  * const lines = expandPathList(compressPathList(paths).text); // every original line, in order
  * ```
+ *
+ * @category Observations
  */
 export function expandPathList(text: string): string[] {
   if (text === '') return [];

@@ -7,7 +7,11 @@
 import type { TraceEntry } from '../engine/run-state.js';
 import type { EffectRecord, ToolExecutionResult } from '../tool.js';
 
-/** A result as an integration shows it; see {@link presentResult}. */
+/**
+ * A result as an integration shows it; see {@link presentResult}.
+ *
+ * @category Adapters: presenting results
+ */
 export interface PresentedResult {
   /**
    * What the model reads: a string output as written, any other output as JSON (`''` for none);
@@ -27,7 +31,9 @@ export interface PresentedResult {
 }
 
 /**
- * Show a result outside toolweave. Never throws: an output JSON cannot write (a cycle, a BigInt)
+ * Show a result outside toolweave.
+ *
+ * Never throws: an output JSON cannot write (a cycle, a BigInt)
  * is named as such in the text and given no structured form.
  *
  * @example
@@ -35,6 +41,8 @@ export interface PresentedResult {
  * const shown = presentResult(await tool.execute(args, context));
  * return { content: [{ type: 'text', text: shown.text }], isError: shown.isError };
  * ```
+ *
+ * @category Adapters: presenting results
  */
 export function presentResult(result: ToolExecutionResult): PresentedResult {
   const shown: PresentedResult = { text: '', isError: false };
@@ -60,8 +68,11 @@ export function presentResult(result: ToolExecutionResult): PresentedResult {
 }
 
 /**
- * An output as a model reads it: a string as written, anything else as JSON, `''` for none. An
- * output JSON cannot write is named as such. Never throws.
+ * An output as a model reads it: a string as written, anything else as JSON, `''` for none.
+ *
+ * An output JSON cannot write is named as such. Never throws.
+ *
+ * @category Adapters: presenting results
  */
 export function outputText(output: unknown): string {
   if (typeof output === 'string') return output;
@@ -80,10 +91,14 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
+ * A failed result as an `Error`, for frameworks whose tools report a failure by throwing.
+ *
  * A presented failure as an `Error`, for frameworks whose tools report a failure by throwing (the
  * AI SDK records a `tool-error` part, a LangChain tool invoked without a tool call throws). Its
  * message is the presented text, `error <code>: <message>`, so the model still reads the code;
  * the code, effects and trace stay on the error for the host.
+ *
+ * @category Adapters: presenting results
  */
 export class PresentedError extends Error {
   /** The failure's code (`details.code`), when it had one. */

@@ -15,7 +15,11 @@ export const COMBINATORS: readonly CombinatorName[] = ['gather', 'for_each', 'pi
 /** Every node kind: a leaf (`step`) and the combinators. */
 const NODE_KINDS = ['step' as const, ...COMBINATORS];
 
-/** The deepest a node tree may nest; deeper is refused before anything runs. */
+/**
+ * The deepest a node tree may nest; deeper is refused before anything runs.
+ *
+ * @category Build composites
+ */
 export const MAX_TREE_DEPTH = 16;
 
 const NODE: JSONSchemaObject = { $ref: '#/$defs/node' };
@@ -167,7 +171,11 @@ export function shallowNodeSchema(kind: CombinatorName | 'step', form: SchemaFor
   return kindDef(kind, form, { type: 'object' });
 }
 
-/** The published JSON Schema of a {@link ComposableToolSpec}. */
+/**
+ * The published JSON Schema of a {@link ComposableToolSpec}.
+ *
+ * @category Build composites
+ */
 export const COMPOSABLE_TOOL_SPEC_SCHEMA: JSONSchemaObject = {
   $id: 'https://toolweave.dev/schemas/composable-tool-spec.json',
   title: 'ComposableToolSpec',

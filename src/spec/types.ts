@@ -4,7 +4,11 @@
  */
 import type { JSONSchemaObject } from '../tool.js';
 
-/** Fields every node may carry. */
+/**
+ * Fields every node may carry.
+ *
+ * @category Build composites
+ */
 export interface NodeCommon {
   /** A name, unique in the spec: `$steps.<name>` reads its output, dry runs key outputs by it. */
   name?: string;
@@ -16,7 +20,11 @@ export interface NodeCommon {
   onError?: 'stop' | 'continue';
 }
 
-/** A call that undoes a step inside a rolled-back scope; in its args `$prev` is the step's own output. */
+/**
+ * A call that undoes a step inside a rolled-back scope; in its args `$prev` is the step's own output.
+ *
+ * @category Build composites
+ */
 export interface CompensationSpec {
   /** The tool that undoes the step. */
   tool: string;
@@ -24,7 +32,11 @@ export interface CompensationSpec {
   args?: unknown;
 }
 
-/** A leaf: one tool call. */
+/**
+ * A leaf: one tool call.
+ *
+ * @category Build composites
+ */
 export interface StepNode extends NodeCommon {
   /** The tool to call, by the name the gate resolves. */
   tool: string;
@@ -40,7 +52,11 @@ export interface StepNode extends NodeCommon {
   combinator?: undefined;
 }
 
-/** Named calls run concurrently; the output is an object of their outputs by name. */
+/**
+ * Named calls run concurrently; the output is an object of their outputs by name.
+ *
+ * @category Build composites
+ */
 export interface GatherNode extends NodeCommon {
   /** Which combinator. */
   combinator: 'gather';
@@ -48,7 +64,11 @@ export interface GatherNode extends NodeCommon {
   calls: Record<string, SpecNode>;
 }
 
-/** A template run once per item, at most `concurrency` at a time; the output is the results in item order. */
+/**
+ * A template run once per item, at most `concurrency` at a time; the output is the results in item order.
+ *
+ * @category Build composites
+ */
 export interface ForEachNode extends NodeCommon {
   /** Which combinator. */
   combinator: 'for_each';
@@ -62,7 +82,11 @@ export interface ForEachNode extends NodeCommon {
   maxItems?: number;
 }
 
-/** Stages in order, each stage's output feeding the next (`$prev`, the `{result}` hole). */
+/**
+ * Stages in order, each stage's output feeding the next (`$prev`, the `{result}` hole).
+ *
+ * @category Build composites
+ */
 export interface PipeNode extends NodeCommon {
   /** Which combinator. */
   combinator: 'pipe';
@@ -70,7 +94,11 @@ export interface PipeNode extends NodeCommon {
   stages: SpecNode[];
 }
 
-/** Run `do`, then `check`; fail with the check's result when the check fails. */
+/**
+ * Run `do`, then `check`; fail with the check's result when the check fails.
+ *
+ * @category Build composites
+ */
 export interface TryAndCheckNode extends NodeCommon {
   /** Which combinator. */
   combinator: 'try_and_check';
@@ -82,7 +110,11 @@ export interface TryAndCheckNode extends NodeCommon {
   attempts?: number;
 }
 
-/** Run `do`; on failure undo everything done inside, in reverse order. */
+/**
+ * Run `do`; on failure undo everything done inside, in reverse order.
+ *
+ * @category Build composites
+ */
 export interface ScopeNode extends NodeCommon {
   /** Which combinator. */
   combinator: 'scope';
@@ -92,7 +124,11 @@ export interface ScopeNode extends NodeCommon {
   on_failure?: 'rollback' | 'keep';
 }
 
-/** Intent and hypothesis travel with the inner node into its trace, result details and any error. */
+/**
+ * Intent and hypothesis travel with the inner node into its trace, result details and any error.
+ *
+ * @category Build composites
+ */
 export interface AnnotateNode extends NodeCommon {
   /** Which combinator. */
   combinator: 'annotate';
@@ -104,13 +140,25 @@ export interface AnnotateNode extends NodeCommon {
   do: SpecNode;
 }
 
-/** Any node of a spec. */
+/**
+ * Any node of a spec.
+ *
+ * @category Build composites
+ */
 export type SpecNode = StepNode | GatherNode | ForEachNode | PipeNode | TryAndCheckNode | ScopeNode | AnnotateNode;
 
-/** The combinators, by name. */
+/**
+ * The combinators, by name.
+ *
+ * @category Build composites
+ */
 export type CombinatorName = Exclude<SpecNode['combinator'], undefined>;
 
-/** A composite tool's definition: steps run in order, then an optional output mapping shapes the answer. */
+/**
+ * A composite tool's definition: steps run in order, then an optional output mapping shapes the answer.
+ *
+ * @category Build composites
+ */
 export interface ComposableToolSpec {
   /** The only mode so far. */
   mode?: 'compose';

@@ -6,7 +6,11 @@ import { isRecord } from './nodes.js';
 import type { ComposableToolSpec } from './types.js';
 import { checkSpecStructure } from './validate-structure.js';
 
-/** What `ComposableToolBuilder.validate` answers. */
+/**
+ * What `ComposableToolBuilder.validate` answers.
+ *
+ * @category Build composites
+ */
 export interface ValidationResult {
   /** Whether the spec may be built and run. */
   valid: boolean;

@@ -22,7 +22,11 @@ import {
 import { connectionOver } from './redis-connection.js';
 import { decodeMeta, encodeMeta, INDEX_ENTRY_BYTES, keysOf, packIndex, unpackIndex, type StoredMeta } from './redis-records.js';
 
-/** Options of {@link createRedisObservationStore}. */
+/**
+ * Options of {@link createRedisObservationStore}.
+ *
+ * @category Observations
+ */
 export interface RedisObservationStoreOptions {
   /**
    * The host's `ioredis` client (6.x). It may be brand new: the store waits for its first
@@ -46,13 +50,29 @@ export interface RedisObservationStoreOptions {
   timeoutMs?: number;
 }
 
-/** The default key prefix. */
+/**
+ * The default key prefix.
+ *
+ * @category Observations
+ */
 export const DEFAULT_REDIS_KEY_PREFIX = 'toolweave:obs:';
-/** The default time a body is kept: one hour. */
+/**
+ * The default time a body is kept: one hour.
+ *
+ * @category Observations
+ */
 export const DEFAULT_REDIS_TTL_SECONDS = 3600;
-/** The default largest body: 8 MB. */
+/**
+ * The default largest body: 8 MB.
+ *
+ * @category Observations
+ */
 export const DEFAULT_REDIS_MAX_BODY_BYTES = 8 * 1024 * 1024;
-/** The default bound on one store operation: one second. */
+/**
+ * The default bound on one store operation: one second.
+ *
+ * @category Observations
+ */
 export const DEFAULT_REDIS_TIMEOUT_MS = 1000;
 
 /** A positive whole-number option, or its default. */
@@ -68,7 +88,9 @@ class BodyGone extends Error {}
 class StoreUnavailable extends Error {}
 
 /**
- * Create an {@link ObservationStore} in Redis. Each body is stored with its line index and its
+ * Create an {@link ObservationStore} in Redis, shared by every process that uses the same server.
+ *
+ * Each body is stored with its line index and its
  * meta in one transaction, expires after `ttlSeconds`, and is never changed. A read takes two
  * round trips: the meta and the page's slice of the index, then the page's byte range.
  *
@@ -84,6 +106,8 @@ class StoreUnavailable extends Error {}
  * const store = createRedisObservationStore({ client: new Redis(process.env.REDIS_URL!), ttlSeconds: 3600 });
  * const tools = withObservations([readFile], store);
  * ```
+ *
+ * @category Observations
  */
 export function createRedisObservationStore(options: RedisObservationStoreOptions): ObservationStore {
   const { client } = options;

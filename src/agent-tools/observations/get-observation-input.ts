@@ -18,7 +18,11 @@ export interface GetObservationInput {
 /** The checked arguments, or every problem found. */
 export type ParsedGetObservationInput = { ok: true; input: GetObservationInput } | { ok: false; errors: string[] };
 
-/** The most ids one call may name. */
+/**
+ * The most ids one call may name.
+ *
+ * @category Observations
+ */
 export const MAX_IDS_PER_CALL = 20;
 /** The longest id accepted (ids are 24 characters; a host store's may be longer, within reason). */
 const MAX_ID_LENGTH = 64;

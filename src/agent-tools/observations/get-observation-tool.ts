@@ -18,7 +18,11 @@ import type { ObservationPage, ObservationPageRequest } from './observation-page
 import { defaultObservationScope, resolveScope, type ObservationScope } from './observation-scope.js';
 import type { ObservationMissCode, ObservationRead, ObservationStore } from './observation-store.js';
 
-/** Options of {@link createGetObservationTool}. */
+/**
+ * Options of {@link createGetObservationTool}.
+ *
+ * @category Observations
+ */
 export interface GetObservationToolOptions {
   /** The most lines per id per call (default 80); a larger `lines` argument is clamped to it. */
   maxLines?: number;
@@ -31,9 +35,17 @@ export interface GetObservationToolOptions {
   scope?: ObservationScope;
 }
 
-/** The default lines per id per call. */
+/**
+ * The default lines per id per call.
+ *
+ * @category Observations
+ */
 export const GET_OBSERVATION_MAX_LINES = 80;
-/** The default bytes per call, across ids. */
+/**
+ * The default bytes per call, across ids.
+ *
+ * @category Observations
+ */
 export const GET_OBSERVATION_MAX_BYTES = 50 * 1024;
 
 /** One id that could not be read, and why. */
@@ -90,6 +102,8 @@ interface ReadId {
 }
 
 /**
+ * Create the `get_observation` tool, with which the model reads a stored observation page by page.
+ *
  * Create the `get_observation` tool over `store`: `{ ids, offset?, lines? }` returns up to
  * `lines` (default and most 80) lines of each id from the 0-based `offset`, at most 50 KB per
  * call across ids, at most 20 ids. One id: its text, plus a footer with the next offset when
@@ -104,6 +118,8 @@ interface ReadId {
  * const store = createObservationStore();
  * registry.set('get_observation', createGetObservationTool(store));
  * ```
+ *
+ * @category Observations
  */
 export function createGetObservationTool(
   store: ObservationStore,

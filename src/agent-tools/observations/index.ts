@@ -1,7 +1,5 @@
-/**
- * Observations: large tool results stored whole, previewed in the conversation, paged back with
- * get_observation.
- */
+// Observations: large tool results stored whole, previewed in the conversation, paged back with
+// get_observation. A plain comment: a doc comment here would be read as the first export's.
 export type {
   ObservationMeta,
   ObservationMissCode,

@@ -5,10 +5,13 @@
  */
 
 /**
- * A body and its line index. Line `i` is `utf8[bounds[i], bounds[i + 1] - 1)`: `bounds` has one
+ * A body and its line index.
+ *
+ * Line `i` is `utf8[bounds[i], bounds[i + 1] - 1)`: `bounds` has one
  * entry per line and a last one just past the end of the last line, as if a newline followed
- * it. Lines are counted as {@link splitLines} counts them: `''` has none, and a final newline ends
- * the last line rather than starting an empty one.
+ * it. `''` has no lines, and a final newline ends the last line rather than starting an empty one.
+ *
+ * @category Observations
  */
 export interface IndexedBody {
   /** The body, UTF-8 encoded (a lone surrogate is encoded as U+FFFD). */
@@ -20,7 +23,11 @@ export interface IndexedBody {
 /** The newline byte. */
 const NEWLINE = 0x0a;
 
-/** Encode `text` and index its lines, in one pass over the bytes. */
+/**
+ * Encode `text` and index its lines, in one pass over the bytes.
+ *
+ * @category Observations
+ */
 export function indexBody(text: string): IndexedBody {
   const utf8 = Buffer.from(text, 'utf8');
   let newlines = 0;
@@ -33,7 +40,11 @@ export function indexBody(text: string): IndexedBody {
   return { utf8, bounds };
 }
 
-/** How many lines a body has. */
+/**
+ * How many lines a body has.
+ *
+ * @category Observations
+ */
 export function lineCount(body: IndexedBody): number {
   return body.bounds.length - 1;
 }

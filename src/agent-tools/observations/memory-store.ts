@@ -11,7 +11,11 @@ import { newObservationId, seededObservationIds } from './observation-id.js';
 import { bodySource, readPage } from './observation-page.js';
 import type { ObservationMeta, ObservationRead, ObservationStore } from './observation-store.js';
 
-/** Options of {@link createObservationStore}. */
+/**
+ * Options of {@link createObservationStore}.
+ *
+ * @category Observations
+ */
 export interface ObservationStoreOptions {
   /**
    * The most UTF-8 bytes of bodies kept across all entries (default 32 MB). A larger body alone
@@ -28,9 +32,17 @@ export interface ObservationStoreOptions {
   tag?: string;
 }
 
-/** The default total budget: 32 MB. */
+/**
+ * The default total budget: 32 MB.
+ *
+ * @category Observations
+ */
 export const DEFAULT_OBSERVATION_STORE_BYTES = 32 * 1024 * 1024;
-/** The default number of bodies kept. */
+/**
+ * The default number of bodies kept.
+ *
+ * @category Observations
+ */
 export const DEFAULT_OBSERVATION_STORE_ENTRIES = 10_000;
 
 /** One stored body. */
@@ -48,7 +60,9 @@ function positiveOption(name: string, value: number | undefined, fallback: numbe
 }
 
 /**
- * Create an in-memory {@link ObservationStore}. Bodies are kept until the total size passes
+ * Create an in-memory {@link ObservationStore}.
+ *
+ * Bodies are kept until the total size passes
  * `maxBytes` or the count passes `maxEntries`; then the least recently stored or read go first,
  * and their ids answer `observation_expired` (in their own scope). A body larger than `maxBytes`
  * on its own is not stored (`too_large`), and the wrapper ships a preview without an id.
@@ -62,6 +76,8 @@ function positiveOption(name: string, value: number | undefined, fallback: numbe
  * const store = createObservationStore({ maxBytes: 64 * 1024 * 1024 });
  * const tools = withObservations([readFile, grepFiles], store);
  * ```
+ *
+ * @category Observations
  */
 export function createObservationStore(options: ObservationStoreOptions = {}): ObservationStore {
   const maxBytes = positiveOption('maxBytes', options.maxBytes, DEFAULT_OBSERVATION_STORE_BYTES);

@@ -5,7 +5,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 
-/** What every observation id starts with. */
+/**
+ * What every observation id starts with.
+ *
+ * @category Observations
+ */
 export const OBSERVATION_ID_PREFIX = 'obs_';
 /** The characters after the prefix: lowercase base32 (RFC 4648), easy to read and to copy. */
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
@@ -15,7 +19,11 @@ const ID_CHARACTERS = 20;
 /** What every id this library issues looks like. */
 const ID_SHAPE = /^obs_[a-z2-7]{20}$/u;
 
-/** Whether `id` has the shape of an id this library issues (random or seeded). */
+/**
+ * Whether `id` has the shape of an id this library issues (random or seeded).
+ *
+ * @category Observations
+ */
 export function isObservationId(id: string): boolean {
   return ID_SHAPE.test(id);
 }
@@ -27,14 +35,22 @@ function idFromBytes(bytes: Uint8Array): string {
   return id;
 }
 
-/** A fresh random observation id (`obs_` and 20 base32 characters, 100 bits from the system's CSPRNG). */
+/**
+ * A fresh random observation id (`obs_` and 20 base32 characters, 100 bits from the system's CSPRNG).
+ *
+ * @category Observations
+ */
 export function newObservationId(): string {
   return idFromBytes(randomBytes(ID_CHARACTERS));
 }
 
 /**
  * A source of reproducible ids: the same `seed` gives the same ids in the same order, each as
- * long as a random one. Anyone who knows the seed can compute them: for tests and benchmarks only.
+ * long as a random one.
+ *
+ * Anyone who knows the seed can compute them: for tests and benchmarks only.
+ *
+ * @category Observations
  */
 export function seededObservationIds(seed: string): () => string {
   let counter = 0;

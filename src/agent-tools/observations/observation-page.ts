@@ -7,7 +7,11 @@
 import { wholeCharacterLength } from '../../shaping/utf8.js';
 import type { IndexedBody } from './indexed-body.js';
 
-/** What to read. */
+/**
+ * Which page of a body to read: where it starts and how much it may hold.
+ *
+ * @category Observations
+ */
 export interface ObservationPageRequest {
   /** The 0-based line to start at. */
   offset: number;
@@ -23,7 +27,11 @@ export interface ObservationPageRequest {
   mayCut: boolean;
 }
 
-/** A page and its size. */
+/**
+ * A page and its size.
+ *
+ * @category Observations
+ */
 export interface ObservationPage {
   /** The page text (no trailing newline). */
   text: string;
@@ -37,7 +45,11 @@ export interface ObservationPage {
 
 /**
  * Where a page is read from: a body's line count, a slice of its line index, and a range of its
- * bytes. Each read may answer at once or with a promise (a remote store reads ranges).
+ * bytes.
+ *
+ * Each read may answer at once or with a promise (a remote store reads ranges).
+ *
+ * @category Observations
  */
 export interface PageSource {
   /** How many lines the body has. */
@@ -57,9 +69,13 @@ function decode(bytes: Uint8Array, length = bytes.length): string {
 }
 
 /**
+ * Read one page of a body from any {@link PageSource}: what a store's `read` answers with.
+ *
  * Read the page `request` asks for: as many whole lines from its offset as fit its bounds, or,
  * when not even the first fits and `mayCut` allows, that line's start cut between characters.
  * Reads the index for at most `maxLines + 1` lines and the bytes of the page only.
+ *
+ * @category Observations
  */
 export async function readPage(source: PageSource, request: ObservationPageRequest): Promise<ObservationPage> {
   const count = Math.min(request.maxLines, source.lines - request.offset);
@@ -79,7 +95,11 @@ export async function readPage(source: PageSource, request: ObservationPageReque
   return { text: decode(head, kept), shown: 1, bytes: kept, cut: true };
 }
 
-/** A {@link PageSource} over a body held in memory. */
+/**
+ * A {@link PageSource} over a body held in memory.
+ *
+ * @category Observations
+ */
 export function bodySource(body: IndexedBody): PageSource {
   return {
     lines: body.bounds.length - 1,

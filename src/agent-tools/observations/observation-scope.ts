@@ -6,7 +6,11 @@
  */
 import type { ToolExecutionContext } from '../../tool.js';
 
-/** Derives the scope key from a call's context. Must not depend on anything the model writes. */
+/**
+ * Derives the scope key from a call's context. Must not depend on anything the model writes.
+ *
+ * @category Observations
+ */
 export type ObservationScope = (context: ToolExecutionContext) => string;
 
 /** A usable id value: a non-empty string, or a finite number written out. */
@@ -17,11 +21,15 @@ function idValue(value: unknown): string | undefined {
 }
 
 /**
+ * The default scope of observations: a call's session, else its user.
+ *
  * The default scope: the session the context carries (`context.sessionData.sessionId`, then
  * `context.sessionId`) as `session:<id>`, else its user (`context.userId`) as `user:<id>`, else
  * `''`, the one scope every context without either shares. The library's own doors copy
  * `sessionData` with a spread and pass every other field through, so these survive into the
  * calls a pipeline or a script makes.
+ *
+ * @category Observations
  */
 export function defaultObservationScope(context: ToolExecutionContext): string {
   const session = idValue(context.sessionData?.sessionId) ?? idValue(context.sessionId);

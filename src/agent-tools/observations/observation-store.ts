@@ -10,13 +10,21 @@
 import type { IndexedBody } from './indexed-body.js';
 import type { ObservationPage, ObservationPageRequest } from './observation-page.js';
 
-/** What is recorded alongside a stored body. */
+/**
+ * What is recorded alongside a stored body.
+ *
+ * @category Observations
+ */
 export interface ObservationMeta {
   /** The name of the tool whose output this is. */
   tool?: string;
 }
 
-/** The answer to {@link ObservationStore.put}: the new id, or why the body was not stored. */
+/**
+ * The answer to {@link ObservationStore.put}: the new id, or why the body was not stored.
+ *
+ * @category Observations
+ */
 export type ObservationPut =
   | {
       /** The body was stored. */
@@ -32,13 +40,21 @@ export type ObservationPut =
     };
 
 /**
- * Why a read found nothing: never issued under this scope (`observation_unknown`), issued here
+ * Why a read found nothing.
+ *
+ * It was never issued under this scope (`observation_unknown`), issued here
  * and since evicted or expired (`observation_expired`), or the store could not be reached in
  * time (`observation_store_unavailable`).
+ *
+ * @category Observations
  */
 export type ObservationMissCode = 'observation_unknown' | 'observation_expired' | 'observation_store_unavailable';
 
-/** The answer to {@link ObservationStore.read}: a page and the body's size, or why there is none. */
+/**
+ * The answer to {@link ObservationStore.read}: a page and the body's size, or why there is none.
+ *
+ * @category Observations
+ */
 export type ObservationRead =
   | {
       /** The id was found in this scope. */
@@ -59,7 +75,11 @@ export type ObservationRead =
       code: ObservationMissCode;
     };
 
-/** A store of immutable, scoped observation bodies, addressed by `obs_` ids. */
+/**
+ * A store of immutable, scoped observation bodies, addressed by `obs_` ids.
+ *
+ * @category Observations
+ */
 export interface ObservationStore {
   /**
    * Store a body under `scope` and return its new id. Storing the same text twice yields two

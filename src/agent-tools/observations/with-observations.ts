@@ -19,7 +19,11 @@ import { defaultObservationScope, resolveScope, type ObservationScope } from './
 import type { ObservationPut, ObservationStore } from './observation-store.js';
 import { buildPreview } from './preview.js';
 
-/** Options of {@link withObservations}. */
+/**
+ * Options of {@link withObservations}.
+ *
+ * @category Observations
+ */
 export interface WithObservationsOptions {
   /** Outputs larger than this many UTF-8 bytes are stored (default 2048; exactly 2048 passes). */
   thresholdBytes?: number;
@@ -150,6 +154,8 @@ function wrapTool<I, O>(tool: ITool<I, O>, store: ObservationStore, settings: Se
 }
 
 /**
+ * Wrap a tool so a large result is stored whole, and the model reads a preview and pages the rest.
+ *
  * Wrap a tool so that, when the model reads its result, an output over `thresholdBytes` (UTF-8, after grouping a path list) is stored in
  * `store` in full, and the result's output becomes a bounded preview (at most `previewBytes`
  * bytes and `previewLines` lines, cut between lines) plus one footer line naming the `obs_` id
@@ -174,6 +180,8 @@ function wrapTool<I, O>(tool: ITool<I, O>, store: ObservationStore, settings: Se
  * for (const tool of withObservations([readFile, grepFiles], store)) registry.set(tool.name, tool);
  * registry.set('get_observation', createGetObservationTool(store));
  * ```
+ *
+ * @category Observations
  */
 export function withObservations<I, O>(
   tool: ITool<I, O>,

@@ -5,7 +5,11 @@
 import type { ErrorCode } from '../../codes.js';
 import type { ToolExecutionResult } from '../../tool.js';
 
-/** The error half of a {@link ScriptCallResult}. */
+/**
+ * The error half of a {@link ScriptCallResult}.
+ *
+ * @category Code mode / discovery
+ */
 export interface ScriptCallError {
   /** The result's `details.code` (`step_failed` when the tool itself failed). */
   code: string;
@@ -15,7 +19,11 @@ export interface ScriptCallError {
   innerCode?: string;
 }
 
-/** One call's result as the script sees it. */
+/**
+ * One call's result as the script sees it.
+ *
+ * @category Code mode / discovery
+ */
 export interface ScriptCallResult {
   /** The output: a string as written, anything else as JSON; always a string, `""` on failure. */
   text: string;

@@ -1,4 +1,5 @@
-/** Script mode: `run_js`, one sandboxed JavaScript body whose tool calls all pass the gate. */
+// Script mode: `run_js`, one sandboxed JavaScript body whose tool calls all pass the gate.
+// A plain comment: a doc comment here would be read as the first export's.
 export { createScriptTool, type ScriptToolInput } from './script-tool.js';
 export {
   DEFAULT_INTERACTIVE_TOOLS,
@@ -11,8 +12,8 @@ export {
   DEFAULT_SCRIPT_TIMEOUT_MS,
   DEFAULT_SLOW_TIMEOUT_MS,
 } from './limits.js';
-export { resolveScriptLimits, type ScriptLimits, type ScriptToolOptions } from './options.js';
-export { capUtf8, type ScriptCallError, type ScriptCallResult } from './call-result.js';
+export { type ScriptToolOptions } from './options.js';
+export { type ScriptCallError, type ScriptCallResult } from './call-result.js';
 export {
   createSandboxPool,
   DEFAULT_MAX_QUEUED_RUNS,

@@ -18,7 +18,11 @@ import {
   DEFAULT_SLOW_TIMEOUT_MS,
 } from './limits.js';
 
-/** What `createScriptTool` takes. Every field is optional; the defaults are the constants above. */
+/**
+ * What `createScriptTool` takes. Every field is optional; the defaults are the constants above.
+ *
+ * @category Code mode / discovery
+ */
 export interface ScriptToolOptions {
   /**
    * The host's list of side-effecting tools a script may call, with the same meaning as in the

@@ -17,18 +17,34 @@ import { availableParallelism } from 'node:os';
 import { compiledModule } from './quickjs-module.js';
 import { SandboxThread } from './thread.js';
 
-/** The most threads one pool may run, whatever it is asked for. */
+/**
+ * The most threads one pool may run, whatever it is asked for.
+ *
+ * @category Code mode / discovery
+ */
 export const MAX_THREADS = 32;
 /** The most threads the default pool runs, however many cores the machine has. */
 const DEFAULT_THREADS_CEILING = 8;
-/** The default number of runs alive at once (computing or waiting on their calls). */
+/**
+ * The default number of runs alive at once (computing or waiting on their calls).
+ *
+ * @category Code mode / discovery
+ */
 export const DEFAULT_MAX_RUNS = 512;
-/** The default number of runs that may wait for a place; more are refused. */
+/**
+ * The default number of runs that may wait for a place; more are refused.
+ *
+ * @category Code mode / discovery
+ */
 export const DEFAULT_MAX_QUEUED_RUNS = 1024;
 /**
+ * How long a run may compute without awaiting while others wait for its thread.
+ *
  * How long a run may compute without awaiting while other runs wait for its thread, by default:
  * past it, it is stopped (`script_timeout`, saying why). Alone on its thread it may compute up to
  * its own limit.
+ *
+ * @category Code mode / discovery
  */
 export const DEFAULT_SLICE_MS = 500;
 /**
@@ -42,7 +58,11 @@ const WATCH_MS = 25;
 /** A thread computing one stretch for longer than this gets no new run while another can take it. */
 const BUSY_MS = 20;
 
-/** What {@link createSandboxPool} takes. */
+/**
+ * What {@link createSandboxPool} takes.
+ *
+ * @category Code mode / discovery
+ */
 export interface SandboxPoolOptions {
   /**
    * The most sandbox threads. Runs compute on them; a run waiting on its calls does not hold one.
@@ -70,7 +90,11 @@ export interface SandboxPoolOptions {
   sliceMs?: number;
 }
 
-/** How busy a pool is. */
+/**
+ * How busy a pool is.
+ *
+ * @category Code mode / discovery
+ */
 export interface SandboxPoolStats {
   /** Sandbox threads alive. */
   threads: number;
@@ -81,8 +105,11 @@ export interface SandboxPoolStats {
 }
 
 /**
- * A pool of sandbox threads, shared by the `run_js` tools given it (the `pool` option). Tools
- * given none share one default pool per process.
+ * A pool of sandbox threads, shared by the `run_js` tools given it (the `pool` option).
+ *
+ * Tools given none share one default pool per process.
+ *
+ * @category Code mode / discovery
  */
 export interface SandboxPool {
   /** The most sandbox threads. */
@@ -107,6 +134,8 @@ export interface SandboxPool {
  * const pool = createSandboxPool({ maxRuns: 200, maxRunsPerScope: 20 });
  * registry.set(createScriptTool(gate, { pool }));
  * ```
+ *
+ * @category Code mode / discovery
  */
 export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool {
   return new WorkerPool(options);

@@ -28,7 +28,11 @@ import type { SandboxCall, SandboxOutcome } from './run.js';
 import { defaultSandboxPool, type SandboxPool } from './pool.js';
 import { runOnPool, type ScriptClock, type ScriptRunResult } from './pooled-run.js';
 
-/** The arguments of `run_js`. */
+/**
+ * The arguments of `run_js`.
+ *
+ * @category Code mode / discovery
+ */
 export interface ScriptToolInput {
   /** The body of an async function; `callTool(name, args)` is in scope. */
   code: string;
@@ -75,7 +79,9 @@ const IN_FLIGHT_GRACE_MS = 200;
 const MAX_LISTED_ABANDONED = 20;
 
 /**
- * Make the `run_js` tool: one JavaScript body, run in a fresh QuickJS sandbox, whose only way
+ * Make the `run_js` tool: the model's scripts, every call they make through `gate`.
+ *
+ * It runs one JavaScript body in a fresh QuickJS sandbox, whose only way
  * out is `callTool(name, args)`, which resolves every call through `gate`. The sandbox runs on a
  * worker thread from a bounded pool, so a script never blocks the host's event loop, and the time
  * limit holds whatever the script does: at the deadline the worker is stopped.
@@ -121,6 +127,8 @@ const MAX_LISTED_ABANDONED = 20;
  * registry.set(runJs.name, runJs);
  * const result = await runJs.execute({ code: "const r = await callTool('read_file', { path: 'a.ts' }); return r.text.length;" }, {});
  * ```
+ *
+ * @category Code mode / discovery
  */
 export function createScriptTool(gate: StepGate, options: ScriptToolOptions = {}): ITool {
   const limits = resolveScriptLimits(options);

@@ -8,11 +8,23 @@ import { DirectLane, failed, type DirectOwner, type Leaf } from '../leaf.js';
 import { plannedOf, plannedRefusal, timesPlanned } from '../planned-calls.js';
 import { Lane, startPlan, type LaneOwner, type NodeOutcome, type NodePlan, type RunState, type TraceEntry } from '../run-state.js';
 
-/** The default and the ceiling of a for_each's concurrency: bounded, always. */
+/**
+ * The default and the ceiling of a for_each's concurrency: bounded, always.
+ *
+ * @category Build composites
+ */
 export const FOR_EACH_DEFAULT_CONCURRENCY = 4;
-/** The most items run at once, whatever a spec asks for. */
+/**
+ * The most items run at once, whatever a spec asks for.
+ *
+ * @category Build composites
+ */
 export const FOR_EACH_MAX_CONCURRENCY = 64;
-/** The default bound on the number of items. */
+/**
+ * The default bound on the number of items.
+ *
+ * @category Build composites
+ */
 export const FOR_EACH_DEFAULT_MAX_ITEMS = 1000;
 
 /** Where the items come from: a reference read from the scope, or a node whose output they are. */

@@ -6,7 +6,11 @@
 import { messageOf } from '../../gate/step-gate.js';
 import type { NodePlan, UndoAction } from '../run-state.js';
 
-/** One undo in a rollback report. */
+/**
+ * One undo in a rollback report.
+ *
+ * @category Build composites
+ */
 export interface RollbackEntry {
   /** The step undone (for a snapshot restore: the scope). */
   step: string;

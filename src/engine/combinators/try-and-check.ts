@@ -3,10 +3,16 @@ import { failure } from '../../codes.js';
 import { failed } from '../leaf.js';
 import type { NodeOutcome, NodePlan } from '../run-state.js';
 
-/** The most tries a try_and_check may ask for. */
+/**
+ * The most tries a try_and_check may ask for.
+ *
+ * @category Build composites
+ */
 export const TRY_AND_CHECK_MAX_ATTEMPTS = 5;
 
 /**
+ * Whether a `try_and_check` check passed.
+ *
  * A check passes unless its call fails or its output says no: `false`, or an object whose
  * `ok`, `passed` or `success` is `false` (how test runners and linters report).
  *
@@ -15,6 +21,8 @@ export const TRY_AND_CHECK_MAX_ATTEMPTS = 5;
  * checkPassed({ passed: false }); // false
  * checkPassed('3 tests passed'); // true
  * ```
+ *
+ * @category Build composites
  */
 export function checkPassed(output: unknown): boolean {
   if (output === false) return false;

@@ -4,8 +4,8 @@ import {
   createScriptTool,
   DEFAULT_MAX_CALL_ARGS_BYTES,
   DEFAULT_MAX_RUN_ARGS_BYTES,
-  resolveScriptLimits,
 } from '../../../src/agent-tools/script/index.js';
+import { resolveScriptLimits } from '../../../src/agent-tools/script/options.js';
 import { delay, json, mockTool, registry } from './helpers.js';
 
 const run = (tool: ReturnType<typeof createScriptTool>, code: string, context = {}) =>
