@@ -11,10 +11,10 @@ export class RecordedCall extends GateCall {
   // Declared and set in the constructor, not class fields: see GateCall.
   declare readonly outer: GateCall;
   declare readonly run: RunRecord;
-  declare readonly position: number;
+  declare readonly position: string;
   declare readonly args: Record<string, unknown>;
 
-  constructor(outer: GateCall, run: RunRecord, position: number, args: Record<string, unknown>) {
+  constructor(outer: GateCall, run: RunRecord, position: string, args: Record<string, unknown>) {
     super();
     this.outer = outer;
     this.run = run;

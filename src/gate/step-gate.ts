@@ -351,8 +351,9 @@ export function createStepGate(options: StepGateOptions): StepGate {
    * other call runs as it would, with its idempotency key in its context, and its outcome noted.
    */
   const startRecorded = (run: RunRecord, call: GateCall, args: Record<string, unknown>, context: ToolExecutionContext, signal: AbortSignal | undefined): ToolExecutionResult | undefined => {
-    const position = run.next++;
     const tool = call.tool;
+    const frame = call.frame ?? frameOf(context);
+    const position = run.positionOf(frame!.path, call.step);
     if (run.stopped) return stoppedResult(run, tool.name, call.step);
     const answer = run.answer(position, tool.name, args);
     let approved = false;
@@ -360,8 +361,7 @@ export function createStepGate(options: StepGateOptions): StepGate {
       switch (answer.kind) {
         case 'result': {
           // Answered from the journal: counted as the call was, not run again.
-          const budget = (call.frame ?? frameOf(context))?.budget;
-          if (budget !== undefined) budget.calls++;
+          frame!.budget.calls++;
           return answer.result;
         }
         case 'diverged':

@@ -28,7 +28,7 @@ export interface PendingCall {
 /** A pending call with its place in the run, as the journal keeps it. */
 export interface JournalPendingCall extends PendingCall {
   /** The call's position in its run (see {@link RunCallRecord.position}). */
-  position: number;
+  position: string;
   /** The arguments as canonical JSON: what a replayed call must match. */
   argsKey: string;
 }
@@ -36,11 +36,12 @@ export interface JournalPendingCall extends PendingCall {
 /** One gated call of a run, as the journal records it. */
 export interface RunCallRecord {
   /**
-   * The call's position in its run: the order in which the door's gated calls reach the gate (a
-   * sequence's calls one after another; see the guide for each door). With the run's id it is the
-   * call's idempotency key.
+   * The call's position in its run: its place in the door's tree (the compositions it is inside
+   * and its step, as `read` or `tree.calls.a` or `outer/steps[1]`) and how many calls were made at
+   * that place before it in the run (`read#0`, `read#1`), so a call keeps its position however the
+   * calls of other places interleave with it. With the run's id it is the call's idempotency key.
    */
-  position: number;
+  position: string;
   /** The tool's name. */
   tool: string;
   /** The arguments as canonical JSON (keys sorted): what a replayed call must match. */
@@ -68,7 +69,7 @@ export interface PausedRun {
   scope: string;
   /** When the run's token expires, in milliseconds since the epoch. */
   expiresAt: number;
-  /** The calls the run waits on, in the order of their positions. */
+  /** The calls the run waits on, ordered by their positions. */
   pending: JournalPendingCall[];
 }
 

@@ -16,7 +16,7 @@ export const DEFAULT_JOURNAL_MAX_RUNS = 1000;
 /** One run's slot: the paused run (once saved), its records by position, and the claim on it. */
 interface Slot {
   run: PausedRun | undefined;
-  records: Map<number, RunCallRecord>;
+  records: Map<string, RunCallRecord>;
   claimedUntil: number;
 }
 

@@ -52,9 +52,9 @@ export interface Pausing {
 export interface Replay {
   readonly run: PausedRun;
   /** The records of the earlier attempts, by position. */
-  readonly records: ReadonlyMap<number, RunCallRecord>;
+  readonly records: ReadonlyMap<string, RunCallRecord>;
   /** The decisions, by the position of the pending call each answers. */
-  readonly decisions: ReadonlyMap<number, { approved: boolean; reason?: string }>;
+  readonly decisions: ReadonlyMap<string, { approved: boolean; reason?: string }>;
 }
 
 /** How a call at its place in a replay is answered. */
@@ -67,7 +67,7 @@ export type ReplayAnswer =
 
 /** A call a first run has seen end: kept in memory until the run pauses (or forgotten with it). */
 interface SeenCall {
-  position: number;
+  position: string;
   tool: string;
   args: Record<string, unknown>;
   result: ToolExecutionResult;
@@ -84,8 +84,8 @@ export class RunRecord {
   declare readonly input: unknown;
   declare readonly scope: string;
   declare readonly replay: Replay | undefined;
-  /** The next gated call's position. */
-  declare next: number;
+  /** How many calls each place has made so far (see {@link RunCallRecord.position}). */
+  declare readonly counts: Map<string, number>;
   /** Set once the run paused or its replay diverged: no call starts after it. */
   declare stopped: boolean;
   declare diverged: ToolExecutionResult | undefined;
@@ -104,7 +104,7 @@ export class RunRecord {
     this.input = input;
     this.scope = scope;
     this.replay = replay;
-    this.next = 0;
+    this.counts = new Map();
     this.stopped = false;
     this.diverged = undefined;
     this.pending = [];
@@ -118,8 +118,27 @@ export class RunRecord {
     return this.replay !== undefined;
   }
 
+  /**
+   * The position of the next call at step `step` of the door under composition path `path` (see
+   * {@link RunCallRecord.position}). Why it is the same in every attempt: within one place, calls
+   * are made one after another by one sequence (a step, its retries, a pipe stage), in an order
+   * that depends only on the input and on the results before them, which a replay gives back
+   * unchanged; calls at different places get different positions, however they interleave (a
+   * gather's calls, each at its own key, run side by side and settle in any order). Only calls at
+   * one place made side by side (a for_each's items with a concurrency above 1, one composite
+   * called by two calls of a gather) may take each other's positions from one attempt to the next:
+   * a replay then sees other arguments at a recorded position and stops with `replay_diverged`;
+   * it never takes one call's outcome for another's.
+   */
+  positionOf(path: readonly string[], step: string): string {
+    const place = path.length === 0 ? step : `${path.join('/')}/${step}`;
+    const n = this.counts.get(place) ?? 0;
+    this.counts.set(place, n + 1);
+    return `${place}#${n}`;
+  }
+
   /** The idempotency key of the call at `position`: the run's id and the position, the same in every attempt. */
-  keyOf(position: number): string {
+  keyOf(position: string): string {
     return `${this.runId}:${position}`;
   }
 
@@ -127,7 +146,7 @@ export class RunRecord {
    * How the call at `position` is answered by the replay: from its record, by a decision, as a
    * divergence, or `undefined` to run it as a first run would (nothing was recorded there).
    */
-  answer(position: number, tool: string, args: Record<string, unknown>): ReplayAnswer | undefined {
+  answer(position: string, tool: string, args: Record<string, unknown>): ReplayAnswer | undefined {
     const replay = this.replay;
     if (replay === undefined) return undefined;
     const record = replay.records.get(position);
@@ -148,10 +167,10 @@ export class RunRecord {
     return record.result ? { kind: 'result', result: record.result } : { kind: 'unknown' };
   }
 
-  private diverge(position: number, expected: string, got: string): ReplayAnswer {
+  private diverge(position: string, expected: string, got: string): ReplayAnswer {
     const result = failure(
       'replay_diverged',
-      `The resumed run made a different call at its place ${position} than the run that paused (recorded: "${expected}", now: "${got}" or other arguments), so it stops here and runs nothing more. Start the work again.`,
+      `The resumed run made a different call at its place "${position}" than the run that paused (recorded: "${expected}", now: "${got}" or other arguments), so it stops here and runs nothing more. Start the work again.`,
       { position, expected, tool: got },
     );
     this.stopped = true;
@@ -160,7 +179,7 @@ export class RunRecord {
   }
 
   /** The call at `position` ended with `result`. */
-  ended(position: number, tool: string, args: Record<string, unknown>, result: ToolExecutionResult): void {
+  ended(position: string, tool: string, args: Record<string, unknown>, result: ToolExecutionResult): void {
     if (!this.writesThrough) {
       this.seen.push({ position, tool, args, result });
       return;
@@ -169,7 +188,7 @@ export class RunRecord {
   }
 
   /** A side-effecting call at `position` is about to start: resolves `true` once its start is written, `false` if it could not be. */
-  started(position: number, tool: string, args: Record<string, unknown>): Promise<boolean> {
+  started(position: string, tool: string, args: Record<string, unknown>): Promise<boolean> {
     this.write({ position, tool, argsKey: canonicalJson(args), attempt: this.attempt });
     return this.writes.then(
       () => true,
@@ -186,7 +205,7 @@ export class RunRecord {
   }
 
   /** The call at `position` waits for a person: the run stops here. */
-  pause(position: number, call: PendingCall): void {
+  pause(position: string, call: PendingCall): void {
     this.stopped = true;
     this.pending.push({ ...call, position, argsKey: canonicalJson(call.args) });
   }
@@ -214,7 +233,7 @@ export class RunRecord {
       }
       for (const call of this.seen) await journal.record(this.runId, { position: call.position, tool: call.tool, argsKey: canonicalJson(call.args), result: call.result, attempt: this.attempt });
       const expiresAt = Date.now() + this.pausing.ttlMs;
-      const pending = [...this.pending].sort((a, b) => a.position - b.position);
+      const pending = [...this.pending].sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
       await journal.save({ runId: this.runId, pause: this.attempt, door: this.door, input: copyOf(this.input), scope: this.scope, expiresAt, pending });
       return pendingResult(tokenOf(this.runId, this.attempt, expiresAt), pending, expiresAt, result);
     } catch (error) {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createComposeTool } from '../../src/agent-tools/compose.js';
 import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import type { ApprovalAction, StepGateOptions } from '../../src/gate/step-gate.js';
@@ -71,8 +72,8 @@ describe('a composite pauses at a call a person will decide about later', () => 
     expect(resumed.details?.trace).toEqual(once.details?.trace);
     expect(resumed.effects).toEqual(once.effects);
     // The call's idempotency key: the run and its position, the same in every attempt.
-    expect(send.contexts[0].idempotencyKey).toMatch(/^run_[A-Za-z0-9_-]{22}:1$/);
-    expect(read.contexts[0].idempotencyKey).toBe(send.contexts[0].idempotencyKey!.replace(/:1$/, ':0'));
+    expect(send.contexts[0].idempotencyKey).toMatch(/^run_[A-Za-z0-9_-]{22}:toolweave:notify\/send#0$/);
+    expect(read.contexts[0].idempotencyKey).toBe(send.contexts[0].idempotencyKey!.replace(/send#0$/, 'read#0'));
     // The run has ended: its token is spent.
     expect((await resumeRun(tool, paused.resume, [{ approved: true }], ctx())).details?.code).toBe('resume_token_unknown');
     expect(send.calls.length).toBe(1);
@@ -127,7 +128,7 @@ describe('a composite pauses at a call a person will decide about later', () => 
     reg.map.set('read', other);
     const resumed = await resumeRun(tool, paused.resume, [{ approved: true }], ctx());
     expect(resumed.success).toBe(false);
-    expect(resumed.details).toMatchObject({ code: 'replay_diverged', position: 0, expected: 'read', tool: 'read_v2' });
+    expect(resumed.details).toMatchObject({ code: 'replay_diverged', position: 'toolweave:notify/read#0', expected: 'read', tool: 'read_v2' });
     expect([other.calls.length, send.calls.length, after.calls.length]).toEqual([0, 0, 0]);
     // The run can never continue: its token is spent.
     reg.map.set('read', tool_('read'));
@@ -141,7 +142,7 @@ describe('a composite pauses at a call a person will decide about later', () => 
     // `send` itself is swapped for one under another name: the call at the paused place differs.
     reg.map.set('send', tool_('send_other', { hasSideEffects: true }));
     const resumed = await resumeRun(tool, paused.resume, [{ approved: true }], ctx());
-    expect(resumed.details).toMatchObject({ code: 'replay_diverged', position: 1, expected: 'send' });
+    expect(resumed.details).toMatchObject({ code: 'replay_diverged', position: 'toolweave:notify/send#0', expected: 'send' });
     expect(send.calls.length).toBe(0);
   });
 });
@@ -211,7 +212,7 @@ describe('tokens', () => {
 
 describe('a resumption whose process stopped', () => {
   it('holds its token while it runs (resume_busy); past its lease, a started call without a recorded end comes back pending, marked unknown, and runs again only when approved', async () => {
-    const { reg, read, builder } = setup({ pauses: { leaseMs: 30 } });
+    const { reg, read, builder } = setup({ pauses: { leaseMs: 300 } });
     const door = composite(builder);
     const paused = pendingOf(await door.execute({ id: 9 }, ctx()));
     // The resumption's `send` never ends: its process "stopped" in the middle of the call.
@@ -223,7 +224,7 @@ describe('a resumption whose process stopped', () => {
     await delay(5);
     expect(hanging.calls.length).toBe(1);
     expect((await resumeRun(door, paused.resume, [{ approved: true }], ctx())).details?.code).toBe('resume_busy');
-    await delay(40);
+    await delay(350);
     // Past the lease: the token may be used again, but the call that may have run is not run again.
     const again = pendingOf(await resumeRun(door, paused.resume, [{ approved: true }], ctx()));
     expect(again.pending).toMatchObject([{ tool: 'send', step: 'send', args: { text: 'note 9' }, unknown: true }]);
@@ -291,5 +292,58 @@ describe('where a run cannot pause', () => {
       expect(result.details?.code).toBe('approval_rejected');
       expect(send.calls.length).toBe(0);
     }
+  });
+});
+
+describe('compose pauses and resumes', () => {
+  function composeSetup() {
+    const s = setup();
+    let slowRuns = 0;
+    // A read that takes a while: in flight when the other branch pauses.
+    const slow = tool('slow', async (a) => {
+      slowRuns++;
+      await delay(30);
+      return { text: `slow ${String(a.id)}` };
+    });
+    s.reg.add(slow);
+    const compose = createComposeTool(s.gate, { sideEffectingTools: ['send'] });
+    return { ...s, slow, compose, slowRuns: () => slowRuns };
+  }
+  const TREE = {
+    combinator: 'gather',
+    calls: {
+      a: { combinator: 'pipe', stages: [{ tool: 'read', args: { id: 1 } }, { tool: 'send', args: { text: 'now' } }] },
+      b: { combinator: 'pipe', stages: [{ tool: 'slow', args: { id: 2 } }, { tool: 'after', args: { sent: 'later' } }] },
+    },
+  };
+
+  it("a gather stops at the paused call: the other branch's call in flight finishes and is recorded, nothing after it starts", async () => {
+    const { compose, read, send, after, slow } = composeSetup();
+    const paused = pendingOf(await compose.execute(TREE, ctx()));
+    expect(paused.pending).toEqual([{ tool: 'send', step: 'tree.calls.a.stages[1]', args: { text: 'now' }, caller: { door: 'compose', path: [], modelChosen: ['step', 'args'] } }]);
+    expect([read.calls.length, send.calls.length, slow.calls.length, after.calls.length]).toEqual([1, 0, 1, 0]);
+  });
+
+  it('resumed: every call recorded before the pause is answered from the journal, the approved call runs once, and the result is that of a run that never paused', async () => {
+    const { compose, read, send, after, slow } = composeSetup();
+    const paused = pendingOf(await compose.execute(TREE, ctx()));
+    const resumed = await resumeRun(compose, paused.resume, [{ approved: true }], ctx());
+    expect(resumed.success).toBe(true);
+    expect([read.calls.length, send.calls.length, slow.calls.length, after.calls.length]).toEqual([1, 1, 1, 1]);
+    const straight = setup({}, () => ({ approved: true }));
+    straight.reg.add(tool('slow', (a) => ({ text: `slow ${String(a.id)}` })));
+    const once = await createComposeTool(straight.gate, { sideEffectingTools: ['send'] }).execute(TREE, ctx());
+    expect(resumed.output).toEqual(once.output);
+    expect(resumed.output).toEqual({ a: { sent: 'now' }, b: { done: 'later' } });
+  });
+
+  it('two branches waiting at once are both pending, in the order of their places, and answered one decision each', async () => {
+    const { compose, send } = composeSetup();
+    const tree = { combinator: 'gather', calls: { y: { tool: 'send', args: { text: 'y' } }, x: { tool: 'send', args: { text: 'x' } } } };
+    const paused = pendingOf(await compose.execute(tree, ctx()));
+    expect(paused.pending.map((p) => p.step)).toEqual(['tree.calls.x', 'tree.calls.y']);
+    const resumed = await resumeRun(compose, paused.resume, [{ approved: false, reason: 'not x' }, { approved: true }], ctx());
+    expect(send.calls).toEqual([{ text: 'y' }]);
+    expect(resumed.details).toMatchObject({ code: 'approval_rejected', reason: 'not x', call: 'x' });
   });
 });
