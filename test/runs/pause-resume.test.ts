@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createComposeTool } from '../../src/agent-tools/compose.js';
 import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
+import { createScriptTool } from '../../src/agent-tools/script/index.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import type { ApprovalAction, StepGateOptions } from '../../src/gate/step-gate.js';
 import { resumeRun } from '../../src/runs/resume.js';
@@ -345,5 +346,20 @@ describe('compose pauses and resumes', () => {
     const resumed = await resumeRun(compose, paused.resume, [{ approved: false, reason: 'not x' }, { approved: true }], ctx());
     expect(send.calls).toEqual([{ text: 'y' }]);
     expect(resumed.details).toMatchObject({ code: 'approval_rejected', reason: 'not x', call: 'x' });
+  });
+});
+
+describe('run_js does not pause yet', () => {
+  it("a script's call whose approval is pending is refused, saying why, and runs nothing; the script may go on", async () => {
+    const { gate, send, read } = setup();
+    const script = createScriptTool(gate, { sideEffectingTools: ['send'] });
+    const result = await script.execute(
+      { intention: 'send a note', code: "const r = await callTool('send', { text: 'x' }); const n = await tools.read({ id: 1 }); return [r, n];" },
+      ctx(),
+    );
+    expect(result.success).toBe(true);
+    expect(String(result.output)).toMatch(/a run_js script cannot wait/);
+    expect(send.calls.length).toBe(0);
+    expect(read.calls.length).toBe(1);
   });
 });
