@@ -370,6 +370,8 @@ export function createStepGate(options: StepGateOptions): StepGate {
           run.pause(position, pendingOf(call, args, context, true));
           return waitingResult(tool.name, call.step, true);
         case 'refused': {
+          // Counted as it was when the person was asked about it.
+          frame!.budget.calls++;
           const result = { ...answer.result, details: { ...answer.result.details, step: call.step } };
           run.ended(position, tool.name, args, result);
           return result;

@@ -6,6 +6,7 @@ import { ComposableToolBuilder } from '../../src/builder.js';
 import type { ApprovalAction, StepGateOptions } from '../../src/gate/step-gate.js';
 import { resumeRun } from '../../src/runs/resume.js';
 import { createMemoryRunJournal } from '../../src/runs/memory-journal.js';
+import type { RunJournal } from '../../src/runs/journal.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';
 
@@ -361,5 +362,51 @@ describe('run_js does not pause yet', () => {
     expect(String(result.output)).toMatch(/a run_js script cannot wait/);
     expect(send.calls.length).toBe(0);
     expect(read.calls.length).toBe(1);
+  });
+});
+
+describe('a journal out of reach', () => {
+  it('a pause that cannot be stored answers journal_unavailable; a resumption that cannot read answers it too, and nothing runs', async () => {
+    const memory = createMemoryRunJournal();
+    let down = false;
+    const journal: RunJournal = {
+      save: (run) => (down ? Promise.reject(new Error('connection refused')) : memory.save(run)),
+      load: (id) => (down ? Promise.reject(new Error('connection refused')) : memory.load(id)),
+      record: (id, r) => memory.record(id, r),
+      records: (id) => memory.records(id),
+      claim: (id, p, u) => memory.claim(id, p, u),
+      remove: (id) => memory.remove(id),
+    };
+    const { builder, send } = setup({ journal });
+    const door = composite(builder);
+    const paused = pendingOf(await door.execute({ id: 1 }, ctx()));
+    down = true;
+    const failed = await door.execute({ id: 2 }, ctx());
+    expect(failed.details?.code).toBe('journal_unavailable');
+    expect(failed.error).toMatch(/connection refused/);
+    expect((await resumeRun(door, paused.resume, [{ approved: true }], ctx())).details?.code).toBe('journal_unavailable');
+    expect(send.calls.length).toBe(0);
+    down = false;
+    expect((await resumeRun(door, paused.resume, [{ approved: true }], ctx())).success).toBe(true);
+  });
+});
+
+describe('runs that never pause', () => {
+  it('write nothing to the journal; a gate without approvals records nothing and gives no idempotency key', async () => {
+    const touched: string[] = [];
+    const memory = createMemoryRunJournal();
+    const journal = Object.fromEntries(
+      Object.entries(memory).map(([name, fn]) => [name, (...args: unknown[]) => (touched.push(name), (fn as (...a: unknown[]) => unknown)(...args))]),
+    ) as unknown as RunJournal;
+    const { builder, send } = setup({ journal }, () => ({ approved: true }));
+    expect((await composite(builder).execute({ id: 1 }, ctx())).success).toBe(true);
+    expect(touched).toEqual([]);
+    expect(send.contexts[0].idempotencyKey).toBeDefined();
+
+    const read = tool('read', (a) => ({ text: `note ${String(a.id)}` }));
+    const plain = new ComposableToolBuilder(registry(read, tool('send', () => ({}), { hasSideEffects: true }), tool('after', () => ({}))).gate());
+    plain.bind({ sideEffectingTools: ['send'] });
+    expect((await composite(plain).execute({ id: 1 }, ctx())).success).toBe(true);
+    expect(read.contexts[0].idempotencyKey).toBeUndefined();
   });
 });
