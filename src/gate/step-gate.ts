@@ -287,6 +287,9 @@ export function isStepGate(value: unknown): value is StepGate {
 /**
  * Make the gate every step passes.
  *
+ * @throws RangeError when a `pauses` setting is not a positive number of milliseconds (a
+ *   programming error, not a result).
+ *
  * @example
  * ```ts
  * const gate = createStepGate({
