@@ -9,6 +9,7 @@ import type { DoorInfo } from './gate/run-frame.js';
 import { isStepGate, messageOf, type StepGate } from './gate/step-gate.js';
 import { DEFAULT_STEP_TIMEOUT_MS, dryRunOf, runSettings, settingsFit, type RunSettings } from './engine/plan.js';
 import type { SnapshotProvider } from './engine/snapshot.js';
+import { beginRun, registerDoor, runRecorded } from './runs/door-run.js';
 import { compileSchema, schemaProblems, type SchemaCheck } from './spec/ajv.js';
 import { registryProblems } from './spec/registry-check.js';
 import type { ComposableToolSpec } from './spec/types.js';
@@ -311,13 +312,16 @@ export class ComposableToolBuilder {
           }
           // A dry run the host asked for in the context: settings of its own, made for this run.
           const dry = dryRunOf(ctx);
-          const running = plan.runWith(args, ctx, dry ? { ...settings, dry, dryRun: true } : settings, ctx.signal);
+          const chosen = dry ? { ...settings, dry, dryRun: true } : settings;
+          // The outermost door of a run that may pause (its gate asks for approvals) records it.
+          const running = runRecorded(dry ? undefined : beginRun(gate, ctx, name, args), () => plan.runWith(args, ctx, chosen, ctx.signal));
           return checkOutput ? running.then((result) => withCheckedOutput(name, checkOutput, result)) : running;
         } catch (error) {
           return Promise.resolve(failure('step_threw', `Composite "${name}" failed unexpectedly: ${messageOf(error)}`));
         }
       },
     };
+    registerDoor(tool as ITool, () => builder.gate);
     return tool;
   }
 

@@ -23,6 +23,14 @@ export const ERROR_CODES = {
   // The gate
   permission_denied: "The host's permission check refused the call; details carry its reason and details.",
   approval_rejected: 'The approval for a side-effecting step was refused; details carry the reason.',
+  approval_pending: 'A person will decide about a side-effecting call later: the run paused there (the call did not run, nothing after it started); details.resume is the token for resumeRun, details.pending the calls it waits on.',
+  // Runs that wait for a person
+  replay_diverged: 'resumeRun: the resumed run made another call (another tool, other arguments) than the journal recorded at its place; it stopped there and ran nothing more.',
+  resume_token_unknown: 'resumeRun: no paused run has this token in this scope (never issued, already resumed, ended, evicted, or from another session).',
+  resume_token_expired: 'resumeRun: the paused run\'s token has expired; start the work again.',
+  resume_decisions_invalid: 'resumeRun: the decisions do not answer details.pending: one { approved: true } or { approved: false, reason? } per pending call, in order.',
+  resume_busy: 'resumeRun: another resumption of the same token is still running.',
+  journal_unavailable: 'The run journal could not be read or written; the run did not pause, or was not resumed.',
   step_aborted: 'The abort signal fired; the step did not run.',
   step_failed: "The step's tool returned a failure; its own code is in details.innerCode.",
   step_threw: 'The step threw or rejected instead of returning a result.',

@@ -44,6 +44,13 @@ export interface ToolExecutionContext {
    */
   dryRun?: DryRun;
   /**
+   * Set by the gate on a call of a run that may pause (its gate has an approval hook): the run's id
+   * and the call's position in it (`run_...:3`), the same in the first run and in every resumption
+   * of it. A side-effecting tool that can deduplicate (a payment API's idempotency key, a unique
+   * constraint) passes it on, so that a call the journal could not record the end of is never done twice.
+   */
+  idempotencyKey?: string;
+  /**
    * Any other field the host needs; passed through unchanged. Typed `any`, not `unknown`, so that
    * an orchestrator's own context interface (agentos's, say, which has no index signature) is
    * accepted where this one is: TypeScript lets an interface meet an open index signature only

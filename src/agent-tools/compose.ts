@@ -16,6 +16,7 @@ import { checkNodeTree } from '../spec/validate-structure.js';
 import type { ITool, JSONSchemaObject } from '../tool.js';
 import { COMPOSE_TOOL_NAME } from './batching-names.js';
 import { precheckCalls } from './precheck.js';
+import { beginRun, registerDoor, runRecorded } from '../runs/door-run.js';
 
 const COMPOSE_DOOR: DoorInfo = Object.freeze({ kind: 'compose' });
 
@@ -101,12 +102,17 @@ export function createComposeTool(gate: StepGate, options: ComposeToolOptions = 
         const plan = compilePlan({ steps: [tree as unknown as SpecNode] }, { references: false, stepTimeoutMs: options.stepTimeoutMs, stepPath: () => 'tree' });
         if (plan.errors.length) return failure('spec_invalid', `Invalid tree: ${plan.errors.join('; ')}`, { errors: plan.errors });
         // The tree's nodes read each other's results: code, not the model, reads them.
-        return await plan.run({}, ctx, { gate, sideEffectingTools, snapshots: options.snapshots, signal: ctx.signal, reader: 'code', validateArgs: true, door: COMPOSE_DOOR, dry: dryRunOf(ctx) });
+        const dry = dryRunOf(ctx);
+        // The outermost door of a run that may pause records it.
+        return await runRecorded(dry ? undefined : beginRun(gate, ctx, COMPOSE_TOOL_NAME, tree), () =>
+          plan.run({}, ctx, { gate, sideEffectingTools, snapshots: options.snapshots, signal: ctx.signal, reader: 'code', validateArgs: true, door: COMPOSE_DOOR, dry }),
+        );
       } catch (error) {
         return failure('step_threw', `compose failed unexpectedly: ${messageOf(error)}`);
       }
     },
   };
+  registerDoor(tool, () => gate);
   return tool;
 }
 

@@ -20,6 +20,7 @@ import { RUN_PIPELINE_TOOL_NAME } from './batching-names.js';
 import { stepReferences, unresolvedNote, type UnresolvedReference } from './pipeline-refs.js';
 import { precheckCalls } from './precheck.js';
 import { outputText } from '../shaping/present-result.js';
+import { beginRun, registerDoor, runRecorded } from '../runs/door-run.js';
 
 const PIPELINE_DOOR: DoorInfo = Object.freeze({ kind: 'run_pipeline' });
 
@@ -140,7 +141,10 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
     composition: true,
     async execute(args, context) {
       try {
-        return await runPipeline(args, context ?? {});
+        const ctx = context ?? {};
+        // The outermost door of a run that may pause records it; the run's frame is made
+        // synchronously inside runPipeline (before its first await), where the record is handed over.
+        return await runRecorded(dryRunOf(ctx) ? undefined : beginRun(gate, ctx, RUN_PIPELINE_TOOL_NAME, args), () => runPipeline(args, ctx));
       } catch (error) {
         return failure('step_threw', `run_pipeline failed unexpectedly: ${messageOf(error)}`);
       }
@@ -228,6 +232,7 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
       effects: state.effects,
     });
   }
+  registerDoor(tool, () => gate);
   return tool;
 }
 

@@ -17,6 +17,7 @@ import {
   DEFAULT_INTERACTIVE_TOOLS,
   failure,
   SpecError,
+  type ApprovalDecision,
   type ApprovalProvider,
   type ComposableToolSpec,
   type ITool,
@@ -115,7 +116,8 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
       wrapped = {
         ...tool,
         async execute(args, context) {
-          const decision = await provider.requestApproval({ toolId: tool.id, toolName: tool.name, step: tool.name, args }, context);
+          // A direct call has no run to pause: a pending answer refuses it, as anything but a yes does.
+          const decision = (await provider.requestApproval({ toolId: tool.id, toolName: tool.name, step: tool.name, args }, context)) as ApprovalDecision;
           if (decision.approved !== true) return failure('approval_rejected', decision.reason ?? `Approval refused for tool "${tool.name}".`, { tool: tool.name, step: tool.name });
           // The answer may come after the call was cancelled: then it does not run.
           if (context?.signal?.aborted) return failure('step_aborted', `Aborted before tool "${tool.name}" ran.`, { tool: tool.name, step: tool.name });

@@ -12,6 +12,7 @@ import { budgetRefusal, type BudgetLimits, type CallBudget, type WaitingCall } f
 import { finishCall, retireCallbacks } from './execute-call.js';
 import type { CallObservation } from './events.js';
 import type { RunFrame } from './run-frame.js';
+import type { Pausing } from '../runs/run-record.js';
 import type { Tracer } from './tracing.js';
 import type { Watch } from './watchdog.js';
 
@@ -169,6 +170,8 @@ export interface GateInternals {
   readonly start: StartCall;
   /** The host's registry version, when it gave one (see `StepGateOptions.version`). */
   readonly version: (() => unknown) | undefined;
+  /** The journal and settings of runs that pause, when the gate has an approval hook. */
+  readonly pausing: Pausing | undefined;
   /** The host's OpenTelemetry tracer, when it gave one. */
   readonly tracer: Tracer | undefined;
   /** Whether the spans carry failures' messages (see `StepGateOptions.traceMessages`). */

@@ -12,6 +12,7 @@
  * starts a new one (a fresh budget), counting its depth from the `emergentDepth` it carries.
  */
 import type { ToolExecutionContext, ToolExecutionResult } from '../tool.js';
+import type { RunRecord } from '../runs/run-record.js';
 import { CallBudget, DEFAULT_BUDGET_LIMITS, type BudgetLimits } from './budget.js';
 import { endSpan, startDoorSpan, type Span, type Tracer } from './tracing.js';
 
@@ -58,6 +59,8 @@ export class RunFrame {
   declare readonly depth: number;
   /** The ids of the compositions the calls under this frame are inside, outermost first. */
   declare readonly path: readonly string[];
+  /** The record of the run when it may pause (its gate has an approval hook), shared by every door nested in it. */
+  declare readonly run: RunRecord | undefined;
 
   /**
    * @param budget - the budget every nested door draws on
@@ -68,6 +71,7 @@ export class RunFrame {
    * @param span - see {@link RunFrame.span}
    * @param depth - see {@link RunFrame.depth}
    * @param path - see {@link RunFrame.path}
+   * @param run - see {@link RunFrame.run}
    */
   constructor(
     budget: CallBudget,
@@ -78,6 +82,7 @@ export class RunFrame {
     span: Span | undefined,
     depth: number,
     path: readonly string[],
+    run: RunRecord | undefined,
   ) {
     this.budget = budget;
     this.noInteractive = noInteractive;
@@ -87,6 +92,7 @@ export class RunFrame {
     this.span = span;
     this.depth = depth;
     this.path = path;
+    this.run = run;
   }
 
   /** The door's run ended with `result`: its span (if any) ends with the verdict. */
@@ -178,13 +184,29 @@ export function frameFor(parent: RunFrame | undefined, entry: FrameEntry, sessio
   const traceMessages = entry.tracer !== undefined ? entry.traceMessages === true : parent?.traceMessages === true;
   const span = tracer && entry.door ? startDoorSpan(tracer, entry.door.name ?? entry.door.kind, entry.door.kind, parent?.span, entry.dryRun === true) : undefined;
   let frame: RunFrame;
-  if (!parent) frame = new RunFrame(new CallBudget(entry.limits ?? DEFAULT_BUDGET_LIMITS), entry.noInteractive, door, tracer, traceMessages, span, depth, path);
-  else {
+  if (!parent) {
+    // The record a door handed over for this run, if any: taken once, by the first frame made after.
+    const run = handed;
+    handed = undefined;
+    frame = new RunFrame(new CallBudget(entry.limits ?? DEFAULT_BUDGET_LIMITS), entry.noInteractive, door, tracer, traceMessages, span, depth, path, run);
+  } else {
     let names = parent.noInteractive;
     const more = entry.noInteractive;
     if (more !== undefined) names = names ? new Set([...names, ...more]) : more;
-    frame = new RunFrame(parent.budget, names, door, tracer, traceMessages, span, depth, path);
+    frame = new RunFrame(parent.budget, names, door, tracer, traceMessages, span, depth, path, parent.run);
   }
   FrameField.keep(sessionData, frame);
   return frame;
+}
+
+/** The run record a door hands to the frame it is about to make (see {@link handRun}). */
+let handed: RunRecord | undefined;
+
+/**
+ * Hand `run` to the next outermost frame made (the door's own, made synchronously inside the
+ * call that follows); `undefined` withdraws one not taken. A door calls it right before it enters
+ * its run and withdraws it right after, so no other frame can take it.
+ */
+export function handRun(run: RunRecord | undefined): void {
+  handed = run;
 }

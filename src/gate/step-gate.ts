@@ -5,6 +5,11 @@ import { abortedBeforeRun, callChecked, callCounted, countBeforeAsking, messageO
 import { GateCall, registerGate, type StartCall } from './gate-call.js';
 import { observe, observedEnd } from './events.js';
 import { frameOf, type DoorKind } from './run-frame.js';
+import { RecordedCall } from './recorded-call.js';
+import type { RunJournal } from '../runs/journal.js';
+import { createMemoryRunJournal } from '../runs/memory-journal.js';
+import { DEFAULT_PAUSE_TTL_MS, DEFAULT_RESUME_LEASE_MS, stoppedResult, waitingResult, type PauseOptions, type Pausing, type RunRecord } from '../runs/run-record.js';
+import { defaultObservationScope } from '../agent-tools/observations/observation-scope.js';
 import type { Tracer } from './tracing.js';
 import { ticksFor } from './watchdog.js';
 
@@ -91,7 +96,8 @@ export interface ApprovalCaller {
 }
 
 /**
- * What an approval answers.
+ * What an approval answers now: `{ approved: true }` lets the call run, `{ approved: false }`
+ * refuses it. (An approval may also answer {@link ApprovalPending}; anything else refuses the call.)
  *
  * @category The gate
  */
@@ -103,8 +109,18 @@ export interface ApprovalDecision {
 }
 
 /**
- * The host's approval hook: a yes or no before each side-effecting step.
+ * An approval's answer that a person will decide later: the door the call came through stops at
+ * it (the call does not run) and answers `approval_pending`, with a token to continue the run with
+ * once they have decided (see `resumeRun`).
  *
+ * @category The gate
+ */
+export interface ApprovalPending {
+  /** A person will decide later: the run pauses at this call. */
+  pending: true;
+}
+
+/**
  * The host's approval hook, asked before every side-effecting step, and only about a call that
  * could still run: not about one already aborted, refused as interactive under a script, or past
  * the budget's `calls`. A call asked about counts against that budget from then on, approved or
@@ -120,7 +136,7 @@ export interface ApprovalProvider {
    * own abort signal: when it fires the call is gone (cancelled, or its run ended), and a question
    * still open should be withdrawn; whatever the answer then, the call does not run.
    */
-  requestApproval(action: ApprovalAction, context: ToolExecutionContext): ApprovalDecision | Promise<ApprovalDecision>;
+  requestApproval(action: ApprovalAction, context: ToolExecutionContext): ApprovalDecision | ApprovalPending | Promise<ApprovalDecision | ApprovalPending>;
 }
 
 /**
@@ -220,6 +236,14 @@ export interface StepGateOptions {
   /** Asked before every side-effecting step that could still run (see {@link ApprovalProvider}). */
   approvals?: ApprovalProvider;
   /**
+   * Where runs that wait for a person are kept (an approval answered `{ pending: true }`): a
+   * journal shared by several processes lets any of them resume a run. Default: an in-memory
+   * journal of this gate ({@link createMemoryRunJournal}). Used only with `approvals`.
+   */
+  journal?: RunJournal;
+  /** How long a paused run's token lives, how long a resumption holds it, and whose it is (see {@link PauseOptions}). */
+  pauses?: PauseOptions;
+  /**
    * The limits of the budget every call from outside carries into the doors it enters (a
    * composite, a pipeline, a compose tree or a script run through this gate, and everything
    * nested in them): tool calls in all, calls at once, sandboxes at once. Defaults:
@@ -313,6 +337,9 @@ export function isStepGate(value: unknown): value is StepGate {
 /**
  * Make the gate every step passes.
  *
+ * @throws RangeError when a `pauses` setting is not a positive number of milliseconds (a
+ *   programming error, not a result).
+ *
  * @example
  * ```ts
  * const gate = createStepGate({
@@ -330,17 +357,39 @@ export function createStepGate(options: StepGateOptions): StepGate {
   const checks = options.checks ? [...options.checks] : [];
   const hasHostChecks = permissionManager !== undefined || approvals !== undefined || checks.length > 0;
 
+  // Only a gate that asks for approvals can pause: only its runs are recorded.
+  const pausing: Pausing | undefined = approvals
+    ? {
+        journal: options.journal ?? createMemoryRunJournal(),
+        ttlMs: positive(options.pauses?.ttlMs, DEFAULT_PAUSE_TTL_MS),
+        leaseMs: positive(options.pauses?.leaseMs, DEFAULT_RESUME_LEASE_MS),
+        scope: options.pauses?.scope ?? defaultObservationScope,
+      }
+    : undefined;
+
   /** The record form: the host's checks, then the gate's own and the tool. */
   const start: StartCall = (call, args, context, signal) => {
     // Without host checks the call stays synchronous up to the tool: no extra promise per step.
     if (!hasHostChecks) return callChecked(call, args, context, signal);
-    hostChecks(call, args, context, signal ?? context.signal).then(
+    // A run that may pause records its leaf calls (a composition's own calls are recorded inside it).
+    if (pausing !== undefined && call.tool.composition !== true) {
+      const run = (call.frame ?? frameOf(context))?.run;
+      if (run !== undefined) return startRecorded(run, call, args, context, signal);
+    }
+    startChecked(call, args, context, signal, false);
+    return undefined;
+  };
+
+  /** The host's checks, then the gate's own and the tool; `approved`: a person approved the call already (a resumption). */
+  const startChecked = (call: GateCall, args: Record<string, unknown>, context: ToolExecutionContext, signal: AbortSignal | undefined, approved: boolean): void => {
+    hostChecks(call, args, context, signal ?? context.signal, approved).then(
       (outcome) => {
         if (outcome === APPROVED) {
           const now = callCounted(call, args, context, signal);
           if (now) call.deliver(now);
           return;
         }
+        if (outcome === PENDING) return waiting(call, args, context, false);
         if (outcome) return refused(call, context, outcome);
         const now = callChecked(call, args, context, signal);
         if (now) call.deliver(now);
@@ -348,9 +397,58 @@ export function createStepGate(options: StepGateOptions): StepGate {
       // Only a host object's getter can get here (the checks themselves are caught): fail closed.
       (error: unknown) => refused(call, context, failure('permission_denied', `The host's checks failed: ${messageOf(error)}`, { tool: call.tool.name, step: call.step })),
     );
-    return undefined;
   };
-  const listNames = options.names;
+
+  /**
+   * A leaf call of a run that may pause: it takes the next position; after a pause (or a replay
+   * that diverged) it does not start; in a resumption, the calls up to the pause are answered
+   * from the journal without running, and the call paused at is run or refused as decided. Every
+   * other call runs as it would, with its idempotency key in its context, and its outcome noted.
+   */
+  const startRecorded = (run: RunRecord, call: GateCall, args: Record<string, unknown>, context: ToolExecutionContext, signal: AbortSignal | undefined): ToolExecutionResult | undefined => {
+    const tool = call.tool;
+    const frame = call.frame ?? frameOf(context);
+    const position = run.positionOf(frame!.path, call.step);
+    if (run.stopped) return stoppedResult(run, tool.name, call.step);
+    const answer = run.answer(position, tool.name, args);
+    let approved = false;
+    if (answer !== undefined) {
+      switch (answer.kind) {
+        case 'result': {
+          // Answered from the journal: counted as the call was, not run again.
+          frame!.budget.calls++;
+          return answer.result;
+        }
+        case 'diverged':
+          return answer.result;
+        case 'unknown':
+          run.pause(position, pendingOf(call, args, context, true));
+          return waitingResult(tool.name, call.step, true);
+        case 'refused': {
+          // Counted as it was when the person was asked about it.
+          frame!.budget.calls++;
+          const result = { ...answer.result, details: { ...answer.result.details, step: call.step } };
+          run.ended(position, tool.name, args, result);
+          return result;
+        }
+        case 'approved':
+          approved = true;
+      }
+    }
+    const recorded = new RecordedCall(call, run, position, args);
+    const keyed: ToolExecutionContext = { ...context, idempotencyKey: run.keyOf(position) };
+    if (run.writesThrough && tool.hasSideEffects !== false) {
+      // A resumption marks a side-effecting call started before it runs: should its process stop,
+      // the next attempt finds it and asks a person again rather than run it twice.
+      run.started(position, tool.name, args).then((written) => {
+        if (written) startChecked(recorded, args, keyed, signal, approved);
+        else recorded.deliver(failure('journal_unavailable', `Tool "${tool.name}" was not started: the run journal could not record its start.`, { tool: tool.name, step: call.step }));
+      });
+      return undefined;
+    }
+    startChecked(recorded, args, keyed, signal, approved);
+    return undefined;
+  };  const listNames = options.names;
   const gate: StepGate & { [GATE]: true } = {
     [GATE]: true,
     resolve: (name) => {
@@ -382,7 +480,7 @@ export function createStepGate(options: StepGateOptions): StepGate {
   // Frozen, and known by identity: a copy or a changed object is driven through its own `run`.
   Object.freeze(gate);
   // Without host checks the engine calls the gate's own part directly: one function less per call.
-  registerGate(gate, { start: hasHostChecks ? start : callChecked, version: options.version, tracer: options.tracer, traceMessages: options.traceMessages === true, limits: budgetLimits(options.budget), lookup: resolve });
+  registerGate(gate, { start: hasHostChecks ? start : callChecked, pausing, version: options.version, tracer: options.tracer, traceMessages: options.traceMessages === true, limits: budgetLimits(options.budget), lookup: resolve });
 
   /**
    * The permission check, the host's checks, then the approval (side-effecting tools only): a
@@ -394,7 +492,8 @@ export function createStepGate(options: StepGateOptions): StepGate {
     args: Record<string, unknown>,
     context: ToolExecutionContext,
     abort: AbortSignal | undefined,
-  ): Promise<ToolExecutionResult | typeof APPROVED | undefined> {
+    approved: boolean,
+  ): Promise<ToolExecutionResult | typeof APPROVED | typeof PENDING | undefined> {
     const tool = call.tool;
     const step = call.step;
     if (permissionManager) {
@@ -410,7 +509,9 @@ export function createStepGate(options: StepGateOptions): StepGate {
       // No one is asked about a call that could not run anyway.
       const cannot = countBeforeAsking(call, context, abort);
       if (cannot) return cannot;
-      let refusal: ToolExecutionResult | undefined;
+      // A person approved it already, when the run paused here: they are not asked again.
+      if (approved) return APPROVED;
+      let refusal: ToolExecutionResult | typeof PENDING | undefined;
       try {
         const caller = callerOf(context);
         // The hook gets the call's own signal, so a question can be withdrawn when the call is gone.
@@ -430,6 +531,58 @@ export function createStepGate(options: StepGateOptions): StepGate {
 
 /** What {@link createStepGate}'s host checks answer for a call a person approved. */
 const APPROVED: unique symbol = Symbol('toolweave.approved');
+/** What they answer for a call a person will decide about later. */
+const PENDING: unique symbol = Symbol('toolweave.pending');
+
+/** A positive option in milliseconds, or its default. */
+function positive(value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!(value > 0) || !Number.isFinite(value)) throw new RangeError(`A pause setting must be a positive number of milliseconds, got ${value}`);
+  return value;
+}
+
+/** The call as `details.pending` lists it: as the approval request had it. */
+function pendingOf(call: GateCall, args: Record<string, unknown>, context: ToolExecutionContext, unknown: boolean) {
+  const caller = callerOf(context);
+  return { tool: call.tool.name, step: call.step, args, ...(caller ? { caller } : {}), ...(unknown ? { unknown: true as const } : {}) };
+}
+
+/**
+ * An approval answered `{ pending: true }`: in a run that may pause, the run stops at this call
+ * (it does not run); outside one (a direct call through the gate, or a door whose run cannot
+ * pause) there is nothing to resume, so the call is refused.
+ */
+function waiting(call: GateCall, args: Record<string, unknown>, context: ToolExecutionContext, unknown: boolean): void {
+  const name = call.tool.name;
+  // A script is not replayed yet (its Math.random, its clock and the order its awaits resume in
+  // are not recorded), so a script's call never pauses: it is refused, and says so.
+  if ((call.frame ?? frameOf(context))?.door?.kind === 'run_js') {
+    refused(
+      call,
+      context,
+      failure('approval_rejected', `The approval for tool "${name}" is pending (a person will decide later), and a run_js script cannot wait for one, so the call is refused. Make the call directly, or through run_pipeline or compose, which wait for the person's answer.`, {
+        tool: name,
+        step: call.step,
+        reason: 'pending in run_js',
+      }),
+    );
+    return;
+  }
+  if (call instanceof RecordedCall) {
+    call.run.pause(call.position, pendingOf(call, args, context, unknown));
+    call.outer.deliver(waitingResult(name, call.step, unknown));
+    return;
+  }
+  refused(
+    call,
+    context,
+    failure('approval_rejected', `The approval for tool "${name}" is pending, and this call comes from no run that can wait for it (a direct call, or a gate made without createStepGate), so the call is refused.`, {
+      tool: name,
+      step: call.step,
+      reason: 'pending outside a run',
+    }),
+  );
+}
 
 /** What a model chose at each door, of what an approval shows. */
 const MODEL_CHOSEN: Record<DoorKind, ApprovalCaller['modelChosen']> = {
@@ -497,11 +650,12 @@ async function asked(
   }
 }
 
-/** The refusal for an approval's answer, unless it is `{ approved: true }` exactly. */
-function approvalRefusal(decision: unknown, tool: ITool, step: string): ToolExecutionResult | undefined {
+/** The refusal for an approval's answer, unless it is `{ approved: true }` exactly (or {@link PENDING} for `{ pending: true }`). */
+function approvalRefusal(decision: unknown, tool: ITool, step: string): ToolExecutionResult | typeof PENDING | undefined {
   try {
     const d = decision as ApprovalDecision | undefined;
     if (typeof d === 'object' && d !== null && d.approved === true) return undefined;
+    if (typeof d === 'object' && d !== null && (d as Partial<ApprovalPending>).pending === true && d.approved === undefined) return PENDING;
     if (typeof d !== 'object' || d === null || d.approved !== false) {
       return failure('approval_rejected', `The approval for tool "${tool.name}" answered something malformed (only { approved: true } approves a call), so the call is refused.`, {
         tool: tool.name,

@@ -1,0 +1,412 @@
+import { describe, expect, it } from 'vitest';
+import { createComposeTool } from '../../src/agent-tools/compose.js';
+import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
+import { createScriptTool } from '../../src/agent-tools/script/index.js';
+import { ComposableToolBuilder } from '../../src/builder.js';
+import type { ApprovalAction, StepGateOptions } from '../../src/gate/step-gate.js';
+import { resumeRun } from '../../src/runs/resume.js';
+import { createMemoryRunJournal } from '../../src/runs/memory-journal.js';
+import type { RunJournal } from '../../src/runs/journal.js';
+import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../src/tool.js';
+import { delay, registry, tool } from '../helpers/tools.js';
+
+/** A registry of a pure `read`, a side-effecting `send` and a pure `after`; approvals wait for a person on `send`. */
+function setup(extra: Omit<StepGateOptions, 'resolve' | 'approvals'> = {}, answer: (a: ApprovalAction) => unknown = () => ({ pending: true })) {
+  const read = tool('read', (a) => ({ text: `note ${String(a.id)}` }));
+  const send = tool('send', (a) => ({ sent: a.text }), { hasSideEffects: true });
+  const after = tool('after', (a) => ({ done: a.sent }));
+  const reg = registry(read, send, after);
+  const asked: ApprovalAction[] = [];
+  const gate = reg.gate({ ...extra, approvals: { requestApproval: (a) => (asked.push(a), answer(a) as { approved: boolean }) } });
+  const builder = new ComposableToolBuilder(gate);
+  builder.bind({ sideEffectingTools: ['send'] });
+  return { read, send, after, reg, gate, builder, asked };
+}
+
+const SPEC = {
+  steps: [
+    { name: 'read', tool: 'read', inputMapping: { id: '$input.id' } },
+    { name: 'send', tool: 'send', inputMapping: { text: '$prev.text' } },
+    { name: 'after', tool: 'after', inputMapping: { sent: '$prev.sent' } },
+  ],
+};
+
+function composite(builder: ComposableToolBuilder, spec: unknown = SPEC): ITool {
+  return builder.build('notify', 'read a note and send it', { type: 'object' }, spec as typeof SPEC) as ITool;
+}
+
+function pendingOf(result: ToolExecutionResult) {
+  expect(result.success).toBe(false);
+  expect(result.details?.code).toBe('approval_pending');
+  return result.details as { resume: string; pending: Record<string, unknown>[]; expiresAt: number };
+}
+
+const ctx = (sessionId = 's1'): ToolExecutionContext => ({ sessionId });
+
+describe('a composite pauses at a call a person will decide about later', () => {
+  it('stops at the side-effecting call: it does not run, nothing after it starts, the result carries a token and the call', async () => {
+    const { read, send, after, builder } = setup();
+    const result = await composite(builder).execute({ id: 7 }, ctx());
+    const details = pendingOf(result);
+    expect(typeof details.resume).toBe('string');
+    expect(details.pending).toEqual([
+      { tool: 'send', step: 'send', args: { text: 'note 7' }, caller: { door: 'composite', composite: 'notify', path: ['toolweave:notify'], modelChosen: ['args'] } },
+    ]);
+    expect(result.error).toMatch(/waiting for a person/);
+    expect(result.error).toMatch(/not failed/);
+    expect([read.calls.length, send.calls.length, after.calls.length]).toEqual([1, 0, 0]);
+  });
+
+  it('resumed with an approval: the approved call runs once, earlier calls are answered from the journal, and the result is that of a run that never paused', async () => {
+    const { read, send, after, builder, asked } = setup();
+    const tool = composite(builder);
+    const paused = pendingOf(await tool.execute({ id: 7 }, ctx()));
+    const resumed = await resumeRun(tool, paused.resume, [{ approved: true }], ctx());
+    expect(resumed.success).toBe(true);
+    expect([read.calls.length, send.calls.length, after.calls.length]).toEqual([1, 1, 1]);
+    // The person is not asked again about the call they decided.
+    expect(asked).toHaveLength(1);
+    // The same run through a gate that approves at once.
+    const straight = setup({}, () => ({ approved: true }));
+    const once = await composite(straight.builder).execute({ id: 7 }, ctx());
+    expect(resumed.output).toEqual(once.output);
+    expect(resumed.output).toEqual({ done: 'note 7' });
+    expect(resumed.details?.trace).toEqual(once.details?.trace);
+    expect(resumed.effects).toEqual(once.effects);
+    // The call's idempotency key: the run and its position, the same in every attempt.
+    expect(send.contexts[0].idempotencyKey).toMatch(/^run_[A-Za-z0-9_-]{22}:toolweave:notify\/send#0$/);
+    expect(read.contexts[0].idempotencyKey).toBe(send.contexts[0].idempotencyKey!.replace(/send#0$/, 'read#0'));
+    // The run has ended: its token is spent.
+    expect((await resumeRun(tool, paused.resume, [{ approved: true }], ctx())).details?.code).toBe('resume_token_unknown');
+    expect(send.calls.length).toBe(1);
+  });
+
+  it('resumed with a refusal: the call resolves as the refusal it would have been, and does not run', async () => {
+    const { send, after, builder } = setup();
+    const tool = composite(builder);
+    const paused = pendingOf(await tool.execute({ id: 1 }, ctx()));
+    const resumed = await resumeRun(tool, paused.resume, [{ approved: false, reason: 'not to that list' }], ctx());
+    expect(resumed.success).toBe(false);
+    expect(resumed.details).toMatchObject({ code: 'approval_rejected', step: 'send', tool: 'send', reason: 'not to that list' });
+    // What the same refusal gives in a run that never paused.
+    const straight = setup({}, () => ({ approved: false, reason: 'not to that list' }));
+    const once = await composite(straight.builder).execute({ id: 1 }, ctx());
+    expect(resumed.error).toBe(once.error);
+    expect(resumed.details).toEqual(once.details);
+    expect([send.calls.length, after.calls.length]).toEqual([0, 0]);
+  });
+
+  it('pauses twice in one run: each pause has its own token, and the calls approved before are not run again', async () => {
+    const { read, send, after, builder } = setup();
+    const spec = {
+      steps: [
+        { name: 'read', tool: 'read', inputMapping: { id: '$input.id' } },
+        { name: 'first', tool: 'send', inputMapping: { text: '$prev.text' } },
+        { name: 'second', tool: 'send', inputMapping: { text: 'again' } },
+        { name: 'after', tool: 'after', inputMapping: { sent: '$prev.sent' } },
+      ],
+    };
+    const tool = composite(builder, spec);
+    const one = pendingOf(await tool.execute({ id: 2 }, ctx()));
+    expect(one.pending.map((p) => p.step)).toEqual(['first']);
+    const two = pendingOf(await resumeRun(tool, one.resume, [{ approved: true }], ctx()));
+    expect(two.pending).toMatchObject([{ tool: 'send', step: 'second', args: { text: 'again' } }]);
+    expect(two.resume).not.toBe(one.resume);
+    expect(send.calls).toEqual([{ text: 'note 2' }]);
+    // The first token was answered: it cannot be used again.
+    expect((await resumeRun(tool, one.resume, [{ approved: true }], ctx())).details?.code).toBe('resume_token_unknown');
+    const done = await resumeRun(tool, two.resume, [{ approved: true }], ctx());
+    expect(done).toMatchObject({ success: true, output: { done: 'again' } });
+    expect(send.calls).toEqual([{ text: 'note 2' }, { text: 'again' }]);
+    expect([read.calls.length, after.calls.length]).toEqual([1, 1]);
+  });
+
+  it('a replay that makes another call at a recorded place ends with replay_diverged and runs nothing more', async () => {
+    const { reg, send, after, builder } = setup();
+    const tool = composite(builder);
+    const paused = pendingOf(await tool.execute({ id: 3 }, ctx()));
+    // The registry now answers `read` with another tool: the first call differs from the journal's.
+    const other = tool_('read_v2');
+    reg.map.set('read', other);
+    const resumed = await resumeRun(tool, paused.resume, [{ approved: true }], ctx());
+    expect(resumed.success).toBe(false);
+    expect(resumed.details).toMatchObject({ code: 'replay_diverged', position: 'toolweave:notify/read#0', expected: 'read', tool: 'read_v2' });
+    expect([other.calls.length, send.calls.length, after.calls.length]).toEqual([0, 0, 0]);
+    // The run can never continue: its token is spent.
+    reg.map.set('read', tool_('read'));
+    expect((await resumeRun(tool, paused.resume, [{ approved: true }], ctx())).details?.code).toBe('resume_token_unknown');
+  });
+
+  it('a replay whose paused call now has other arguments diverges too, and the call does not run', async () => {
+    const { reg, send, builder } = setup();
+    const tool = composite(builder);
+    const paused = pendingOf(await tool.execute({ id: 4 }, ctx()));
+    // `send` itself is swapped for one under another name: the call at the paused place differs.
+    reg.map.set('send', tool_('send_other', { hasSideEffects: true }));
+    const resumed = await resumeRun(tool, paused.resume, [{ approved: true }], ctx());
+    expect(resumed.details).toMatchObject({ code: 'replay_diverged', position: 'toolweave:notify/send#0', expected: 'send' });
+    expect(send.calls.length).toBe(0);
+  });
+});
+
+/** A pure stand-in tool with its own name. */
+function tool_(name: string, extra: Partial<ITool> = { hasSideEffects: false }) {
+  return tool(name, () => ({ text: 'other' }), extra);
+}
+
+describe('tokens', () => {
+  it('a token from another session reads as unknown; in its own session it resumes', async () => {
+    const { send, builder } = setup();
+    const tool = composite(builder);
+    const paused = pendingOf(await tool.execute({ id: 5 }, ctx('s1')));
+    const elsewhere = await resumeRun(tool, paused.resume, [{ approved: true }], ctx('s2'));
+    expect(elsewhere).toMatchObject({ success: false, details: { code: 'resume_token_unknown' } });
+    expect((await resumeRun(tool, paused.resume, [{ approved: true }], { userId: 'u1' })).details?.code).toBe('resume_token_unknown');
+    expect(send.calls.length).toBe(0);
+    expect((await resumeRun(tool, paused.resume, [{ approved: true }], ctx('s1'))).success).toBe(true);
+    expect(send.calls.length).toBe(1);
+  });
+
+  it('an expired token has its own code, and nothing runs', async () => {
+    const { send, builder } = setup({ pauses: { ttlMs: 20 } });
+    const tool = composite(builder);
+    const paused = pendingOf(await tool.execute({ id: 6 }, ctx()));
+    expect(paused.expiresAt).toBeLessThanOrEqual(Date.now() + 20);
+    await delay(40);
+    const resumed = await resumeRun(tool, paused.resume, [{ approved: true }], ctx());
+    expect(resumed).toMatchObject({ success: false, details: { code: 'resume_token_expired' } });
+    expect(send.calls.length).toBe(0);
+  });
+
+  it('a token this library did not issue, or another door, is unknown', async () => {
+    const { builder } = setup();
+    const tool = composite(builder);
+    const paused = pendingOf(await tool.execute({ id: 6 }, ctx()));
+    expect((await resumeRun(tool, 'run_nope', [], ctx())).details?.code).toBe('resume_token_unknown');
+    const otherDoor = builder.build('other', 'other', { type: 'object' }, SPEC) as ITool;
+    expect((await resumeRun(otherDoor, paused.resume, [{ approved: true }], ctx())).details?.code).toBe('resume_token_unknown');
+    expect((await resumeRun(tool_('plain'), paused.resume, [{ approved: true }], ctx())).details?.code).toBe('resume_token_unknown');
+  });
+
+  it('decisions must answer the pending calls one each, in order', async () => {
+    const { send, builder } = setup();
+    const tool = composite(builder);
+    const paused = pendingOf(await tool.execute({ id: 8 }, ctx()));
+    for (const bad of [[], [{ approved: true }, { approved: true }], [{ approved: 'yes' }], [{ pending: true }], [{ approved: false, reason: 3 }], 'yes']) {
+      const result = await resumeRun(tool, paused.resume, bad as never, ctx());
+      expect(result.details?.code).toBe('resume_decisions_invalid');
+    }
+    expect(send.calls.length).toBe(0);
+    // The token still stands.
+    expect((await resumeRun(tool, paused.resume, [{ approved: true }], ctx())).success).toBe(true);
+  });
+
+  it('the in-memory journal keeps at most maxRuns runs: the oldest token then reads as unknown', async () => {
+    const { builder } = setup({ journal: createMemoryRunJournal({ maxRuns: 2 }) });
+    const tool = composite(builder);
+    const tokens: string[] = [];
+    for (const id of [1, 2, 3]) tokens.push(pendingOf(await tool.execute({ id }, ctx())).resume);
+    expect((await resumeRun(tool, tokens[0], [{ approved: true }], ctx())).details?.code).toBe('resume_token_unknown');
+    expect((await resumeRun(tool, tokens[2], [{ approved: true }], ctx())).success).toBe(true);
+    expect(() => createMemoryRunJournal({ maxRuns: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('a resumption whose process stopped', () => {
+  it('holds its token while it runs (resume_busy); past its lease, a started call without a recorded end comes back pending, marked unknown, and runs again only when approved', async () => {
+    const { reg, read, builder } = setup({ pauses: { leaseMs: 300 } });
+    const door = composite(builder);
+    const paused = pendingOf(await door.execute({ id: 9 }, ctx()));
+    // The resumption's `send` never ends: its process "stopped" in the middle of the call.
+    let release: (() => void) | undefined;
+    let hang = true;
+    const hanging = tool('send', (a) => (hang ? new Promise((resolve) => (release = () => resolve({ sent: a.text }))) : { sent: a.text }), { hasSideEffects: true });
+    reg.map.set('send', hanging);
+    const stale = resumeRun(door, paused.resume, [{ approved: true }], ctx());
+    await delay(5);
+    expect(hanging.calls.length).toBe(1);
+    expect((await resumeRun(door, paused.resume, [{ approved: true }], ctx())).details?.code).toBe('resume_busy');
+    await delay(350);
+    // Past the lease: the token may be used again, but the call that may have run is not run again.
+    const again = pendingOf(await resumeRun(door, paused.resume, [{ approved: true }], ctx()));
+    expect(again.pending).toMatchObject([{ tool: 'send', step: 'send', args: { text: 'note 9' }, unknown: true }]);
+    expect(hanging.calls.length).toBe(1);
+    // A person says to run it again: it runs, once.
+    hang = false;
+    const done = await resumeRun(door, again.resume, [{ approved: true }], ctx());
+    expect(done).toMatchObject({ success: true, output: { done: 'note 9' } });
+    expect([read.calls.length, hanging.calls.length]).toEqual([1, 2]);
+    // The stale attempt ends late: it neither breaks the run's result nor runs anything twice.
+    release!();
+    await stale;
+    expect(hanging.calls.length).toBe(2);
+  });
+});
+
+describe('run_pipeline pauses and resumes', () => {
+  it('stops at the call, and resumes to the report a run that never paused gives', async () => {
+    const { read, send, gate } = setup();
+    const pipeline = createRunPipelineTool(gate, { sideEffectingTools: ['send'] });
+    const input = {
+      steps: [
+        { id: 'r', tool: 'read', args: { id: 1 } },
+        { id: 's', tool: 'send', args: { text: '${r.output.text}' } },
+        { id: 'a', tool: 'after', args: { sent: 'x' } },
+      ],
+    };
+    const paused = pendingOf(await pipeline.execute(input, ctx()));
+    expect(paused.pending).toEqual([{ tool: 'send', step: 's', args: { text: 'note 1' }, caller: { door: 'run_pipeline', path: [], modelChosen: ['step', 'args'] } }]);
+    expect(send.calls.length).toBe(0);
+    const resumed = await resumeRun(pipeline, paused.resume, [{ approved: true }], ctx());
+    const straight = setup({}, () => ({ approved: true }));
+    const once = await createRunPipelineTool(straight.gate, { sideEffectingTools: ['send'] }).execute(input, ctx());
+    expect(resumed.success).toBe(true);
+    expect(resumed.output).toBe(once.output);
+    expect(resumed.details?.steps).toEqual(once.details?.steps);
+    expect([read.calls.length, send.calls.length]).toEqual([1, 1]);
+  });
+
+  it('without stop_on_error, the steps after the paused call still do not start', async () => {
+    const { send, after, gate } = setup();
+    const pipeline = createRunPipelineTool(gate, { sideEffectingTools: ['send'] });
+    const paused = pendingOf(
+      await pipeline.execute({ stop_on_error: false, steps: [{ id: 's', tool: 'send', args: { text: 'a' } }, { id: 'a', tool: 'after', args: { sent: 'x' } }] }, ctx()),
+    );
+    expect([send.calls.length, after.calls.length]).toEqual([0, 0]);
+    const resumed = await resumeRun(pipeline, paused.resume, [{ approved: true }], ctx());
+    expect(resumed.success).toBe(true);
+    expect([send.calls.length, after.calls.length]).toEqual([1, 1]);
+  });
+});
+
+describe('where a run cannot pause', () => {
+  it('a direct call through the gate has no run to resume: a pending answer refuses it', async () => {
+    const { gate, send } = setup();
+    const result = await gate.run(send, { text: 'x' }, ctx());
+    expect(result.details).toMatchObject({ code: 'approval_rejected', reason: 'pending outside a run' });
+    expect(send.calls.length).toBe(0);
+  });
+
+  it('anything else than approved true or false, or pending true, still refuses', async () => {
+    for (const answer of [{ pending: 'yes' }, { pending: true, approved: false }, { pending: 1 }, {}, null]) {
+      const { builder, send } = setup({}, () => answer);
+      const result = await composite(builder).execute({ id: 1 }, ctx());
+      expect(result.details?.code).toBe('approval_rejected');
+      expect(send.calls.length).toBe(0);
+    }
+  });
+});
+
+describe('compose pauses and resumes', () => {
+  function composeSetup() {
+    const s = setup();
+    let slowRuns = 0;
+    // A read that takes a while: in flight when the other branch pauses.
+    const slow = tool('slow', async (a) => {
+      slowRuns++;
+      await delay(30);
+      return { text: `slow ${String(a.id)}` };
+    });
+    s.reg.add(slow);
+    const compose = createComposeTool(s.gate, { sideEffectingTools: ['send'] });
+    return { ...s, slow, compose, slowRuns: () => slowRuns };
+  }
+  const TREE = {
+    combinator: 'gather',
+    calls: {
+      a: { combinator: 'pipe', stages: [{ tool: 'read', args: { id: 1 } }, { tool: 'send', args: { text: 'now' } }] },
+      b: { combinator: 'pipe', stages: [{ tool: 'slow', args: { id: 2 } }, { tool: 'after', args: { sent: 'later' } }] },
+    },
+  };
+
+  it("a gather stops at the paused call: the other branch's call in flight finishes and is recorded, nothing after it starts", async () => {
+    const { compose, read, send, after, slow } = composeSetup();
+    const paused = pendingOf(await compose.execute(TREE, ctx()));
+    expect(paused.pending).toEqual([{ tool: 'send', step: 'tree.calls.a.stages[1]', args: { text: 'now' }, caller: { door: 'compose', path: [], modelChosen: ['step', 'args'] } }]);
+    expect([read.calls.length, send.calls.length, slow.calls.length, after.calls.length]).toEqual([1, 0, 1, 0]);
+  });
+
+  it('resumed: every call recorded before the pause is answered from the journal, the approved call runs once, and the result is that of a run that never paused', async () => {
+    const { compose, read, send, after, slow } = composeSetup();
+    const paused = pendingOf(await compose.execute(TREE, ctx()));
+    const resumed = await resumeRun(compose, paused.resume, [{ approved: true }], ctx());
+    expect(resumed.success).toBe(true);
+    expect([read.calls.length, send.calls.length, slow.calls.length, after.calls.length]).toEqual([1, 1, 1, 1]);
+    const straight = setup({}, () => ({ approved: true }));
+    straight.reg.add(tool('slow', (a) => ({ text: `slow ${String(a.id)}` })));
+    const once = await createComposeTool(straight.gate, { sideEffectingTools: ['send'] }).execute(TREE, ctx());
+    expect(resumed.output).toEqual(once.output);
+    expect(resumed.output).toEqual({ a: { sent: 'now' }, b: { done: 'later' } });
+  });
+
+  it('two branches waiting at once are both pending, in the order of their places, and answered one decision each', async () => {
+    const { compose, send } = composeSetup();
+    const tree = { combinator: 'gather', calls: { y: { tool: 'send', args: { text: 'y' } }, x: { tool: 'send', args: { text: 'x' } } } };
+    const paused = pendingOf(await compose.execute(tree, ctx()));
+    expect(paused.pending.map((p) => p.step)).toEqual(['tree.calls.x', 'tree.calls.y']);
+    const resumed = await resumeRun(compose, paused.resume, [{ approved: false, reason: 'not x' }, { approved: true }], ctx());
+    expect(send.calls).toEqual([{ text: 'y' }]);
+    expect(resumed.details).toMatchObject({ code: 'approval_rejected', reason: 'not x', call: 'x' });
+  });
+});
+
+describe('run_js does not pause yet', () => {
+  it("a script's call whose approval is pending is refused, saying why, and runs nothing; the script may go on", async () => {
+    const { gate, send, read } = setup();
+    const script = createScriptTool(gate, { sideEffectingTools: ['send'] });
+    const result = await script.execute(
+      { intention: 'send a note', code: "const r = await callTool('send', { text: 'x' }); const n = await tools.read({ id: 1 }); return [r, n];" },
+      ctx(),
+    );
+    expect(result.success).toBe(true);
+    expect(String(result.output)).toMatch(/a run_js script cannot wait/);
+    expect(send.calls.length).toBe(0);
+    expect(read.calls.length).toBe(1);
+  });
+});
+
+describe('a journal out of reach', () => {
+  it('a pause that cannot be stored answers journal_unavailable; a resumption that cannot read answers it too, and nothing runs', async () => {
+    const memory = createMemoryRunJournal();
+    let down = false;
+    const journal: RunJournal = {
+      save: (run) => (down ? Promise.reject(new Error('connection refused')) : memory.save(run)),
+      load: (id) => (down ? Promise.reject(new Error('connection refused')) : memory.load(id)),
+      record: (id, r) => memory.record(id, r),
+      records: (id) => memory.records(id),
+      claim: (id, p, u) => memory.claim(id, p, u),
+      remove: (id) => memory.remove(id),
+    };
+    const { builder, send } = setup({ journal });
+    const door = composite(builder);
+    const paused = pendingOf(await door.execute({ id: 1 }, ctx()));
+    down = true;
+    const failed = await door.execute({ id: 2 }, ctx());
+    expect(failed.details?.code).toBe('journal_unavailable');
+    expect(failed.error).toMatch(/connection refused/);
+    expect((await resumeRun(door, paused.resume, [{ approved: true }], ctx())).details?.code).toBe('journal_unavailable');
+    expect(send.calls.length).toBe(0);
+    down = false;
+    expect((await resumeRun(door, paused.resume, [{ approved: true }], ctx())).success).toBe(true);
+  });
+});
+
+describe('runs that never pause', () => {
+  it('write nothing to the journal; a gate without approvals records nothing and gives no idempotency key', async () => {
+    const touched: string[] = [];
+    const memory = createMemoryRunJournal();
+    const journal = Object.fromEntries(
+      Object.entries(memory).map(([name, fn]) => [name, (...args: unknown[]) => (touched.push(name), (fn as (...a: unknown[]) => unknown)(...args))]),
+    ) as unknown as RunJournal;
+    const { builder, send } = setup({ journal }, () => ({ approved: true }));
+    expect((await composite(builder).execute({ id: 1 }, ctx())).success).toBe(true);
+    expect(touched).toEqual([]);
+    expect(send.contexts[0].idempotencyKey).toBeDefined();
+
+    const read = tool('read', (a) => ({ text: `note ${String(a.id)}` }));
+    const plain = new ComposableToolBuilder(registry(read, tool('send', () => ({}), { hasSideEffects: true }), tool('after', () => ({}))).gate());
+    plain.bind({ sideEffectingTools: ['send'] });
+    expect((await composite(plain).execute({ id: 1 }, ctx())).success).toBe(true);
+    expect(read.contexts[0].idempotencyKey).toBeUndefined();
+  });
+});
