@@ -96,8 +96,9 @@ export interface ApprovalCaller {
 }
 
 /**
- * What an approval answers now: `{ approved: true }` lets the call run, `{ approved: false }`
- * refuses it. (An approval may also answer {@link ApprovalPending}; anything else refuses the call.)
+ * What an approval answers now: `{ approved: true }` lets the call run, `{ approved: false }` refuses it.
+ *
+ * (An approval may also answer {@link ApprovalPending}; anything else refuses the call.)
  *
  * @category The gate
  */
@@ -109,7 +110,9 @@ export interface ApprovalDecision {
 }
 
 /**
- * An approval's answer that a person will decide later: the door the call came through stops at
+ * An approval's answer that a person will decide later.
+ *
+ * The door the call came through stops at
  * it (the call does not run) and answers `approval_pending`, with a token to continue the run with
  * once they have decided (see `resumeRun`).
  *
@@ -121,7 +124,9 @@ export interface ApprovalPending {
 }
 
 /**
- * The host's approval hook, asked before every side-effecting step, and only about a call that
+ * The host's approval hook, asked before every side-effecting step.
+ *
+ * It is asked only about a call that
  * could still run: not about one already aborted, refused as interactive under a script, or past
  * the budget's `calls`. A call asked about counts against that budget from then on, approved or
  * not, so calls asked about at once cannot all pass a budget with room for one, and a model cannot

@@ -7,7 +7,11 @@
 import type { ApprovalCaller } from '../gate/step-gate.js';
 import type { ToolExecutionResult } from '../tool.js';
 
-/** A call a paused run waits on, as `details.pending` of an `approval_pending` result lists it. */
+/**
+ * A call a paused run waits on, as `details.pending` of an `approval_pending` result lists it.
+ *
+ * @category The gate
+ */
 export interface PendingCall {
   /** The tool's name. */
   tool: string;
@@ -25,7 +29,11 @@ export interface PendingCall {
   unknown?: true;
 }
 
-/** A pending call with its place in the run, as the journal keeps it. */
+/**
+ * A pending call with its place in the run, as the journal keeps it.
+ *
+ * @category The gate
+ */
 export interface JournalPendingCall extends PendingCall {
   /** The call's position in its run (see {@link RunCallRecord.position}). */
   position: string;
@@ -33,7 +41,11 @@ export interface JournalPendingCall extends PendingCall {
   argsKey: string;
 }
 
-/** One gated call of a run, as the journal records it. */
+/**
+ * One gated call of a run, as the journal records it.
+ *
+ * @category The gate
+ */
 export interface RunCallRecord {
   /**
    * The call's position in its run: its place in the door's tree (the compositions it is inside
@@ -55,7 +67,11 @@ export interface RunCallRecord {
   attempt: number;
 }
 
-/** A run that waits for a person, as the journal stores it. */
+/**
+ * A run that waits for a person, as the journal stores it.
+ *
+ * @category The gate
+ */
 export interface PausedRun {
   /** The run's id, random, shared by every attempt of the run. */
   runId: string;
@@ -74,9 +90,13 @@ export interface PausedRun {
 }
 
 /**
- * Where runs that wait for a person are kept. Every method may be asynchronous, so a store shared
+ * Where runs that wait for a person are kept.
+ *
+ * Every method may be asynchronous, so a store shared
  * by several processes (or a durable engine) can implement it; a method that throws or rejects
  * makes the operation that asked answer `journal_unavailable`.
+ *
+ * @category The gate
  */
 export interface RunJournal {
   /** Store a paused run, replacing any earlier entry of the same `runId`. */

@@ -4,13 +4,21 @@
  */
 import type { PausedRun, RunCallRecord, RunJournal } from './journal.js';
 
-/** Options of {@link createMemoryRunJournal}. */
+/**
+ * Options of {@link createMemoryRunJournal}.
+ *
+ * @category The gate
+ */
 export interface MemoryRunJournalOptions {
   /** The most runs kept at once (default {@link DEFAULT_JOURNAL_MAX_RUNS}); past it the oldest is evicted and its token reads as unknown. */
   maxRuns?: number;
 }
 
-/** The default number of runs an in-memory journal keeps. */
+/**
+ * The default number of runs an in-memory journal keeps.
+ *
+ * @category The gate
+ */
 export const DEFAULT_JOURNAL_MAX_RUNS = 1000;
 
 /** One run's slot: the paused run (once saved), its records by position, and the claim on it. */
@@ -21,7 +29,9 @@ interface Slot {
 }
 
 /**
- * Create an in-memory {@link RunJournal}. It serves one process: to resume a run in another
+ * Create an in-memory {@link RunJournal}, the default journal of a gate with approvals.
+ *
+ * It serves one process: to resume a run in another
  * process, give every gate a journal over a shared store. Runs are kept until they end, expire
  * (their `expiresAt` has passed when they are next loaded or claimed) or are evicted (the oldest
  * first, once `maxRuns` are kept).
@@ -32,6 +42,8 @@ interface Slot {
  * ```ts
  * const gate = createStepGate({ resolve, approvals, journal: createMemoryRunJournal({ maxRuns: 100 }) });
  * ```
+ *
+ * @category The gate
  */
 export function createMemoryRunJournal(options: MemoryRunJournalOptions = {}): RunJournal {
   const maxRuns = options.maxRuns ?? DEFAULT_JOURNAL_MAX_RUNS;

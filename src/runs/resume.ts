@@ -10,11 +10,17 @@ import { gateOfDoor, scopeIn, sendResumption } from './door-run.js';
 import type { RunCallRecord } from './journal.js';
 import { RunRecord, journalUnavailable, readToken } from './run-record.js';
 
-/** A person's answer to one call a paused run waits on. */
+/**
+ * A person's answer to one call a paused run waits on.
+ *
+ * @category The gate
+ */
 export type ResumeDecision = { approved: true } | { approved: false; reason?: string };
 
 /**
- * Continue the run that `door` paused with `token` (its `details.resume`). `decisions` answer its
+ * Continue the run that `door` paused with `token` (its `details.resume`).
+ *
+ * `decisions` answer its
  * `details.pending`, one each, in order. The door runs its original input again from the start:
  * every call up to the pause is answered from the run's journal without running again, an
  * approved call then runs once, a refused one resolves as the refusal it would have been, and the
@@ -35,6 +41,8 @@ export type ResumeDecision = { approved: true } | { approved: false; reason?: st
  *   const resumed = await resumeRun(door, token, [{ approved: true }], context);
  * }
  * ```
+ *
+ * @category The gate
  */
 export async function resumeRun(door: ITool, token: string, decisions: readonly ResumeDecision[], context: ToolExecutionContext = {}): Promise<ToolExecutionResult> {
   try {

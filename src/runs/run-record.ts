@@ -15,7 +15,11 @@ import type { ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { canonicalJson } from './canonical-json.js';
 import type { JournalPendingCall, PausedRun, PendingCall, RunCallRecord, RunJournal } from './journal.js';
 
-/** How runs that wait for a person are kept; see {@link StepGateOptions.pauses}. */
+/**
+ * How runs that wait for a person are kept; see {@link StepGateOptions.pauses}.
+ *
+ * @category The gate
+ */
 export interface PauseOptions {
   /** How long a paused run's token stays valid, in milliseconds (default {@link DEFAULT_PAUSE_TTL_MS}: a day). */
   ttlMs?: number;
@@ -35,9 +39,17 @@ export interface PauseOptions {
   scope?: (context: ToolExecutionContext) => string;
 }
 
-/** The default life of a paused run's token: a day. */
+/**
+ * The default life of a paused run's token: a day.
+ *
+ * @category The gate
+ */
 export const DEFAULT_PAUSE_TTL_MS = 24 * 60 * 60 * 1000;
-/** The default time a resumption holds its token: ten minutes. */
+/**
+ * The default time a resumption holds its token: ten minutes.
+ *
+ * @category The gate
+ */
 export const DEFAULT_RESUME_LEASE_MS = 10 * 60 * 1000;
 
 /** What a gate with an approval hook keeps for pausing: its journal and its settings. */
