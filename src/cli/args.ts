@@ -38,6 +38,8 @@ export interface McpArgs {
   verbose: boolean;
   /** How many calls one run_js run may make (the config's `script.maxCalls`). */
   maxCalls?: number;
+  /** Record every upstream call into this folder (the config's `record`). */
+  record?: string;
 }
 
 /** What `toolweave check` was asked to do. */
@@ -73,6 +75,8 @@ Options of mcp:
   --allowed-origins a,b with --http: origins (https://app.example) a browser's request may come from
                         besides the pages of the allowed hosts
   --max-calls n         how many calls one run_js run may make (default 1000)
+  --record dir          record every call to an upstream tool (arguments, output, outcome, time) as
+                        JSON lines, one file per client session, for toolweave forge (off by default)
   --verbose             log each call, and each call a script, pipeline or compose makes, with its
                         verdict to stderr (a refused one with its code and why)`;
 
@@ -88,7 +92,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     return { command: 'check', config: options.config };
   }
   if (command !== 'mcp') throw new UsageError(`Unknown command "${command}".`);
-  const valued = ['--config', '--chain', '--http', '--allowed-hosts', '--allowed-origins', '--max-calls'];
+  const valued = ['--config', '--chain', '--http', '--allowed-hosts', '--allowed-origins', '--max-calls', '--record'];
   const { own, upstream } = splitUpstream(rest, valued);
   const options = readOptions(own, valued, ['--trust-annotations', '--code-only', '--verbose']);
   if (upstream !== undefined && upstream.length === 0) throw new UsageError('Nothing after --: give the command that starts the MCP server.');
@@ -102,6 +106,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     command: 'mcp',
     ...(maxCalls !== undefined ? { maxCalls: Number(maxCalls) } : {}),
     ...(options.config ? { config: options.config } : {}),
+    ...(options.record ? { record: options.record } : {}),
     ...(upstream ? { upstream } : {}),
     trustAnnotations: options['--trust-annotations'] === 'true',
     chain: (options.chain ?? '').split(',').map((name) => name.trim()).filter(Boolean),

@@ -81,6 +81,12 @@ export const CONFIG_SCHEMA = {
     composites: { ...stringList, description: 'Composite files (YAML or JSON), relative to this file; * matches within a folder.' },
     script: { ...SCRIPT, description: 'Options of run_js.' },
     approvals: { enum: ['none', 'elicit'], description: 'elicit: every side-effecting call asks the person at the client.' },
+    record: {
+      type: 'string',
+      minLength: 1,
+      description:
+        'Record every call to an upstream tool (arguments, output up to 64 KiB, outcome, time) into this folder, relative to this file: one JSON-lines file per client session, for `toolweave forge`. Off by default; the files hold your data.',
+    },
     codeOnly: {
       type: 'boolean',
       description: 'Offer only run_js and get_observation: a script finds every other tool (searchTools, describeTools) and calls it (tools.<name>). Default false.',

@@ -35,6 +35,8 @@ export interface ProxyConfig {
   approvals?: 'none' | 'elicit';
   /** Offer only run_js and get_observation; a script finds and calls every other tool. */
   codeOnly?: boolean;
+  /** Record every upstream call, one JSON-lines file per session, into this folder (relative to `base`). */
+  record?: string;
   /** The folder relative paths are read from (the config file's). */
   base: string;
   /** Where the config came from, for messages. */

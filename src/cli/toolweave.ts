@@ -4,6 +4,7 @@
  * `toolweave schema` (the config's JSON Schema). The MCP SDK, a dependency of the package, is
  * loaded only by the commands that use it, so `--help` and `schema` start without it.
  */
+import path from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { stopEveryGroup } from '../mcp/process-group.js';
 import { parseArgs, USAGE, UsageError, type McpArgs } from './args.js';
@@ -120,6 +121,8 @@ async function mcpConfig(args: McpArgs): Promise<ProxyConfig> {
   if (args.chain.length) config.sideEffectingTools = [...(config.sideEffectingTools ?? []), ...args.chain];
   if (args.maxCalls !== undefined) config.script = { ...config.script, maxCalls: args.maxCalls };
   if (args.codeOnly) config.codeOnly = true;
+  // Relative to where the command runs, as every path on the command line.
+  if (args.record) config.record = path.resolve(args.record);
   return config;
 }
 
