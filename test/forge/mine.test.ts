@@ -1,0 +1,126 @@
+/**
+ * mineChains and generalizeChain: a chain seen in enough sessions is found, one seen in fewer is
+ * not; its constants that vary become inputs, its copies references, one call per item a for_each;
+ * and the forged spec runs (dry) to its example's output.
+ */
+import { describe, expect, it } from 'vitest';
+import { ComposableToolBuilder, createStepGate, generalizeChain, mineChains, type ITool, type RecordedSession } from '../../src/index.js';
+import { call, session } from './helpers.js';
+
+/** read a file, then write its text elsewhere: the write is side-effecting. */
+function copyChain(from: string, to: string) {
+  return [call('read_text_file', { path: from }, `text of ${from}`), call('write_file', { path: to, content: `text of ${from}` }, `Successfully wrote to ${to}`)];
+}
+
+/** list a folder, then read each file it lists. */
+function readAll(dir: string, names: string[]) {
+  const files = names.map((name) => ({ path: `${dir}/${name}` }));
+  return [call('list_files', { dir, depth: 1 }, { files }), ...files.map((file) => call('read_text_file', { path: file.path }, `text of ${file.path}`))];
+}
+
+function noise(n: number) {
+  return [call('get_time', { zone: `zone-${n}` }, `12:0${n}`), call('read_text_file', { path: `/noise/${n}.txt` }, `noise ${n}`)];
+}
+
+function sessions(): RecordedSession[] {
+  return [
+    session('s1.jsonl', [...noise(1), ...copyChain('/p/a.md', '/p/a.bak'), ...noise(2), ...readAll('/p/src', ['x.ts', 'y.ts']), ...noise(3)]),
+    session('s2.jsonl', [...readAll('/p/lib', ['m.ts', 'n.ts', 'o.ts']), ...noise(4), ...copyChain('/p/b.md', '/p/b.bak')]),
+    session('s3.jsonl', [...noise(5), ...copyChain('/p/c.md', '/p/c.bak'), ...noise(6)]),
+    session('s4.jsonl', [...noise(7), ...noise(8)]),
+  ];
+}
+
+describe('mineChains', () => {
+  it('finds a chain seen in 3 sessions and leaves out one seen in 2, and noise', () => {
+    const shapes = mineChains(sessions());
+    expect(shapes.map((s) => [s.steps.map((step) => step.tool), s.sessions])).toEqual([[['read_text_file', 'write_file'], 3]]);
+    expect(shapes[0].signature).toBe('read_text_file(.path=C) > write_file(.content=#0,.path=C)');
+    // The list-then-read-each chain is in 2 sessions: found when 2 are enough.
+    const atTwo = mineChains(sessions(), { minSessions: 2 });
+    expect(atTwo.map((s) => [s.steps.map((step) => step.tool), s.sessions])).toEqual([[['read_text_file', 'write_file'], 3], [['list_files', 'read_text_file'], 2]]);
+  });
+
+  it('does not forge a chain seen in 2 sessions at the default threshold', () => {
+    const two = sessions().slice(0, 2);
+    expect(mineChains(two)).toEqual([]);
+    expect(mineChains(two, { minSessions: 2 }).map((s) => s.sessions)).toEqual([2, 2]);
+  });
+
+  it('keeps apart chains whose arguments are built differently', () => {
+    const differently = [0, 1, 2].map((i) => session(`d${i}.jsonl`, [call('read_text_file', { path: `/p/${i}` }, `t${i}`), call('write_file', { path: `/p/${i}.out`, content: 'fixed text' }, 'ok')]));
+    // No copy links the write to the read: no chain at all.
+    expect(mineChains(differently)).toEqual([]);
+  });
+});
+
+describe('generalizeChain', () => {
+  it('makes varying constants inputs with an inferred schema, copies references, and lists the side-effecting step', () => {
+    const [shape] = mineChains(sessions());
+    const forged = generalizeChain(shape);
+    expect(forged.name).toBe('read_text_file_then_write_file');
+    expect(forged.spec).toEqual({
+      steps: [
+        { name: 'read_text_file', tool: 'read_text_file', inputMapping: { path: '$input.path' } },
+        { name: 'write_file', tool: 'write_file', inputMapping: { content: '$steps.read_text_file', path: '$input.path_2' } },
+      ],
+    });
+    expect(forged.inputSchema).toEqual({
+      type: 'object',
+      properties: {
+        path: { type: 'string', examples: ['/p/a.md', '/p/b.md', '/p/c.md'] },
+        path_2: { type: 'string', examples: ['/p/a.bak', '/p/b.bak', '/p/c.bak'] },
+      },
+      required: ['path', 'path_2'],
+      additionalProperties: false,
+    });
+    expect(forged.sideEffectingSteps).toEqual(['write_file']);
+    expect(forged.description).toBe('Calls read_text_file, then write_file. Forged from the chain seen in 3 recorded sessions. Side effects: write_file (step write_file).');
+    expect(forged.examples[0]).toEqual({
+      name: 'recorded 2026-12-02T10:00:00.000Z in s1.jsonl',
+      input: { path: '/p/a.md', path_2: '/p/a.bak' },
+      stepOutputs: { write_file: 'Successfully wrote to /p/a.bak' },
+      output: 'Successfully wrote to /p/a.bak',
+    });
+  });
+
+  it('keeps a constant that never varies as a literal, and an argument given again as the same input', () => {
+    const made = [0, 1, 2].map((i) => session(`k${i}.jsonl`, [
+      call('read_text_file', { path: `/p/${i}.json`, encoding: 'utf8' }, `{"n":${i}}`),
+      call('write_file', { path: `/p/${i}.json`, content: `{"n":${i}}`, mode: '$keep' }, 'ok'),
+    ]));
+    const forged = generalizeChain(mineChains(made)[0]);
+    expect(forged.spec.steps).toEqual([
+      { name: 'read_text_file', tool: 'read_text_file', inputMapping: { encoding: 'utf8', path: '$input.path' } },
+      // The literal "$keep" is escaped so it is not read as a reference.
+      { name: 'write_file', tool: 'write_file', inputMapping: { content: '$steps.read_text_file', mode: '$$keep', path: '$input.path' } },
+    ]);
+    expect(Object.keys(forged.inputSchema.properties as object)).toEqual(['path']);
+  });
+
+  it('makes one call per item of an earlier list a for_each, and the spec runs dry to its example output', async () => {
+    const shapes = mineChains(sessions(), { minSessions: 2 });
+    const each = shapes.find((s) => s.steps[0].tool === 'list_files')!;
+    const forged = generalizeChain(each);
+    expect(forged.name).toBe('list_files_then_each_read_text_file');
+    expect(forged.spec.steps).toEqual([
+      { name: 'list_files', tool: 'list_files', inputMapping: { depth: 1, dir: '$input.dir' } },
+      { name: 'read_text_file', combinator: 'for_each', items: '$steps.list_files.files', template: { name: 'read_text_file_item', tool: 'read_text_file', inputMapping: { path: '$item.path' } } },
+    ]);
+    expect(forged.sideEffectingSteps).toEqual([]);
+    expect(forged.examples[1]).toMatchObject({ input: { dir: '/p/lib' }, output: ['text of /p/lib/m.ts', 'text of /p/lib/n.ts', 'text of /p/lib/o.ts'] });
+
+    // The spec as a composite, over tools that answer as the recordings did.
+    const tools: ITool[] = [
+      { id: 'l', name: 'list_files', displayName: 'l', description: 'l', inputSchema: { type: 'object' }, hasSideEffects: false, execute: async (args) => ({ success: true, output: { files: ['m.ts', 'n.ts', 'o.ts'].map((n) => ({ path: `${String(args.dir)}/${n}` })) } }) },
+      { id: 'r', name: 'read_text_file', displayName: 'r', description: 'r', inputSchema: { type: 'object' }, hasSideEffects: false, execute: async (args) => ({ success: true, output: `text of ${String(args.path)}` }) },
+    ];
+    const registry = new Map(tools.map((t) => [t.name, t]));
+    const builder = new ComposableToolBuilder(createStepGate({ resolve: (name) => registry.get(name) }));
+    const tool = builder.build(forged.name, forged.description, forged.inputSchema, forged.spec);
+    const result = await tool.execute(forged.examples[1].input, {});
+    expect(result).toMatchObject({ success: true, output: forged.examples[1].output });
+    // The input schema refuses what was never seen: a missing field.
+    expect((await tool.execute({}, {})).details?.code).toBe('input_invalid');
+  });
+});
