@@ -4,6 +4,7 @@
  *     toolweave mcp [--config FILE] [--trust-annotations] [--chain a,b] [--code-only] [--http [HOST:]PORT]
  *                   [--allowed-hosts a,b] [--allowed-origins a,b] [--max-calls n] [--verbose] [--] [COMMAND ARGS...]
  *     toolweave check --config FILE
+ *     toolweave forge DIR --out DIR [--min-sessions n]
  *     toolweave schema
  */
 
@@ -48,8 +49,19 @@ export interface CheckArgs {
   config: string;
 }
 
+/** What `toolweave forge` was asked to do. */
+export interface ForgeArgs {
+  command: 'forge';
+  /** The recordings folder. */
+  recordings: string;
+  /** Where the composite files go. */
+  out: string;
+  /** The fewest sessions a chain must be seen in (default 3). */
+  minSessions: number;
+}
+
 /** Every command. */
-export type CliArgs = McpArgs | CheckArgs | { command: 'schema' } | { command: 'help' } | { command: 'version' };
+export type CliArgs = McpArgs | CheckArgs | ForgeArgs | { command: 'schema' } | { command: 'help' } | { command: 'version' };
 
 /** A command line that cannot be run; the message says what to write instead. */
 export class UsageError extends Error {}
@@ -62,6 +74,11 @@ export const USAGE = `Usage:
                                            command starts at the first word that is not an option)
   toolweave mcp --config toolweave.yaml    the same for every server in the config, with composites
   toolweave check --config toolweave.yaml  connect to every server, check every composite, run its examples
+  toolweave forge <dir> --out <dir> [--min-sessions n]
+                                           find the chains of calls seen in n sessions or more
+                                           (default 3) of the recordings in <dir> (mcp --record) and
+                                           write each as a composite file with examples; nothing is
+                                           served until you add a file to a config's composites
   toolweave schema                         print the config file's JSON Schema
 
 Options of mcp:
@@ -91,6 +108,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     if (!options.config) throw new UsageError('toolweave check needs --config <file>.');
     return { command: 'check', config: options.config };
   }
+  if (command === 'forge') return forgeArgs(rest);
   if (command !== 'mcp') throw new UsageError(`Unknown command "${command}".`);
   const valued = ['--config', '--chain', '--http', '--allowed-hosts', '--allowed-origins', '--max-calls', '--record'];
   const { own, upstream } = splitUpstream(rest, valued);
@@ -131,6 +149,17 @@ function splitUpstream(args: readonly string[], valued: readonly string[]): { ow
     if (valued.includes(arg) && args[i + 1] !== undefined && !args[i + 1].startsWith('--')) i++;
   }
   return { own: args };
+}
+
+/** `forge <dir> --out <dir> [--min-sessions n]`. */
+function forgeArgs(rest: readonly string[]): ForgeArgs {
+  const [recordings, ...more] = rest;
+  if (recordings === undefined || recordings.startsWith('--')) throw new UsageError('toolweave forge needs the recordings folder: toolweave forge <dir> --out <dir>.');
+  const options = readOptions(more, ['--out', '--min-sessions']);
+  if (!options.out) throw new UsageError('toolweave forge needs --out <dir>, the folder the composite files are written to.');
+  const min = options['min-sessions'];
+  if (min !== undefined && !/^[1-9]\d{0,5}$/u.test(min)) throw new UsageError(`--min-sessions takes a whole number of sessions, 1 or more, such as 3 (got "${min}").`);
+  return { command: 'forge', recordings, out: options.out, minSessions: min === undefined ? 3 : Number(min) };
 }
 
 /** `--name value` options and `--flag` switches; anything else is a usage error. */

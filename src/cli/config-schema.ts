@@ -106,6 +106,11 @@ export const COMPOSITE_FILE_SCHEMA = {
     description: { type: 'string', minLength: 1 },
     inputSchema: { type: 'object' },
     spec: { type: 'object', description: 'A ComposableToolSpec.' },
+    sideEffectingSteps: {
+      ...stringList,
+      description:
+        'The steps (by name) whose tools change things or do not say: `toolweave check` fails when a step whose tool is not pure is missing here, and a dry run takes their outputs from each example’s stepOutputs. `toolweave forge` writes it.',
+    },
     examples: {
       type: 'array',
       description: '`toolweave check` runs each as a dry run: it passes when the composite runs and, given output, when the output matches.',

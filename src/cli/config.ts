@@ -52,6 +52,8 @@ export interface CompositeFile {
   inputSchema: Record<string, unknown>;
   spec: Record<string, unknown>;
   examples?: CompositeExample[];
+  /** The steps whose tools change things or do not say, by name (`toolweave forge` writes it). */
+  sideEffectingSteps?: string[];
   /** The file it was read from. */
   file: string;
 }
