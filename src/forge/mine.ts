@@ -1,6 +1,6 @@
 /**
  * Mining: the chains that repeat. In each session the calls linked by flow (a value copied from an
- * earlier output, or an argument given again) form a chain; calls to one tool, one per item of an
+ * earlier output) form a chain, in which a value given again is kept as such; calls to one tool, one per item of an
  * earlier list in order, are one for_each step. A chain's signature is its tools in order with
  * how each argument part is built (a constant, a copy from which step and where, a list item);
  * the signatures found in at least `minSessions` sessions are the shapes worth a composite.
@@ -107,7 +107,9 @@ export function chainsOf(session: RecordedSession, maxSteps = 16): { signature: 
     return i;
   };
   for (const flow of flows) {
-    for (const part of flow.parts) if (part.from) parent[root(flow.call)] = root(part.from.call);
+    // Only a copy from an output links calls: a value given again (a status, a limit) is as
+    // likely a habit as a link, and would join unrelated tasks; inside a chain it is kept (`same`).
+    for (const part of flow.parts) if (part.from && part.from.kind !== 'arg') parent[root(flow.call)] = root(part.from.call);
   }
   const groups = new Map<number, number[]>();
   for (let i = 0; i < calls.length; i++) {
