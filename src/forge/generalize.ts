@@ -118,10 +118,26 @@ export function generalizeChain(shape: ChainShape, options: GeneralizeOptions = 
     name,
     description: describe(shape, stepNames, sideEffecting),
     inputSchema: { type: 'object', properties, required: inputFields, additionalProperties: false },
-    spec: { steps },
+    spec: { steps, ...(independent(shape.steps) ? { schedule: 'auto' as const } : {}) },
     sideEffectingSteps: sideEffecting.map((s) => callingNode(shape.steps[s], stepNames[s])),
     examples: examplesOf(shape, stepNames, fields, sideEffecting, options.maxExamples ?? 3),
   };
+}
+
+/**
+ * Whether some step reads nothing (directly or not) of the step before it: then the steps run with
+ * `schedule: 'auto'`, each as soon as what it reads is there, side by side where they read nothing
+ * of each other (a side-effecting step stays a barrier).
+ */
+function independent(steps: readonly StepShape[]): boolean {
+  const reads = steps.map((step) => {
+    const direct = new Set<number>();
+    if (step.forEach) direct.add(step.forEach.step);
+    for (const part of step.parts) if (part.construction.kind === 'copy' || part.construction.kind === 'same' || part.construction.kind === 'line') direct.add(part.construction.step);
+    return direct;
+  });
+  const reaches = (from: number, to: number): boolean => reads[from].has(to) || [...reads[from]].some((step) => step > to && reaches(step, to));
+  return steps.some((_, s) => s > 0 && !reaches(s, s - 1));
 }
 
 /** Up to `max` examples, one per session first. */

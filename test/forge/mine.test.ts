@@ -124,3 +124,24 @@ describe('generalizeChain', () => {
     expect((await tool.execute({}, {})).details?.code).toBe('input_invalid');
   });
 });
+
+describe('generalizeChain: steps that read nothing of each other', () => {
+  it("runs with schedule: 'auto' when a step does not read the step before it", () => {
+    const made = [0, 1, 2].map((i) => session(`g${i}.jsonl`, [
+      call('search', { query: `q${i}` }, { results: [{ id: `a${i}` }, { id: `b${i}` }, { id: `c${i}` }] }),
+      call('fetch', { id: `a${i}` }, `body a${i}`),
+      call('fetch', { id: `c${i}` }, `body c${i}`),
+    ]));
+    const forged = generalizeChain(mineChains(made)[0]);
+    expect(forged.spec).toEqual({
+      steps: [
+        { name: 'search', tool: 'search', inputMapping: { query: '$input.query' } },
+        { name: 'fetch', tool: 'fetch', inputMapping: { id: '$steps.search.results[0].id' } },
+        { name: 'fetch_2', tool: 'fetch', inputMapping: { id: '$steps.search.results[2].id' } },
+      ],
+      schedule: 'auto',
+    });
+    // A chain where each step reads the one before stays sequential.
+    expect(generalizeChain(mineChains(sessions())[0]).spec).not.toHaveProperty('schedule');
+  });
+});
