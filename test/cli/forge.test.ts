@@ -10,7 +10,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyProject, FS_SERVER, processesLeft, type Project } from '../mcp/helpers.js';
-import { httpClient, proxyOverHttp, runBin } from './proxy-process.js';
+import { httpClient, proxyOverHttp, proxyOverStdio, runBin } from './proxy-process.js';
 
 let project: Project;
 let recordings: string;
@@ -92,6 +92,34 @@ describe('record, forge, check', () => {
     expect(check.code).toBe(0);
     expect(existsSync(path.join(project.root, 'cache.bak'))).toBe(false);
   }, 120_000);
+
+  it('once added to a config, the proxy serves it, and the config\'s record keeps its calls, each under its step', async () => {
+    const file = path.join(project.root, 'serve.json');
+    await writeFile(file, JSON.stringify({
+      servers: { fs: { command: process.execPath, args: [FS_SERVER, project.root], trustAnnotations: true } },
+      sideEffectingTools: ['write_file'],
+      composites: ['.forged/*.json'],
+      record: '.served-recordings',
+    }));
+    const proxy = await proxyOverStdio(['--config', file]);
+    try {
+      const listed = await proxy.client.listTools();
+      expect(listed.tools.map((tool) => tool.name)).toContain('read_text_file_then_write_file');
+      const input = { path: path.join(project.root, 'src/app/orders.js'), path_2: path.join(project.root, 'orders.copy') };
+      const result = CallToolResultSchema.parse(await proxy.client.callTool({ name: 'read_text_file_then_write_file', arguments: input }));
+      expect(result.isError).not.toBe(true);
+      expect(await readFile(input.path_2, 'utf8')).toBe(await readFile(input.path, 'utf8'));
+    } finally {
+      await proxy.close();
+    }
+    // Relative to the config's folder; the composite's calls are recorded with their door and step.
+    const [recorded] = (await readdir(path.join(project.root, '.served-recordings'))).filter((name) => name.endsWith('.jsonl'));
+    const lines = (await readFile(path.join(project.root, '.served-recordings', recorded), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines.map((line) => [line.tool, line.door, line.step, line.ok])).toEqual([
+      ['read_text_file', 'composite', 'read_text_file', true],
+      ['write_file', 'composite', 'write_file', true],
+    ]);
+  }, 60_000);
 
   it('check refuses the forged composite while the config does not let its side-effecting tool be chained', async () => {
     const check = await runBin(['check', '--config', await config('unchained.json', [])]);
