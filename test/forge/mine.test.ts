@@ -145,3 +145,29 @@ describe('generalizeChain: steps that read nothing of each other', () => {
     expect(generalizeChain(mineChains(sessions())[0]).spec).not.toHaveProperty('schedule');
   });
 });
+
+describe('generalizeChain: a side-effecting for_each', () => {
+  it("lists the template as side-effecting and stubs it, so the example runs dry without writing", async () => {
+    const made = [0, 1, 2].map((i) => session(`w${i}.jsonl`, [
+      call('list_files', { dir: `/p/${i}` }, { files: [`/p/${i}/a`, `/p/${i}/b`] }),
+      call('write_file', { path: `/p/${i}/a`, content: 'x' }, 'wrote'),
+      call('write_file', { path: `/p/${i}/b`, content: 'x' }, 'wrote'),
+    ]));
+    const forged = generalizeChain(mineChains(made)[0]);
+    expect(forged.spec.steps[1]).toEqual({ name: 'write_file', combinator: 'for_each', items: '$steps.list_files.files', template: { name: 'write_file_item', tool: 'write_file', inputMapping: { content: 'x', path: '$item' } } });
+    expect(forged.sideEffectingSteps).toEqual(['write_file_item']);
+    expect(forged.examples[0]).toEqual({ name: 'recorded 2026-12-02T10:00:00.000Z in w0.jsonl', input: { dir: '/p/0' }, stepOutputs: { write_file_item: 'wrote' } });
+
+    const writes: unknown[] = [];
+    const tools: ITool[] = [
+      { id: 'l', name: 'list_files', displayName: 'l', description: 'l', inputSchema: { type: 'object' }, hasSideEffects: false, execute: async (args) => ({ success: true, output: { files: [`${String(args.dir)}/a`, `${String(args.dir)}/b`] } }) },
+      { id: 'w', name: 'write_file', displayName: 'w', description: 'w', inputSchema: { type: 'object' }, hasSideEffects: true, execute: async (args) => (writes.push(args), { success: true, output: 'wrote' }) },
+    ];
+    const registry = new Map(tools.map((t) => [t.name, t]));
+    const builder = new ComposableToolBuilder(createStepGate({ resolve: (name) => registry.get(name) }));
+    builder.bind({ sideEffectingTools: ['write_file'] });
+    const result = await builder.runPipeline(forged.spec, forged.examples[0].input, {}, { dry: { stepOutputs: forged.examples[0].stepOutputs! } });
+    expect(result).toMatchObject({ success: true, output: ['wrote', 'wrote'] });
+    expect(writes).toEqual([]);
+  });
+});
