@@ -1,6 +1,6 @@
 /**
  * Recorded sessions made of recurring task shapes with varied arguments, and noise calls between
- * them: the workload of `bench/forge.ts` and of the mining test. Each shape uses tools of its own,
+ * them (some of which read a value a task produced, and feed nothing): the workload of `bench/forge.ts` and of the mining test. Each shape uses tools of its own,
  * so a forged composite is told apart by its tools. Deterministic for a seed.
  */
 import type { CallRecord, RecordedSession } from '../src/index.js';
@@ -71,6 +71,18 @@ const RARE_SHAPES: Shape[] = [
   },
 ];
 
+/** The first string in an output: the output itself, or its first string field or item. */
+function firstText(output: unknown): string {
+  if (typeof output === 'string') return output;
+  if (typeof output === 'object' && output !== null) {
+    for (const value of Object.values(output)) {
+      const found = firstText(value);
+      if (found) return found;
+    }
+  }
+  return '';
+}
+
 /** What the workload holds: its sessions, and the tools of each shape that should be forged. */
 export interface ForgeWorkload {
   sessions: RecordedSession[];
@@ -118,7 +130,11 @@ export function forgeWorkload(totalCalls: number, callsPerSession = 50, minSessi
     while (records.length < callsPerSession) {
       noise();
       const shape = tasks.shift() ?? SHAPES[Math.floor(random() * SHAPES.length)];
-      for (const c of shape.calls(++n, random)) add(c.tool, c.args, c.output, c.hasSideEffects);
+      const made = shape.calls(++n, random);
+      for (const c of made) add(c.tool, c.args, c.output, c.hasSideEffects);
+      // In fewer sessions than the threshold, a call after each task reads a value it produced and
+      // feeds nothing: noise linked to the chain, which must neither hide it nor be forged with it.
+      if (s < minSessions - 1) add('count_words', { text: firstText(made[0].output) }, `${++n} words`);
     }
     noise();
     calls += records.length;

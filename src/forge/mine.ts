@@ -66,8 +66,29 @@ export interface MineOptions {
 interface Found {
   steps: StepShape[];
   sessions: Set<string>;
+  /** Sessions where it is a whole chain, not only part of a longer one. */
+  whole: Set<string>;
+  /** Per session where it is only part of longer chains: their signatures. */
+  within: Map<string, Set<string>>;
   occurrences: ChainOccurrence[];
 }
+
+/** A chain of a session: whole, or a longer chain without some of its last calls (`within`). */
+export interface SessionChain {
+  /** Its signature. */
+  signature: string;
+  /** Its steps. */
+  steps: StepShape[];
+  /** Where it was seen. */
+  occurrence: ChainOccurrence;
+  /** For a part of a longer chain: the signatures of the longer chains of its session it is part of. */
+  within?: string[];
+}
+
+/** How many calls no other call reads (a noise call that read a chain's output, say) a part of a chain may leave out. */
+const MAX_LEFT_OUT = 2;
+/** The most parts of one chain counted, and the most calls of a chain whose parts are counted. */
+const MAX_PARTS = 64;
 
 /**
  * The chains seen in at least `minSessions` sessions, the most widely seen first.
@@ -83,22 +104,36 @@ export function mineChains(sessions: readonly RecordedSession[], options: MineOp
     for (const chain of chainsOf(session, maxSteps)) {
       let entry = found.get(chain.signature);
       if (!entry) {
-        entry = { steps: chain.steps, sessions: new Set(), occurrences: [] };
+        entry = { steps: chain.steps, sessions: new Set(), whole: new Set(), within: new Map(), occurrences: [] };
         found.set(chain.signature, entry);
       }
       entry.sessions.add(session.file);
+      if (chain.within === undefined) entry.whole.add(session.file);
+      else {
+        const within = entry.within.get(session.file) ?? new Set<string>();
+        for (const longer of chain.within) within.add(longer);
+        entry.within.set(session.file, within);
+      }
       entry.occurrences.push(chain.occurrence);
     }
   }
+  const passes = (signature: string) => (found.get(signature)?.sessions.size ?? 0) >= minSessions;
   const shapes: ChainShape[] = [];
   for (const [signature, entry] of found) {
-    if (entry.sessions.size >= minSessions) shapes.push({ signature, steps: entry.steps, sessions: entry.sessions.size, occurrences: entry.occurrences });
+    if (entry.sessions.size < minSessions) continue;
+    // A part of longer chains that are forged themselves, in every session it is seen in, adds nothing.
+    const own = [...entry.sessions].some((session) => entry.whole.has(session) || ![...(entry.within.get(session) ?? [])].some(passes));
+    if (own) shapes.push({ signature, steps: entry.steps, sessions: entry.sessions.size, occurrences: entry.occurrences });
   }
   return shapes.sort((a, b) => b.sessions - a.sessions || a.signature.localeCompare(b.signature));
 }
 
-/** The chains of one session: its successful calls grouped by flow, each of two steps or more. */
-export function chainsOf(session: RecordedSession, maxSteps = 16): { signature: string; steps: StepShape[]; occurrence: ChainOccurrence }[] {
+/**
+ * The chains of one session: its successful calls grouped by flow, each of two steps or more; and
+ * the parts of each without up to two calls that no other call of it reads (so a call that read a
+ * chain's output and fed nothing, noise to the task, does not hide the chain), each once.
+ */
+export function chainsOf(session: RecordedSession, maxSteps = 16): SessionChain[] {
   const calls = session.calls.filter((call) => call.ok);
   const flows = traceFlow(calls);
   const parent = calls.map((_, i) => i);
@@ -118,14 +153,72 @@ export function chainsOf(session: RecordedSession, maxSteps = 16): { signature: 
     if (members) members.push(i);
     else groups.set(r, [i]);
   }
-  const chains: { signature: string; steps: StepShape[]; occurrence: ChainOccurrence }[] = [];
+  const sources = flows.map((flow) => new Set(flow.parts.flatMap((part) => (part.from && part.from.kind !== 'arg' ? [part.from.call] : []))));
+  const chains: SessionChain[] = [];
   for (const members of groups.values()) {
     if (members.length < 2) continue;
     const chain = shapeOf(members, calls, flows, session.file);
     if (chain.steps.length >= 2 && chain.steps.length <= maxSteps) chains.push(chain);
+    if (members.length > MAX_PARTS) continue;
+    const seen = new Set([chain.signature]);
+    const made: { calls: Set<number>; signature: string }[] = [{ calls: new Set(members), signature: chain.signature }];
+    for (const part of partsOf(members, sources)) {
+      const shorter = shapeOf(part, calls, flows, session.file);
+      made.push({ calls: new Set(part), signature: shorter.signature });
+      if (seen.has(shorter.signature) || shorter.steps.length < 2 || shorter.steps.length > maxSteps) continue;
+      seen.add(shorter.signature);
+      // Every longer chain of this group that holds all its calls.
+      const within = made.filter((other) => other.calls.size > part.length && part.every((call) => other.calls.has(call))).map((other) => other.signature);
+      chains.push({ ...shorter, within });
+    }
   }
   // In the order the chains started.
   return chains.sort((a, b) => a.occurrence.steps[0].calls[0].seq - b.occurrence.steps[0].calls[0].seq);
+}
+
+/**
+ * The connected parts of a chain left when up to {@link MAX_LEFT_OUT} calls that no other call of
+ * it reads are taken out, one after another; at most {@link MAX_PARTS}.
+ */
+function partsOf(members: readonly number[], sources: readonly Set<number>[]): number[][] {
+  const parts: number[][] = [];
+  const tried = new Set<string>();
+  let level: number[][] = [[...members]];
+  for (let left = 0; left < MAX_LEFT_OUT && parts.length < MAX_PARTS; left++) {
+    const next: number[][] = [];
+    for (const set of level) {
+      const read = new Set(set.flatMap((call) => [...sources[call]]));
+      for (const leaf of set) {
+        if (read.has(leaf)) continue;
+        const part = set.filter((call) => call !== leaf);
+        const key = part.join(',');
+        if (part.length < 2 || tried.has(key) || !connected(part, sources)) continue;
+        tried.add(key);
+        parts.push(part);
+        next.push(part);
+        if (parts.length >= MAX_PARTS) return parts;
+      }
+    }
+    level = next;
+  }
+  return parts;
+}
+
+/** Whether the calls are linked into one chain by their own copies. */
+function connected(calls: readonly number[], sources: readonly Set<number>[]): boolean {
+  const inside = new Set(calls);
+  const reached = new Set([calls[0]]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const call of calls) {
+      if (reached.has(call)) continue;
+      if ([...sources[call]].some((source) => inside.has(source) && reached.has(source)) || calls.some((other) => reached.has(other) && sources[other].has(call))) {
+        reached.add(call);
+        grew = true;
+      }
+    }
+  }
+  return reached.size === calls.length;
 }
 
 /** One chain's steps, occurrence and signature. */

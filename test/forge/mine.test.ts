@@ -171,3 +171,18 @@ describe('generalizeChain: a side-effecting for_each', () => {
     expect(writes).toEqual([]);
   });
 });
+
+describe('mineChains: a chain with a call that read its output and fed nothing', () => {
+  it('still finds the chain, and does not forge the longer one seen once', () => {
+    const made = sessions().slice(0, 2);
+    // The third session's backup is followed by a call that counts the words it read.
+    made.push(session('s3.jsonl', [...copyChain('/p/c.md', '/p/c.bak'), call('count_words', { text: 'text of /p/c.md' }, '4 words')]));
+    const shapes = mineChains(made);
+    expect(shapes.map((s) => [s.steps.map((step) => step.tool), s.sessions])).toEqual([[['read_text_file', 'write_file'], 3]]);
+    // At a threshold of one session the longer chain is forged too, and its parts only where they stand alone.
+    const all = mineChains(made, { minSessions: 1 }).map((s) => s.steps.map((step) => step.tool).join('>'));
+    expect(all).toContain('read_text_file>write_file>count_words');
+    expect(all).toContain('read_text_file>write_file');
+    expect(all).not.toContain('read_text_file>count_words');
+  });
+});
