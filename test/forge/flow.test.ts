@@ -1,7 +1,7 @@
 /** traceFlow: which argument parts were copied from which earlier output, and which are constants. */
 import { describe, expect, it } from 'vitest';
 import { traceFlow } from '../../src/index.js';
-import { call } from './helpers.js';
+import { call } from './records.js';
 
 describe('traceFlow', () => {
   it('finds a value copied from a field of a list item of an earlier JSON output', () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ComposableToolBuilder, createStepGate, generalizeChain, mineChains, type ITool, type RecordedSession } from '../../src/index.js';
-import { call, session } from './helpers.js';
+import { call, session } from './records.js';
 
 /** read a file, then write its text elsewhere: the write is side-effecting. */
 function copyChain(from: string, to: string) {

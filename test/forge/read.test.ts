@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readRecordings } from '../../src/index.js';
-import { call } from './helpers.js';
+import { call } from './records.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
