@@ -73,6 +73,7 @@ export const ERROR_CODES = {
   upstream_unavailable: 'The MCP server is not connected (it could not start, never answered initialize, crashed or closed); details name the server. The proxy restarts it with backoff.',
   tool_name_collision: 'toolweave mcp: two servers offer a tool under one name; the first keeps it. Set prefix: true on one of them.',
   config_invalid: 'toolweave mcp / check: the config file, or a composite file it names, is wrong; the message names the file and the field.',
+  recordings_unreadable: 'toolweave forge / readRecordings: the recordings folder cannot be read; details name it.',
 } as const;
 
 /**

@@ -72,3 +72,4 @@ export * from './agent-tools/script/index.js';
 export * from './agent-tools/observations/index.js';
 export * from './shaping/index.js';
 export * from './discovery/index.js';
+export * from './forge/index.js';

@@ -4,6 +4,7 @@
  *     toolweave mcp [--config FILE] [--trust-annotations] [--chain a,b] [--code-only] [--http [HOST:]PORT]
  *                   [--allowed-hosts a,b] [--allowed-origins a,b] [--max-calls n] [--verbose] [--] [COMMAND ARGS...]
  *     toolweave check --config FILE
+ *     toolweave forge DIR --out DIR [--min-sessions n]
  *     toolweave schema
  */
 
@@ -38,6 +39,8 @@ export interface McpArgs {
   verbose: boolean;
   /** How many calls one run_js run may make (the config's `script.maxCalls`). */
   maxCalls?: number;
+  /** Record every upstream call into this folder (the config's `record`). */
+  record?: string;
 }
 
 /** What `toolweave check` was asked to do. */
@@ -46,8 +49,19 @@ export interface CheckArgs {
   config: string;
 }
 
+/** What `toolweave forge` was asked to do. */
+export interface ForgeArgs {
+  command: 'forge';
+  /** The recordings folder. */
+  recordings: string;
+  /** Where the composite files go. */
+  out: string;
+  /** The fewest sessions a chain must be seen in (default 3). */
+  minSessions: number;
+}
+
 /** Every command. */
-export type CliArgs = McpArgs | CheckArgs | { command: 'schema' } | { command: 'help' } | { command: 'version' };
+export type CliArgs = McpArgs | CheckArgs | ForgeArgs | { command: 'schema' } | { command: 'help' } | { command: 'version' };
 
 /** A command line that cannot be run; the message says what to write instead. */
 export class UsageError extends Error {}
@@ -60,6 +74,11 @@ export const USAGE = `Usage:
                                            command starts at the first word that is not an option)
   toolweave mcp --config toolweave.yaml    the same for every server in the config, with composites
   toolweave check --config toolweave.yaml  connect to every server, check every composite, run its examples
+  toolweave forge <dir> --out <dir> [--min-sessions n]
+                                           find the chains of calls seen in n sessions or more
+                                           (default 3) of the recordings in <dir> (mcp --record) and
+                                           write each as a composite file with examples; nothing is
+                                           served until you add a file to a config's composites
   toolweave schema                         print the config file's JSON Schema
 
 Options of mcp:
@@ -73,6 +92,8 @@ Options of mcp:
   --allowed-origins a,b with --http: origins (https://app.example) a browser's request may come from
                         besides the pages of the allowed hosts
   --max-calls n         how many calls one run_js run may make (default 1000)
+  --record dir          record every call to an upstream tool (arguments, output, outcome, time) as
+                        JSON lines, one file per client session, for toolweave forge (off by default)
   --verbose             log each call, and each call a script, pipeline or compose makes, with its
                         verdict to stderr (a refused one with its code and why)`;
 
@@ -87,8 +108,9 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     if (!options.config) throw new UsageError('toolweave check needs --config <file>.');
     return { command: 'check', config: options.config };
   }
+  if (command === 'forge') return forgeArgs(rest);
   if (command !== 'mcp') throw new UsageError(`Unknown command "${command}".`);
-  const valued = ['--config', '--chain', '--http', '--allowed-hosts', '--allowed-origins', '--max-calls'];
+  const valued = ['--config', '--chain', '--http', '--allowed-hosts', '--allowed-origins', '--max-calls', '--record'];
   const { own, upstream } = splitUpstream(rest, valued);
   const options = readOptions(own, valued, ['--trust-annotations', '--code-only', '--verbose']);
   if (upstream !== undefined && upstream.length === 0) throw new UsageError('Nothing after --: give the command that starts the MCP server.');
@@ -102,6 +124,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     command: 'mcp',
     ...(maxCalls !== undefined ? { maxCalls: Number(maxCalls) } : {}),
     ...(options.config ? { config: options.config } : {}),
+    ...(options.record ? { record: options.record } : {}),
     ...(upstream ? { upstream } : {}),
     trustAnnotations: options['--trust-annotations'] === 'true',
     chain: (options.chain ?? '').split(',').map((name) => name.trim()).filter(Boolean),
@@ -126,6 +149,17 @@ function splitUpstream(args: readonly string[], valued: readonly string[]): { ow
     if (valued.includes(arg) && args[i + 1] !== undefined && !args[i + 1].startsWith('--')) i++;
   }
   return { own: args };
+}
+
+/** `forge <dir> --out <dir> [--min-sessions n]`. */
+function forgeArgs(rest: readonly string[]): ForgeArgs {
+  const [recordings, ...more] = rest;
+  if (recordings === undefined || recordings.startsWith('--')) throw new UsageError('toolweave forge needs the recordings folder: toolweave forge <dir> --out <dir>.');
+  const options = readOptions(more, ['--out', '--min-sessions']);
+  if (!options.out) throw new UsageError('toolweave forge needs --out <dir>, the folder the composite files are written to.');
+  const min = options['min-sessions'];
+  if (min !== undefined && !/^[1-9]\d{0,5}$/u.test(min)) throw new UsageError(`--min-sessions takes a whole number of sessions, 1 or more, such as 3 (got "${min}").`);
+  return { command: 'forge', recordings, out: options.out, minSessions: min === undefined ? 3 : Number(min) };
 }
 
 /** `--name value` options and `--flag` switches; anything else is a usage error. */

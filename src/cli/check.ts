@@ -78,6 +78,7 @@ async function checkComposite(composite: CompositeFile, builder: ComposableToolB
   }
   const { warnings } = builder.validate(spec, { name: composite.name, inputSchema: composite.inputSchema });
   for (const warning of warnings ?? []) problems.push(`warning: ${warning}`);
+  problems.push(...unlistedEffects(composite, registry));
   if (!tool) return problems;
   registry.set(composite.name, tool);
   const checkInput = ajv.compile(composite.inputSchema);
@@ -86,6 +87,39 @@ async function checkComposite(composite: CompositeFile, builder: ComposableToolB
     if (problem) problems.push(`example ${example.name ?? index + 1}: ${problem}`);
   }
   return problems;
+}
+
+/**
+ * A file that lists its side-effecting steps (`sideEffectingSteps`, as `toolweave forge` writes it)
+ * must list every step whose tool, as it is now, is not pure: a tool that changed its declaration
+ * since the file was written is found here, before the composite is served.
+ */
+function unlistedEffects(composite: CompositeFile, registry: Map<string, ITool>): string[] {
+  if (!composite.sideEffectingSteps) return [];
+  const listed = new Set(composite.sideEffectingSteps);
+  const problems: string[] = [];
+  for (const node of callingNodes(composite.spec.steps)) {
+    const tool = registry.get(node.tool);
+    if (!tool || tool.hasSideEffects === false || (node.name !== undefined && listed.has(node.name))) continue;
+    const why = tool.hasSideEffects === true ? 'has side effects' : 'does not declare whether it has side effects';
+    problems.push(`step "${node.name ?? node.tool}" calls ${node.tool}, which ${why}, and sideEffectingSteps does not list it`);
+  }
+  return problems;
+}
+
+/** Every node of a spec that calls a tool, at any depth, with its name. */
+function callingNodes(nodes: unknown): { name?: string; tool: string }[] {
+  const found: { name?: string; tool: string }[] = [];
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (typeof node !== 'object' || node === null) return;
+    const record = node as Record<string, unknown>;
+    if (typeof record.tool === 'string') found.push({ ...(typeof record.name === 'string' ? { name: record.name } : {}), tool: record.tool });
+    if (typeof record.calls === 'object' && record.calls !== null) Object.values(record.calls).forEach(visit);
+    for (const key of ['template', 'items', 'stages', 'do', 'check']) visit(record[key]);
+  };
+  visit(nodes);
+  return found;
 }
 
 /** Run one example dry: its problem, or undefined when the composite runs and its output matches. */

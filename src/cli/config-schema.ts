@@ -81,6 +81,12 @@ export const CONFIG_SCHEMA = {
     composites: { ...stringList, description: 'Composite files (YAML or JSON), relative to this file; * matches within a folder.' },
     script: { ...SCRIPT, description: 'Options of run_js.' },
     approvals: { enum: ['none', 'elicit'], description: 'elicit: every side-effecting call asks the person at the client.' },
+    record: {
+      type: 'string',
+      minLength: 1,
+      description:
+        'Record every call to an upstream tool (arguments, output up to 64 KiB, outcome, time) into this folder, relative to this file: one JSON-lines file per client session, for `toolweave forge`. Off by default; the files hold your data.',
+    },
     codeOnly: {
       type: 'boolean',
       description: 'Offer only run_js and get_observation: a script finds every other tool (searchTools, describeTools) and calls it (tools.<name>). Default false.',
@@ -100,6 +106,11 @@ export const COMPOSITE_FILE_SCHEMA = {
     description: { type: 'string', minLength: 1 },
     inputSchema: { type: 'object' },
     spec: { type: 'object', description: 'A ComposableToolSpec.' },
+    sideEffectingSteps: {
+      ...stringList,
+      description:
+        'The steps (by name) whose tools change things or do not say: `toolweave check` fails when a step whose tool is not pure is missing here, and a dry run takes their outputs from each example’s stepOutputs. `toolweave forge` writes it.',
+    },
     examples: {
       type: 'array',
       description: '`toolweave check` runs each as a dry run: it passes when the composite runs and, given output, when the output matches.',

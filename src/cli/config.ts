@@ -35,6 +35,8 @@ export interface ProxyConfig {
   approvals?: 'none' | 'elicit';
   /** Offer only run_js and get_observation; a script finds and calls every other tool. */
   codeOnly?: boolean;
+  /** Record every upstream call, one JSON-lines file per session, into this folder (relative to `base`). */
+  record?: string;
   /** The folder relative paths are read from (the config file's). */
   base: string;
   /** Where the config came from, for messages. */
@@ -50,6 +52,8 @@ export interface CompositeFile {
   inputSchema: Record<string, unknown>;
   spec: Record<string, unknown>;
   examples?: CompositeExample[];
+  /** The steps whose tools change things or do not say, by name (`toolweave forge` writes it). */
+  sideEffectingSteps?: string[];
   /** The file it was read from. */
   file: string;
 }

@@ -15,6 +15,7 @@ import {
   type ITool,
   type ObservationStore,
 } from '../index.js';
+import type { CallRecording } from '../forge/record-calls.js';
 import type { McpTool } from '../mcp/index.js';
 import type { CompositeFile, ProxyConfig } from './config.js';
 import type { Log } from './log.js';
@@ -40,6 +41,8 @@ export class ProxyCore {
   readonly store: ObservationStore = createObservationStore({ maxBytes: MAX_ANSWER_BYTES });
   /** The sandbox pool every session's run_js shares; each session is a scope of its own in it. */
   readonly pool: SandboxPool;
+  /** When calls are recorded (`record`): each upstream tool records under its observations, so a record holds the whole output. */
+  readonly recording: CallRecording | undefined;
   private readonly wrapped = new WeakMap<McpTool, ITool>();
   private readonly listeners = new Set<() => void>();
   private readonly reported = new Set<string>();
@@ -48,8 +51,9 @@ export class ProxyCore {
     readonly config: ProxyConfig,
     readonly composites: readonly CompositeFile[],
     readonly log: Log,
-    options: { restart?: boolean } = {},
+    options: { restart?: boolean; recording?: CallRecording } = {},
   ) {
+    this.recording = options.recording;
     this.pool = createSandboxPool(config.script?.pool);
     this.upstreams = Object.entries(config.servers).map(
       ([name, server]) => new Upstream(name, server, config.base, log, () => this.changed(), { restart: options.restart ?? true, maxMessageBytes: MAX_ANSWER_BYTES }),
@@ -152,7 +156,7 @@ export class ProxyCore {
   private observed(tool: McpTool): ITool {
     let wrapped = this.wrapped.get(tool);
     if (!wrapped) {
-      wrapped = withObservations(tool, this.store);
+      wrapped = withObservations(this.recording ? this.recording.wrap(tool) : tool, this.store);
       this.wrapped.set(tool, wrapped);
     }
     return wrapped;

@@ -3,9 +3,10 @@
  * through the gate, plus run_pipeline, compose, run_js and get_observation over them and the
  * config's composites, on stdio or Streamable HTTP.
  */
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { renderUsageGuide, type ToolEvent } from '../index.js';
+import { recordCalls, recordToDirectory, renderUsageGuide, type ToolEvent } from '../index.js';
 import { createMcpServer, serveHttp, serveStdio, type Serving } from '../mcp/index.js';
 import { loadComposites } from './composites.js';
 import type { ProxyConfig } from './config.js';
@@ -44,13 +45,20 @@ const VERSION = '0.1.0';
 export async function runProxy(config: ProxyConfig, serving: ProxyServing, log: Log, stop?: AbortSignal): Promise<RunningProxy> {
   const { composites, problems } = await loadComposites(config.composites ?? [], config.base);
   for (const problem of problems) log.error('config_invalid', problem);
-  const core = new ProxyCore(config, composites, log);
-  const onStop = () => void core.close();
+  const directory = config.record ? recordToDirectory(path.resolve(config.base, config.record)) : undefined;
+  const recording = directory ? recordCalls([], (record) => directory.write(record)) : undefined;
+  if (directory) log.info(`recording every upstream call to ${path.resolve(config.base, config.record!)}`);
+  const core = new ProxyCore(config, composites, log, recording ? { recording } : {});
+  const closeCore = async () => {
+    await core.close();
+    directory?.close();
+  };
+  const onStop = () => void closeCore();
   if (stop?.aborted) onStop();
   else stop?.addEventListener('abort', onStop, { once: true });
   await core.start();
   stop?.removeEventListener('abort', onStop);
-  if (stop?.aborted) return { close: () => core.close() };
+  if (stop?.aborted) return { close: closeCore };
 
   const newServer = (): Server => {
     let server: Server | undefined;
@@ -68,7 +76,7 @@ export async function runProxy(config: ProxyConfig, serving: ProxyServing, log: 
       version: VERSION,
       gate: session.gate,
       ...(guide ? { instructions: guide } : {}),
-      context: () => (log.isVerbose ? { onEvent: (event: ToolEvent) => logCall(log, event) } : {}),
+      context: () => contextOf(log, recording?.onEvent),
       onCancelled: (call, result) => log.info(`call ${call.tool} was cancelled by the client; effects so far: ${JSON.stringify(result.effects ?? [])}`),
     });
     const onclose = server.onclose;
@@ -88,14 +96,26 @@ export async function runProxy(config: ProxyConfig, serving: ProxyServing, log: 
       served = await serveStdio(newServer(), serving.stdin ? { stdin: serving.stdin } : {});
     }
   } catch (error) {
-    await core.close();
+    await closeCore();
     throw error;
   }
   return {
     ...(served.url ? { url: served.url } : {}),
     async close() {
       await served.close().catch(() => undefined);
-      await core.close();
+      await closeCore();
+    },
+  };
+}
+
+/** The context of a client's call: the listeners of `--verbose` and of the recording, when on. */
+function contextOf(log: Log, record: ((event: ToolEvent) => void) | undefined): { onEvent?: (event: ToolEvent) => void } {
+  if (!log.isVerbose) return record ? { onEvent: record } : {};
+  if (!record) return { onEvent: (event) => logCall(log, event) };
+  return {
+    onEvent: (event) => {
+      record(event);
+      logCall(log, event);
     },
   };
 }

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 /**
- * The `toolweave` bin: `toolweave mcp` (the proxy), `toolweave check` (the forge-time check) and
+ * The `toolweave` bin: `toolweave mcp` (the proxy), `toolweave check` (the forge-time check),
+ * `toolweave forge` (composite files from recorded calls) and
  * `toolweave schema` (the config's JSON Schema). The MCP SDK, a dependency of the package, is
  * loaded only by the commands that use it, so `--help` and `schema` start without it.
  */
+import path from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { stopEveryGroup } from '../mcp/process-group.js';
 import { parseArgs, USAGE, UsageError, type McpArgs } from './args.js';
@@ -51,6 +53,13 @@ async function main(argv: readonly string[]): Promise<number> {
         return 1;
       }
       process.stdout.write(`${report.lines.join('\n')}\n`);
+      return report.ok ? 0 : 1;
+    }
+    case 'forge': {
+      const { runForge } = await import('./forge.js');
+      const report = await runForge(args);
+      for (const problem of report.problems) process.stderr.write(`toolweave forge: ${problem}\n`);
+      if (report.lines.length) process.stdout.write(`${report.lines.join('\n')}\n`);
       return report.ok ? 0 : 1;
     }
     case 'mcp':
@@ -120,6 +129,8 @@ async function mcpConfig(args: McpArgs): Promise<ProxyConfig> {
   if (args.chain.length) config.sideEffectingTools = [...(config.sideEffectingTools ?? []), ...args.chain];
   if (args.maxCalls !== undefined) config.script = { ...config.script, maxCalls: args.maxCalls };
   if (args.codeOnly) config.codeOnly = true;
+  // Relative to where the command runs, as every path on the command line.
+  if (args.record) config.record = path.resolve(args.record);
   return config;
 }
 

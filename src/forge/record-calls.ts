@@ -1,0 +1,131 @@
+/**
+ * Recording calls as they happen: each tool wrapped so its arguments and output are written to a
+ * sink when it ends, grouped by the observation scope of the call (one session's calls stay
+ * apart from another's). The wrapper changes nothing of the call; a sink that throws is ignored.
+ */
+import { defaultObservationScope, resolveScope, type ObservationScope } from '../agent-tools/observations/observation-scope.js';
+import type { ToolEvent } from '../gate/events.js';
+import { frameOf } from '../gate/run-frame.js';
+import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
+import { DEFAULT_MAX_OUTPUT_CHARS, RECORD_VERSION, type CallRecord } from './record-format.js';
+
+/** Options of {@link recordCalls}. */
+export interface RecordCallsOptions {
+  /** Which session a call belongs to (default: the observation store's default scope, `session:<id>`). */
+  scope?: ObservationScope;
+  /** The most characters of an output (or of its JSON text) a record keeps (default 65536). */
+  maxOutputChars?: number;
+}
+
+/** What {@link recordCalls} gives: the tools to register, and the listener to set as `context.onEvent`. */
+export interface CallRecording {
+  /** The tools, each recording its calls; register these instead of the originals. */
+  tools: ITool[];
+  /**
+   * Set as (or call from) `context.onEvent` on the calls the host makes: it tells each record the
+   * step and door of its call. Without it a record names the tool as its step.
+   */
+  onEvent(event: ToolEvent): void;
+  /** Wrap one more tool the same way (the same tool gives the same wrapper). */
+  wrap(tool: ITool): ITool;
+}
+
+/**
+ * Record every call of `tools` into `sink`: the arguments as given, the output (bounded, with its
+ * size when cut), the outcome and code, the time it took, the step and door, and the session's
+ * scope. A host registers the returned tools with its gate and passes `onEvent` in the context.
+ *
+ * @param tools - the tools to record
+ * @param sink - told each finished call; it routes records by `scope` (one file per session, say)
+ * @param options - the scope function and the output bound
+ */
+export function recordCalls(tools: readonly ITool[], sink: (record: CallRecord) => void, options: RecordCallsOptions = {}): CallRecording {
+  const scopeOf = options.scope ?? defaultObservationScope;
+  const maxChars = Math.max(1, options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS);
+  const seqs = new Map<string, number>();
+  const wrapped = new WeakMap<ITool, ITool>();
+  // The gate tells a call's start to the listener just before it calls the tool, with nothing
+  // awaited between: the start waiting here belongs to the next call that begins.
+  let started: { tool: string; step: string; door?: string } | undefined;
+
+  function wrap(tool: ITool): ITool {
+    const known = wrapped.get(tool);
+    if (known) return known;
+    const recording: ITool = {
+      ...tool,
+      // Named again so fields served by getters (a class-based tool) are copied too.
+      id: tool.id,
+      name: tool.name,
+      displayName: tool.displayName,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      async execute(args, context: ToolExecutionContext) {
+        const told = started?.tool === tool.name ? started : undefined;
+        started = undefined;
+        const time = new Date().toISOString();
+        const begin = performance.now();
+        let result: ToolExecutionResult;
+        try {
+          result = await tool.execute(args, context);
+        } catch (error) {
+          write(tool, args, context, told, time, performance.now() - begin, { success: false, error: error instanceof Error ? error.message : String(error), details: { code: 'step_threw' } });
+          throw error;
+        }
+        write(tool, args, context, told, time, performance.now() - begin, result);
+        return result;
+      },
+    };
+    wrapped.set(tool, recording);
+    return recording;
+  }
+
+  function write(tool: ITool, args: unknown, context: ToolExecutionContext, told: typeof started, time: string, ms: number, result: ToolExecutionResult): void {
+    const scope = resolveScope(scopeOf, context) ?? '';
+    const seq = seqs.get(scope) ?? 0;
+    seqs.set(scope, seq + 1);
+    const door = told?.door ?? frameOf(context)?.door?.kind;
+    const record: CallRecord = {
+      v: RECORD_VERSION,
+      seq,
+      time,
+      scope,
+      tool: tool.name,
+      ...(door ? { door } : {}),
+      step: told?.step ?? tool.name,
+      ...(tool.hasSideEffects !== undefined ? { hasSideEffects: tool.hasSideEffects } : {}),
+      args: args ?? {},
+      ok: result?.success === true,
+      ms: Math.round(ms * 10) / 10,
+    };
+    const code = result?.details?.code;
+    if (typeof code === 'string') record.code = code;
+    if (record.ok) Object.assign(record, boundedOutput(result.output, maxChars));
+    else if (typeof result?.error === 'string') record.error = result.error.slice(0, maxChars);
+    try {
+      sink(record);
+    } catch {
+      // A recording is told; it cannot change or stop the call.
+    }
+  }
+
+  return {
+    tools: tools.map(wrap),
+    wrap,
+    onEvent(event) {
+      if (event.type === 'call_started') started = { tool: event.tool, step: event.step, ...(event.door ? { door: event.door } : {}) };
+    },
+  };
+}
+
+/** The output as a record holds it: whole when its text fits `maxChars`, else its text cut, with the full length. */
+export function boundedOutput(output: unknown, maxChars: number): Pick<CallRecord, 'output' | 'outputCut' | 'outputChars'> {
+  if (output === undefined) return {};
+  let text: string;
+  try {
+    text = typeof output === 'string' ? output : (JSON.stringify(output) ?? 'null');
+  } catch {
+    return { outputCut: '', outputChars: 0 };
+  }
+  if (text.length <= maxChars) return { output };
+  return { outputCut: text.slice(0, maxChars), outputChars: text.length };
+}

@@ -1,0 +1,49 @@
+/**
+ * One recorded call: what the recording of a session holds, one JSON line per call. Arguments
+ * and outputs are the user's data: a recording is made only when the host asks for one.
+ */
+
+/** The version of the line format; a reader skips lines of another. */
+export const RECORD_VERSION = 1;
+
+/** The most characters of a call's output a line keeps by default (64 KiB of JSON text). */
+export const DEFAULT_MAX_OUTPUT_CHARS = 65_536;
+
+/** One call as recorded: one JSON line of a session's file. */
+export interface CallRecord {
+  /** The line format's version, {@link RECORD_VERSION}. */
+  v: number;
+  /** The call's place in its session's recording, from 0. */
+  seq: number;
+  /** When the call started, as an ISO 8601 time. */
+  time: string;
+  /** The scope of the session that made the call (the observation scope; `''` when the context names none). */
+  scope: string;
+  /** The tool's name, as served. */
+  tool: string;
+  /** The door the call came through (`run_js`, `run_pipeline`, `compose`, `composite`); absent for a direct call. */
+  door?: string;
+  /** The step that made it (its name, its place, `call N` in a script), or the tool's name for a direct call. */
+  step: string;
+  /** The tool's declaration: `false` pure, `true` side-effecting, absent undeclared. */
+  hasSideEffects?: boolean;
+  /** The arguments, as given. */
+  args: unknown;
+  /** Whether it succeeded. */
+  ok: boolean;
+  /** The failure's code. */
+  code?: string;
+  /** The output (on success) when its JSON text fits the bound. */
+  output?: unknown;
+  /**
+   * The output cut to the bound, when it did not fit: the start of its text (a string output) or
+   * of its JSON text (any other).
+   */
+  outputCut?: string;
+  /** The length in characters of the output's text (a string) or JSON text (any other). */
+  outputChars?: number;
+  /** The failure's message, cut to the bound. */
+  error?: string;
+  /** Milliseconds the tool ran. */
+  ms: number;
+}
