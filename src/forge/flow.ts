@@ -6,10 +6,18 @@
  */
 import type { CallRecord } from './record-format.js';
 
-/** One step of a path into arguments or an output: a property name or a list index. */
+/**
+ * One step of a path into arguments or an output: a property name or a list index.
+ *
+ * @category Build composites
+ */
 export type FlowSegment = string | number;
 
-/** Where a copied value came from. */
+/**
+ * Where a copied value came from.
+ *
+ * @category Build composites
+ */
 export type FlowSource =
   /** A field or item of an earlier call's output (`path` empty: the whole output). */
   | { kind: 'output'; call: number; path: FlowSegment[] }
@@ -18,7 +26,11 @@ export type FlowSource =
   /** An earlier call's argument: the same value given twice. */
   | { kind: 'arg'; call: number; path: FlowSegment[] };
 
-/** One part of a call's arguments: a leaf value, or a list or object taken whole. */
+/**
+ * One part of a call's arguments: a leaf value, or a list or object taken whole.
+ *
+ * @category Build composites
+ */
 export interface ArgumentPart {
   /** Where it is in the arguments. */
   path: FlowSegment[];
@@ -28,7 +40,11 @@ export interface ArgumentPart {
   from?: FlowSource;
 }
 
-/** The flow into one call. */
+/**
+ * The flow into one call.
+ *
+ * @category Build composites
+ */
 export interface CallFlow {
   /** The call's place in the list given. */
   call: number;
@@ -52,11 +68,15 @@ export function matchKey(value: unknown): string | undefined {
 }
 
 /**
- * The flow into each of `calls` (one session's, in order). Only successful calls' outputs are
+ * The flow into each of `calls` (one session's, in order).
+ *
+ * Only successful calls' outputs are
  * sources; of several, the latest is taken, a field or item before a line, a line before an
  * argument given earlier.
  *
  * @param calls - one session's calls
+ *
+ * @category Build composites
  */
 export function traceFlow(calls: readonly CallRecord[]): CallFlow[] {
   const outputs = new Map<string, FlowSource>();

@@ -10,7 +10,11 @@ import type { ChainOccurrence, ChainShape, StepShape } from './mine.js';
 import { pathText } from './mine.js';
 import type { FlowSegment } from './flow.js';
 
-/** An example of a forged composite, as a composite file holds it. */
+/**
+ * An example of a forged composite, as a composite file holds it.
+ *
+ * @category Build composites
+ */
 export interface ForgedExample {
   /** Where it was recorded. */
   name: string;
@@ -22,7 +26,11 @@ export interface ForgedExample {
   output?: unknown;
 }
 
-/** A composite forged from a chain shape, in the form of a composite file. */
+/**
+ * A composite forged from a chain shape, in the form of a composite file.
+ *
+ * @category Build composites
+ */
 export interface ForgedComposite {
   /** Its name, from its tools. */
   name: string;
@@ -38,7 +46,11 @@ export interface ForgedComposite {
   examples: ForgedExample[];
 }
 
-/** Options of {@link generalizeChain}. */
+/**
+ * Options of {@link generalizeChain}.
+ *
+ * @category Build composites
+ */
 export interface GeneralizeOptions {
   /** Names already taken (other composites, tools); the forged name avoids them and is added. */
   takenNames?: Set<string>;
@@ -54,6 +66,8 @@ const MAX_NAME_CHARS = 64;
  *
  * @param shape - a shape {@link mineChains} found
  * @param options - the names taken, and how many examples
+ *
+ * @category Build composites
  */
 export function generalizeChain(shape: ChainShape, options: GeneralizeOptions = {}): ForgedComposite {
   const taken = options.takenNames ?? new Set<string>();

@@ -9,7 +9,11 @@ import { traceFlow, type ArgumentPart, type CallFlow, type FlowSegment } from '.
 import type { CallRecord } from './record-format.js';
 import type { RecordedSession } from './read-recordings.js';
 
-/** How one argument part of a step is built. */
+/**
+ * How one argument part of a step is built.
+ *
+ * @category Build composites
+ */
 export type PartConstruction =
   /** A constant: the same everywhere becomes a literal, a varying one an input field. */
   | { kind: 'const' }
@@ -22,7 +26,11 @@ export type PartConstruction =
   /** In a for_each step: the item (`path` into it). */
   | { kind: 'item'; path: FlowSegment[] };
 
-/** One step of a chain's shape. */
+/**
+ * One step of a chain's shape.
+ *
+ * @category Build composites
+ */
 export interface StepShape {
   /** The tool. */
   tool: string;
@@ -34,7 +42,11 @@ export interface StepShape {
   hasSideEffects?: boolean;
 }
 
-/** One place a shape was seen. */
+/**
+ * One place a shape was seen.
+ *
+ * @category Build composites
+ */
 export interface ChainOccurrence {
   /** The session's file. */
   session: string;
@@ -42,7 +54,11 @@ export interface ChainOccurrence {
   steps: { calls: CallRecord[]; values: unknown[] }[];
 }
 
-/** A chain seen in enough sessions. */
+/**
+ * A chain seen in enough sessions.
+ *
+ * @category Build composites
+ */
 export interface ChainShape {
   /** Its signature: tools in order, and how each argument part is built. */
   signature: string;
@@ -54,7 +70,11 @@ export interface ChainShape {
   occurrences: ChainOccurrence[];
 }
 
-/** Options of {@link mineChains}. */
+/**
+ * Options of {@link mineChains}.
+ *
+ * @category Build composites
+ */
 export interface MineOptions {
   /** The fewest sessions a chain must be seen in (default 3). */
   minSessions?: number;
@@ -73,7 +93,11 @@ interface Found {
   occurrences: ChainOccurrence[];
 }
 
-/** A chain of a session: whole, or a longer chain without some of its last calls (`within`). */
+/**
+ * A chain of a session: whole, or a longer chain without some of its last calls (`within`).
+ *
+ * @category Build composites
+ */
 export interface SessionChain {
   /** Its signature. */
   signature: string;
@@ -95,6 +119,8 @@ const MAX_PARTS = 64;
  *
  * @param sessions - the recordings
  * @param options - the threshold and the bound on steps
+ *
+ * @category Build composites
  */
 export function mineChains(sessions: readonly RecordedSession[], options: MineOptions = {}): ChainShape[] {
   const minSessions = Math.max(1, options.minSessions ?? 3);

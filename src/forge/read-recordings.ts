@@ -9,7 +9,11 @@ import { failure } from '../codes.js';
 import type { ToolExecutionResult } from '../tool.js';
 import { RECORD_VERSION, type CallRecord } from './record-format.js';
 
-/** One recorded session: its calls in the order they ended. */
+/**
+ * One recorded session: its calls in the order they ended.
+ *
+ * @category Build composites
+ */
 export interface RecordedSession {
   /** The file it was read from (or a name for one given as text). */
   file: string;
@@ -17,7 +21,11 @@ export interface RecordedSession {
   calls: CallRecord[];
 }
 
-/** The bounds of {@link readRecordings}. */
+/**
+ * The bounds of {@link readRecordings}.
+ *
+ * @category Build composites
+ */
 export interface ReadRecordingsOptions {
   /** The most session files read (default 10000); past it, the newest by name are left out. */
   maxFiles?: number;
@@ -29,7 +37,11 @@ export interface ReadRecordingsOptions {
   maxCalls?: number;
 }
 
-/** What {@link readRecordings} read. */
+/**
+ * What {@link readRecordings} read.
+ *
+ * @category Build composites
+ */
 export interface Recordings {
   /** The sessions, in file-name order (recordings are named by time). */
   sessions: RecordedSession[];
@@ -40,11 +52,15 @@ export interface Recordings {
 const DEFAULTS = { maxFiles: 10_000, maxFileBytes: 64 * 1024 * 1024, maxLineChars: 4 * 1024 * 1024, maxCalls: 1_000_000 };
 
 /**
- * Read every `.jsonl` file of `dir` as one session. A folder that cannot be read is a failure
+ * Read every `.jsonl` file of `dir` as one session.
+ *
+ * A folder that cannot be read is a failure
  * (`recordings_unreadable`); a file or line that cannot be read is a problem, and the rest is read.
  *
  * @param dir - the folder `toolweave mcp --record` wrote
  * @param options - the bounds
+ *
+ * @category Build composites
  */
 export async function readRecordings(dir: string, options: ReadRecordingsOptions = {}): Promise<ToolExecutionResult<Recordings>> {
   const bounds = { ...DEFAULTS, ...options };

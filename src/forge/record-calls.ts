@@ -9,7 +9,11 @@ import { frameOf } from '../gate/run-frame.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, RECORD_VERSION, type CallRecord } from './record-format.js';
 
-/** Options of {@link recordCalls}. */
+/**
+ * Options of {@link recordCalls}.
+ *
+ * @category Build composites
+ */
 export interface RecordCallsOptions {
   /** Which session a call belongs to (default: the observation store's default scope, `session:<id>`). */
   scope?: ObservationScope;
@@ -17,7 +21,11 @@ export interface RecordCallsOptions {
   maxOutputChars?: number;
 }
 
-/** What {@link recordCalls} gives: the tools to register, and the listener to set as `context.onEvent`. */
+/**
+ * What {@link recordCalls} gives: the tools to register, and the listener to set as `context.onEvent`.
+ *
+ * @category Build composites
+ */
 export interface CallRecording {
   /** The tools, each recording its calls; register these instead of the originals. */
   tools: ITool[];
@@ -31,13 +39,17 @@ export interface CallRecording {
 }
 
 /**
- * Record every call of `tools` into `sink`: the arguments as given, the output (bounded, with its
+ * Record every call of `tools` into `sink`.
+ *
+ * A record holds the arguments as given, the output (bounded, with its
  * size when cut), the outcome and code, the time it took, the step and door, and the session's
  * scope. A host registers the returned tools with its gate and passes `onEvent` in the context.
  *
  * @param tools - the tools to record
  * @param sink - told each finished call; it routes records by `scope` (one file per session, say)
  * @param options - the scope function and the output bound
+ *
+ * @category Build composites
  */
 export function recordCalls(tools: readonly ITool[], sink: (record: CallRecord) => void, options: RecordCallsOptions = {}): CallRecording {
   const scopeOf = options.scope ?? defaultObservationScope;

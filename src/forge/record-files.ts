@@ -8,19 +8,31 @@ import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { CallRecord } from './record-format.js';
 
-/** The most bytes one session's file may hold by default (64 MiB). */
+/**
+ * The most bytes one session's file may hold by default (64 MiB).
+ *
+ * @category Build composites
+ */
 export const DEFAULT_MAX_SESSION_FILE_BYTES = 64 * 1024 * 1024;
 
 /** The most files held open at once; past it the least recently written is closed (and opened again when its session writes). */
 const MAX_OPEN_FILES = 64;
 
-/** Options of {@link recordToDirectory}. */
+/**
+ * Options of {@link recordToDirectory}.
+ *
+ * @category Build composites
+ */
 export interface RecordToDirectoryOptions {
   /** The most bytes of one session's file (default 64 MiB). */
   maxFileBytes?: number;
 }
 
-/** A folder of recordings being written. */
+/**
+ * A folder of recordings being written.
+ *
+ * @category Build composites
+ */
 export interface RecordingDirectory {
   /** The sink for {@link recordCalls}: writes the record to its session's file. */
   write(record: CallRecord): void;
@@ -31,11 +43,15 @@ export interface RecordingDirectory {
 }
 
 /**
- * Write records into `dir` (made if missing), one file per scope, named by the time the session's
- * first call ended, this process's id and a counter: `2026-12-02T21-00-00-000Z-4242-1.jsonl`.
+ * Write records into `dir` (made if missing), one file per scope.
+ *
+ * A file is named by the time the session's first call ended, this process's id and a counter:
+ * `2026-12-02T21-00-00-000Z-4242-1.jsonl`.
  *
  * @param dir - the folder
  * @param options - the file bound
+ *
+ * @category Build composites
  */
 export function recordToDirectory(dir: string, options: RecordToDirectoryOptions = {}): RecordingDirectory {
   const maxBytes = Math.max(1024, options.maxFileBytes ?? DEFAULT_MAX_SESSION_FILE_BYTES);

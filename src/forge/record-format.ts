@@ -3,13 +3,25 @@
  * and outputs are the user's data: a recording is made only when the host asks for one.
  */
 
-/** The version of the line format; a reader skips lines of another. */
+/**
+ * The version of the line format; a reader skips lines of another.
+ *
+ * @category Build composites
+ */
 export const RECORD_VERSION = 1;
 
-/** The most characters of a call's output a line keeps by default (64 KiB of JSON text). */
+/**
+ * The most characters of a call's output a line keeps by default (64 KiB of JSON text).
+ *
+ * @category Build composites
+ */
 export const DEFAULT_MAX_OUTPUT_CHARS = 65_536;
 
-/** One call as recorded: one JSON line of a session's file. */
+/**
+ * One call as recorded: one JSON line of a session's file.
+ *
+ * @category Build composites
+ */
 export interface CallRecord {
   /** The line format's version, {@link RECORD_VERSION}. */
   v: number;
