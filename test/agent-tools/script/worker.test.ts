@@ -147,7 +147,10 @@ describe('the sandbox pool', () => {
     expect(results.map((r) => r.output)).toEqual(Array(50).fill('done'));
     // Every run waited on its call at the same time: none held a thread while it waited.
     expect(most).toBe(50);
-    expect(pool.stats()).toEqual({ threads: 2, runs: 0, queued: 0 });
+    // The second thread may still be starting on a loaded machine: the runs never needed it.
+    const stats = pool.stats();
+    expect(stats.threads).toBeLessThanOrEqual(2);
+    expect({ runs: stats.runs, queued: stats.queued }).toEqual({ runs: 0, queued: 0 });
   });
 
   it('never has more runs alive than its bound: the others wait their turn', async () => {
