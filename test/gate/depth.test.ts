@@ -10,6 +10,7 @@ import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { createSandboxPool, createScriptTool } from '../../src/agent-tools/script/index.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import { depthOf, MAX_COMPOSITION_DEPTH } from '../../src/gate/depth.js';
+import { readerOf } from '../../src/shaping/result-reader.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../src/tool.js';
 import { registry, tool } from '../helpers/tools.js';
 
@@ -119,4 +120,27 @@ describe('doors nested under a host context that carries sessionData stop at the
       expect(depths).toEqual([6, 7, 8]);
     },
   );
+});
+
+describe('who reads the results of the calls under a host context that carries sessionData', () => {
+  /** The reader each call of the door `kind` makes sees (see readerOf), from a host context with `sessionData`. */
+  async function readers(kind: Door, sessionData: Record<string, unknown>) {
+    const seen: string[] = [];
+    const reg = registry(tool('look', (_args, context) => (seen.push(readerOf(context)), 'looked')));
+    const { door: d, input } = door(kind, reg.gate(), 'look');
+    const result = await d.execute(input, { sessionData });
+    expect(result.success).toBe(true);
+    return seen;
+  }
+
+  it.each(['composite', 'run_js', 'compose'] as const)('%s marks its calls read by code, whatever the host context said', async (kind) => {
+    expect(await readers(kind, { sessionId: 's1' })).toEqual(['code']);
+    expect(await readers(kind, { sessionId: 's1', resultReader: 'model' })).toEqual(['code']);
+  });
+
+  it("run_pipeline, which names no reader, keeps the host context's", async () => {
+    const kind = 'run_pipeline';
+    expect(await readers(kind, { sessionId: 's1', resultReader: 'code' })).toEqual(['code']);
+    expect(await readers(kind, { sessionId: 's1' })).toEqual(['model']);
+  });
 });
