@@ -62,7 +62,7 @@ function positive(value: number | undefined, fallback: number): number {
 
 /** A call waiting for a place in flight: started by {@link CallBudget.release} when one frees. */
 export interface WaitingCall {
-  /** Whether it still waits (false once it gave up at its timeout). */
+  /** Whether it may still start: false once it gave up at its timeout. */
   live: boolean;
   /** The budget it waits on. */
   budget: CallBudget;
@@ -126,8 +126,8 @@ export class CallBudget {
     try {
       while (this.inFlight < this.limits.inFlight && this.head < queue.length) {
         const next = queue[this.head++];
+        // A call that gave up is skipped; one started here is never read again (it has left the queue).
         if (!next.live) continue;
-        next.live = false;
         this.inFlight++;
         next.start();
       }

@@ -6,6 +6,7 @@ import { ComposableToolBuilder } from '../../src/builder.js';
 import { DEFAULT_BUDGET_LIMITS } from '../../src/gate/budget.js';
 import type { StepGateOptions } from '../../src/gate/step-gate.js';
 import { delay, registry, tool } from '../helpers/tools.js';
+import { raw } from './raw-tool.js';
 
 /** A tool that counts its calls and how many run at once, and takes `ms` to answer. */
 function counted(name: string, ms = 0) {
@@ -142,5 +143,135 @@ describe('the budget of a call from outside', () => {
     // The limit is on sandboxes alive: one after another they all run.
     const one = await compose.execute({ combinator: 'pipe', stages: Object.values(calls) }, {});
     expect(one).toMatchObject({ success: true, output: '2' });
+  });
+});
+
+describe('the calls waiting for a place in flight', () => {
+  /** A tool whose calls stay in flight until `open()`; `started` lists the `n` of each call, in the order they began. */
+  function gated(name: string) {
+    const started: unknown[] = [];
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    const t = tool(name, async (a) => {
+      started.push(a.n);
+      await opened;
+      return a.n;
+    });
+    return { tool: t, started, open: () => open() };
+  }
+
+  it('start in the order they asked for a place, one as each place frees', async () => {
+    const work = counted('work', 1);
+    const order: unknown[] = [];
+    const reg = registry(tool('first', async (a) => (order.push(a.n), await delay(1), a.n)), work.tool);
+    const compose = createComposeTool(reg.gate({ budget: { inFlight: 1 } }));
+    const calls = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`c${i}`, { tool: 'first', args: { n: i } }]));
+    const result = await compose.execute({ combinator: 'gather', calls }, {});
+    expect(result.success).toBe(true);
+    expect(order).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
+  it('form again after every waiting call has started: a second wave under the same budget starts too', async () => {
+    const one = counted('one', 1);
+    const two = counted('two', 1);
+    const reg = registry(one.tool, two.tool);
+    const compose = createComposeTool(reg.gate({ budget: { inFlight: 1 } }));
+    const wave = (name: string) => ({ combinator: 'gather', calls: Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`${name}${i}`, { tool: name, args: { n: i } }])) });
+    // The pipe's second stage starts once the first has ended: by then every call of the first wave
+    // has left the queue, and the second wave's calls queue anew.
+    const result = await compose.execute({ combinator: 'pipe', stages: [wave('one'), wave('two'), wave('one')] }, {});
+    expect(result.success).toBe(true);
+    expect(result.output).toEqual({ one0: 0, one1: 1, one2: 2 });
+    expect(one.stats).toMatchObject({ calls: 6, most: 1 });
+    expect(two.stats).toMatchObject({ calls: 3, most: 1 });
+  });
+
+  it('a call that gave up waiting (its timeout passed) is not started when a place frees later', async () => {
+    const hold = gated('hold');
+    const quick = tool('quick', () => 'q');
+    const after = tool('after', () => 'a');
+    const reg = registry(hold.tool, quick, after);
+    const builder = new ComposableToolBuilder(reg.gate({ budget: { inFlight: 1 } }));
+    const composite = builder.build('c', 'c', { type: 'object' }, {
+      steps: [
+        {
+          combinator: 'gather',
+          calls: {
+            a: { tool: 'hold', inputMapping: { n: 'a' } },
+            b: { tool: 'quick', inputMapping: {}, timeoutMs: 20, onError: 'continue' },
+            c: { tool: 'after', inputMapping: {} },
+          },
+        },
+      ],
+    });
+    // `a` holds the only place until `b` has given up; `c` waits behind `b` without a timeout.
+    const codes: [string, string | undefined][] = [];
+    const result = await composite.execute({}, {
+      onEvent: (event) => {
+        if (event.type !== 'call_ended') return;
+        codes.push([event.tool, event.code]);
+        if (event.tool === 'quick') hold.open();
+      },
+    });
+    expect(result.success).toBe(true);
+    expect(codes[0]).toEqual(['quick', 'budget_exceeded']);
+    expect(quick.calls).toHaveLength(0);
+    // The place `a` frees goes past `b`, to `c`.
+    expect(after.calls).toHaveLength(1);
+    expect(hold.started).toEqual(['a']);
+  });
+
+  it('tools that answer at once, thousands of them waiting, start one after another without nesting', async () => {
+    const hold = gated('hold');
+    let answered = 0;
+    const now = raw('now', (a) => (answered++, { success: true, output: a.n }));
+    const reg = registry(hold.tool, now);
+    const compose = createComposeTool(reg.gate({ budget: { inFlight: 1, calls: 20_000 } }));
+    const n = 3_000;
+    const calls: Record<string, unknown> = { hold: { tool: 'hold', args: { n: 'h' } } };
+    for (let i = 0; i < n; i++) calls[`c${i}`] = { tool: 'now', args: { n: i } };
+    const running = compose.execute({ combinator: 'gather', calls }, {});
+    await delay(0);
+    hold.open();
+    const result = await running;
+    expect(result.success).toBe(true);
+    expect(answered).toBe(n);
+    expect((result.output as Record<string, unknown>)[`c${n - 1}`]).toBe(n - 1);
+  });
+});
+
+describe('the limits a host gives', () => {
+  /** A gather of `n` calls to `work` under `budget`: the result and the calls made. */
+  async function gather(budget: unknown, n: number) {
+    const { compose, stats } = setup(budget as StepGateOptions['budget']);
+    const calls = Object.fromEntries(Array.from({ length: n }, (_, i) => [`c${i}`, { tool: 'work', args: {} }]));
+    const result = await compose.execute({ combinator: 'gather', calls }, {});
+    return { result, made: stats.calls };
+  }
+
+  it('a fractional limit counts whole calls: 2.9 allows two', async () => {
+    expect(await gather({ calls: 2.9 }, 2)).toMatchObject({ result: { success: true }, made: 2 });
+    expect(await gather({ calls: 2.9 }, 3)).toMatchObject({ result: { details: { code: 'budget_exceeded', limit: 'calls', value: 2 } }, made: 0 });
+  });
+
+  it('a limit of exactly 1 is kept, not replaced by the default', async () => {
+    expect(await gather({ calls: 1 }, 1)).toMatchObject({ result: { success: true }, made: 1 });
+    expect(await gather({ calls: 1 }, 2)).toMatchObject({ result: { details: { code: 'budget_exceeded', limit: 'calls', value: 1 } }, made: 0 });
+  });
+
+  it.each([
+    ['Infinity', Number.POSITIVE_INFINITY],
+    ['a number as text', '2'],
+    ['zero', 0],
+    ['a fraction under one', 0.5],
+  ])('%s takes the default instead', async (_, value) => {
+    expect(await gather({ calls: value }, 10)).toMatchObject({ result: { success: true }, made: 10 });
+    const calls = DEFAULT_BUDGET_LIMITS.calls;
+    expect(await gather({ calls: value }, calls + 1)).toMatchObject({ result: { details: { code: 'budget_exceeded', limit: 'calls', value: calls } }, made: 0 });
+  });
+
+  it('names the limit in its refusal, with what to do', async () => {
+    const { result } = await gather({ calls: 1 }, 2);
+    expect(result.error).toContain("the call's budget allows 1 tool calls in all. Do the work in smaller calls, or raise the limit in createStepGate({ budget: { calls } }).");
   });
 });

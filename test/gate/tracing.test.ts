@@ -185,3 +185,56 @@ describe('OpenTelemetry traces', () => {
     expect(refusedUnder('greeter')).toEqual([['greet', 'say', 'args_invalid']]);
   });
 });
+
+describe('what a span records of a call', () => {
+  /** The span of the one call a pipeline of one step makes to `t`. */
+  async function traced(t: ReturnType<typeof tool>): Promise<ReadableSpan> {
+    exporter.reset();
+    await createRunPipelineTool(registry(t).gate({ tracer })).execute({ steps: [{ tool: t.name }] }, {});
+    return spans().find((s) => s.name === `execute_tool ${t.name}`)!;
+  }
+
+  it('whether the tool declares side effects: true, false, or undeclared', async () => {
+    expect((await traced(tool('reads', () => 'r', { hasSideEffects: false }))).attributes['toolweave.side_effects']).toBe('false');
+    expect((await traced(tool('writes', () => 'w', { hasSideEffects: true }))).attributes['toolweave.side_effects']).toBe('true');
+    expect((await traced(tool('unsaid', () => 'u', {}))).attributes['toolweave.side_effects']).toBe('undeclared');
+  });
+
+  it('a success has no error type and its status unset; a gate refusal has its code as both, and no inner code', async () => {
+    const ok = await traced(tool('reads', () => 'r'));
+    expect(ok.attributes['error.type']).toBeUndefined();
+    expect(ok.status).toEqual({ code: 0 });
+    const refused = await traced(tool('writes', () => 'w', { hasSideEffects: true }));
+    expect(refused.attributes['error.type']).toBe('step_not_chainable');
+    expect(Object.keys(refused.attributes)).not.toContain('toolweave.inner_code');
+    expect(refused.status).toEqual({ code: 2, message: 'step_not_chainable' });
+  });
+});
+
+describe('a name as a span records it', () => {
+  /** The step attribute recorded for a pipeline step with the id `id`. */
+  async function recorded(id: string): Promise<string> {
+    exporter.reset();
+    const reg = registry(tool('reads', () => 'r'));
+    await createRunPipelineTool(reg.gate({ tracer })).execute({ steps: [{ id, tool: 'reads' }] }, {});
+    return String(spans().find((s) => s.name === 'execute_tool reads')!.attributes['toolweave.step']);
+  }
+
+  it('keeps a name of exactly 128 characters whole, and cuts one of 129 to 128 and an ellipsis', async () => {
+    const at = 'a'.repeat(127) + 'b';
+    expect(await recorded(at)).toBe(at);
+    expect(await recorded(at + 'c')).toBe(`${at}…`);
+  });
+
+  it('escapes every control, separator and bidirectional character as \\u and four hex digits, and keeps the characters beside them', async () => {
+    const escaped = ['\\u0001', '\\u001f', '\\u007f', '\\u009f', '\\u2028', '\\u2029', '\\u202a', '\\u202e', '\\u2066', '\\u2069'];
+    for (const text of escaped) {
+      const char = JSON.parse(`"${text}"`) as string;
+      expect(await recorded(`x${char}y`)).toBe(`x${text}y`);
+    }
+    // Just outside each range: recorded as they are.
+    for (const char of [' ', '~', '\u00a0', '\u2027', '\u202f', '\u2065', '\u206a']) {
+      expect(await recorded(`x${char}y`)).toBe(`x${char}y`);
+    }
+  });
+});
