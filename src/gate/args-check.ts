@@ -86,7 +86,6 @@ export function argsRefusal(tool: ITool, name: string, step: string, args: Recor
 /** Deeper than this, arguments are not searched for `__proto__` (a hostile value stays bounded). */
 const MAX_DEPTH = 64;
 
-/** The path of the first own `__proto__` field in `value` (`opts.list.0.__proto__`), or `undefined`. */
 /**
  * Whether `value` holds an own `__proto__` field at any depth: the cheap question a run asks of
  * every call whose arguments passed their schema (which skips such a field), without building a
@@ -102,6 +101,7 @@ export function hasProtoField(value: unknown, depth = 0): boolean {
   return false;
 }
 
+/** The path of the first own `__proto__` field in `value` (`opts.list.0.__proto__`), or `undefined`. */
 function protoField(value: unknown, at: string, depth: number): string | undefined {
   if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return undefined;
   if (Object.hasOwn(value, '__proto__')) return `${at}__proto__`;

@@ -4,7 +4,7 @@ import { budgetLimits, type BudgetLimits } from './budget.js';
 import { abortedBeforeRun, callChecked, callCounted, countBeforeAsking, messageOf } from './execute-call.js';
 import { GateCall, registerGate, type StartCall } from './gate-call.js';
 import { observe, observedEnd } from './events.js';
-import { frameOf, type DoorKind } from './run-frame.js';
+import { frameOf, type DoorKind, type RunFrame } from './run-frame.js';
 import { RecordedCall } from './recorded-call.js';
 import type { RunJournal } from '../runs/journal.js';
 import { createMemoryRunJournal } from '../runs/memory-journal.js';
@@ -378,8 +378,8 @@ export function createStepGate(options: StepGateOptions): StepGate {
     if (!hasHostChecks) return callChecked(call, args, context, signal);
     // A run that may pause records its leaf calls (a composition's own calls are recorded inside it).
     if (pausing !== undefined && call.tool.composition !== true) {
-      const run = (call.frame ?? frameOf(context))?.run;
-      if (run !== undefined) return startRecorded(run, call, args, context, signal);
+      const frame = call.frame ?? frameOf(context);
+      if (frame?.run !== undefined) return startRecorded(frame.run, frame, call, args, context, signal);
     }
     startChecked(call, args, context, signal, false);
     return undefined;
@@ -410,10 +410,9 @@ export function createStepGate(options: StepGateOptions): StepGate {
    * from the journal without running, and the call paused at is run or refused as decided. Every
    * other call runs as it would, with its idempotency key in its context, and its outcome noted.
    */
-  const startRecorded = (run: RunRecord, call: GateCall, args: Record<string, unknown>, context: ToolExecutionContext, signal: AbortSignal | undefined): ToolExecutionResult | undefined => {
+  const startRecorded = (run: RunRecord, frame: RunFrame, call: GateCall, args: Record<string, unknown>, context: ToolExecutionContext, signal: AbortSignal | undefined): ToolExecutionResult | undefined => {
     const tool = call.tool;
-    const frame = call.frame ?? frameOf(context);
-    const position = run.positionOf(frame!.path, call.step);
+    const position = run.positionOf(frame.path, call.step);
     if (run.stopped) return stoppedResult(run, tool.name, call.step);
     const answer = run.answer(position, tool.name, args);
     let approved = false;
@@ -421,7 +420,7 @@ export function createStepGate(options: StepGateOptions): StepGate {
       switch (answer.kind) {
         case 'result': {
           // Answered from the journal: counted as the call was, not run again.
-          frame!.budget.calls++;
+          frame.budget.calls++;
           return answer.result;
         }
         case 'diverged':
@@ -431,7 +430,7 @@ export function createStepGate(options: StepGateOptions): StepGate {
           return waitingResult(tool.name, call.step, true);
         case 'refused': {
           // Counted as it was when the person was asked about it.
-          frame!.budget.calls++;
+          frame.budget.calls++;
           const result = { ...answer.result, details: { ...answer.result.details, step: call.step } };
           run.ended(position, tool.name, args, result);
           return result;
@@ -600,13 +599,13 @@ const MODEL_CHOSEN: Record<DoorKind, ApprovalCaller['modelChosen']> = {
 /** The caller of a call made with `context`, from the door's frame; `undefined` for a direct call. */
 function callerOf(context: ToolExecutionContext): ApprovalCaller | undefined {
   const frame = frameOf(context);
-  const door = frame?.door;
-  if (!door) return undefined;
+  if (!frame?.door) return undefined;
+  const door = frame.door;
   return {
     door: door.kind,
     ...(door.name !== undefined ? { composite: door.name } : {}),
     // The frame's path: what a tool wrote in `sessionData` does not reach an approval.
-    path: frame!.path.filter((p): p is string => typeof p === 'string'),
+    path: frame.path.filter((p): p is string => typeof p === 'string'),
     ...(door.intention !== undefined ? { intention: door.intention } : {}),
     modelChosen: MODEL_CHOSEN[door.kind],
   };
