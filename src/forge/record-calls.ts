@@ -7,6 +7,7 @@ import { defaultObservationScope, resolveScope, type ObservationScope } from '..
 import type { ToolEvent } from '../gate/events.js';
 import { frameOf } from '../gate/run-frame.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
+import { copyTool } from '../tool-copy.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, RECORD_VERSION, type CallRecord } from './record-format.js';
 
 /**
@@ -63,30 +64,21 @@ export function recordCalls(tools: readonly ITool[], sink: (record: CallRecord) 
   function wrap(tool: ITool): ITool {
     const known = wrapped.get(tool);
     if (known) return known;
-    const recording: ITool = {
-      ...tool,
-      // Named again so fields served by getters (a class-based tool) are copied too.
-      id: tool.id,
-      name: tool.name,
-      displayName: tool.displayName,
-      description: tool.description,
-      inputSchema: tool.inputSchema,
-      async execute(args, context: ToolExecutionContext) {
-        const told = started?.tool === tool.name ? started : undefined;
-        started = undefined;
-        const time = new Date().toISOString();
-        const begin = performance.now();
-        let result: ToolExecutionResult;
-        try {
-          result = await tool.execute(args, context);
-        } catch (error) {
-          write(tool, args, context, told, time, performance.now() - begin, { success: false, error: error instanceof Error ? error.message : String(error), details: { code: 'step_threw' } });
-          throw error;
-        }
-        write(tool, args, context, told, time, performance.now() - begin, result);
-        return result;
-      },
-    };
+    const recording: ITool = copyTool(tool, async (args, context: ToolExecutionContext) => {
+      const told = started?.tool === tool.name ? started : undefined;
+      started = undefined;
+      const time = new Date().toISOString();
+      const begin = performance.now();
+      let result: ToolExecutionResult;
+      try {
+        result = await tool.execute(args, context);
+      } catch (error) {
+        write(tool, args, context, told, time, performance.now() - begin, { success: false, error: error instanceof Error ? error.message : String(error), details: { code: 'step_threw' } });
+        throw error;
+      }
+      write(tool, args, context, told, time, performance.now() - begin, result);
+      return result;
+    });
     wrapped.set(tool, recording);
     return recording;
   }
