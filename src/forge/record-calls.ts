@@ -5,6 +5,7 @@
  */
 import { defaultObservationScope, resolveScope, type ObservationScope } from '../agent-tools/observations/observation-scope.js';
 import type { ToolEvent } from '../gate/events.js';
+import { messageOf } from '../gate/message-of.js';
 import { frameOf } from '../gate/run-frame.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { copyTool } from '../tool-copy.js';
@@ -73,7 +74,7 @@ export function recordCalls(tools: readonly ITool[], sink: (record: CallRecord) 
       try {
         result = await tool.execute(args, context);
       } catch (error) {
-        write(tool, args, context, told, time, performance.now() - begin, { success: false, error: error instanceof Error ? error.message : String(error), details: { code: 'step_threw' } });
+        write(tool, args, context, told, time, performance.now() - begin, { success: false, error: messageOf(error), details: { code: 'step_threw' } });
         throw error;
       }
       write(tool, args, context, told, time, performance.now() - begin, result);
