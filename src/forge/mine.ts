@@ -160,7 +160,7 @@ export function mineChains(sessions: readonly RecordedSession[], options: MineOp
  * the parts of each without up to two calls that no other call of it reads (so a call that read a
  * chain's output and fed nothing, noise to the task, does not hide the chain), each once.
  */
-export function chainsOf(session: RecordedSession, maxSteps = 16): SessionChain[] {
+function chainsOf(session: RecordedSession, maxSteps = 16): SessionChain[] {
   const calls = session.calls.filter((call) => call.ok);
   const flows = traceFlow(calls);
   const parent = calls.map((_, i) => i);

@@ -123,7 +123,7 @@ export function recordCalls(tools: readonly ITool[], sink: (record: CallRecord) 
 }
 
 /** The output as a record holds it: whole when its text fits `maxChars`, else its text cut, with the full length. */
-export function boundedOutput(output: unknown, maxChars: number): Pick<CallRecord, 'output' | 'outputCut' | 'outputChars'> {
+function boundedOutput(output: unknown, maxChars: number): Pick<CallRecord, 'output' | 'outputCut' | 'outputChars'> {
   if (output === undefined) return {};
   let text: string;
   try {
