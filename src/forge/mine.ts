@@ -5,6 +5,7 @@
  * how each argument part is built (a constant, a copy from which step and where, a list item);
  * the signatures found in at least `minSessions` sessions are the shapes worth a composite.
  */
+import { readOwn } from '../refs/path.js';
 import { traceFlow, type ArgumentPart, type CallFlow, type FlowSegment } from './flow.js';
 import type { CallRecord } from './record-format.js';
 import type { RecordedSession } from './read-recordings.js';
@@ -159,7 +160,7 @@ export function mineChains(sessions: readonly RecordedSession[], options: MineOp
  * the parts of each without up to two calls that no other call of it reads (so a call that read a
  * chain's output and fed nothing, noise to the task, does not hide the chain), each once.
  */
-export function chainsOf(session: RecordedSession, maxSteps = 16): SessionChain[] {
+function chainsOf(session: RecordedSession, maxSteps = 16): SessionChain[] {
   const calls = session.calls.filter((call) => call.ok);
   const flows = traceFlow(calls);
   const parent = calls.map((_, i) => i);
@@ -342,10 +343,7 @@ function sameButItem(first: readonly ArgumentPart[], parts: readonly ArgumentPar
 /** The value at `path` in `root`, or undefined. */
 export function valueAt(root: unknown, path: readonly FlowSegment[]): unknown {
   let value = root;
-  for (const segment of path) {
-    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, segment)) return undefined;
-    value = (value as Record<string | number, unknown>)[segment];
-  }
+  for (const segment of path) value = readOwn(value, segment);
   return value;
 }
 

@@ -108,7 +108,7 @@ export async function readRecordings(dir: string, options: ReadRecordingsOptions
  * @param options - the line bound and the most calls kept
  * @param problems - where problems are added
  */
-export function parseRecording(text: string, file: string, options: Pick<ReadRecordingsOptions, 'maxLineChars' | 'maxCalls'> = {}, problems: string[] = []): RecordedSession {
+function parseRecording(text: string, file: string, options: Pick<ReadRecordingsOptions, 'maxLineChars' | 'maxCalls'> = {}, problems: string[] = []): RecordedSession {
   const maxLine = options.maxLineChars ?? DEFAULTS.maxLineChars;
   const maxCalls = options.maxCalls ?? DEFAULTS.maxCalls;
   const calls: CallRecord[] = [];

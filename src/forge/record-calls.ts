@@ -5,8 +5,10 @@
  */
 import { defaultObservationScope, resolveScope, type ObservationScope } from '../agent-tools/observations/observation-scope.js';
 import type { ToolEvent } from '../gate/events.js';
+import { messageOf } from '../gate/message-of.js';
 import { frameOf } from '../gate/run-frame.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
+import { copyTool } from '../tool-copy.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, RECORD_VERSION, type CallRecord } from './record-format.js';
 
 /**
@@ -63,30 +65,21 @@ export function recordCalls(tools: readonly ITool[], sink: (record: CallRecord) 
   function wrap(tool: ITool): ITool {
     const known = wrapped.get(tool);
     if (known) return known;
-    const recording: ITool = {
-      ...tool,
-      // Named again so fields served by getters (a class-based tool) are copied too.
-      id: tool.id,
-      name: tool.name,
-      displayName: tool.displayName,
-      description: tool.description,
-      inputSchema: tool.inputSchema,
-      async execute(args, context: ToolExecutionContext) {
-        const told = started?.tool === tool.name ? started : undefined;
-        started = undefined;
-        const time = new Date().toISOString();
-        const begin = performance.now();
-        let result: ToolExecutionResult;
-        try {
-          result = await tool.execute(args, context);
-        } catch (error) {
-          write(tool, args, context, told, time, performance.now() - begin, { success: false, error: error instanceof Error ? error.message : String(error), details: { code: 'step_threw' } });
-          throw error;
-        }
-        write(tool, args, context, told, time, performance.now() - begin, result);
-        return result;
-      },
-    };
+    const recording: ITool = copyTool(tool, async (args, context: ToolExecutionContext) => {
+      const told = started?.tool === tool.name ? started : undefined;
+      started = undefined;
+      const time = new Date().toISOString();
+      const begin = performance.now();
+      let result: ToolExecutionResult;
+      try {
+        result = await tool.execute(args, context);
+      } catch (error) {
+        write(tool, args, context, told, time, performance.now() - begin, { success: false, error: messageOf(error), details: { code: 'step_threw' } });
+        throw error;
+      }
+      write(tool, args, context, told, time, performance.now() - begin, result);
+      return result;
+    });
     wrapped.set(tool, recording);
     return recording;
   }
@@ -130,7 +123,7 @@ export function recordCalls(tools: readonly ITool[], sink: (record: CallRecord) 
 }
 
 /** The output as a record holds it: whole when its text fits `maxChars`, else its text cut, with the full length. */
-export function boundedOutput(output: unknown, maxChars: number): Pick<CallRecord, 'output' | 'outputCut' | 'outputChars'> {
+function boundedOutput(output: unknown, maxChars: number): Pick<CallRecord, 'output' | 'outputCut' | 'outputChars'> {
   if (output === undefined) return {};
   let text: string;
   try {

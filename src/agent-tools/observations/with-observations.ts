@@ -9,6 +9,7 @@
  */
 import { readerOf } from '../../shaping/result-reader.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../tool.js';
+import { copyTool } from '../../tool-copy.js';
 import { linesLookLikePathList } from '../../shaping/looks-like-path-list.js';
 import { shapePathList, type ShapedPathList } from '../../shaping/path-list.js';
 import { splitLines } from '../../shaping/text-lines.js';
@@ -126,24 +127,15 @@ async function shapeResult<O>(
 
 /** Wrap one tool: every property copied, `execute` shaping successful results. */
 function wrapTool<I, O>(tool: ITool<I, O>, store: ObservationStore, settings: Settings): ITool<I, O | string> {
-  const wrapped: ITool<I, O | string> = {
-    ...tool,
-    // Named again so fields served by getters (a class-based tool) are copied too.
-    id: tool.id,
-    name: tool.name,
-    displayName: tool.displayName,
-    description: tool.description,
-    inputSchema: tool.inputSchema,
-    async execute(args: I, context: ToolExecutionContext): Promise<ToolExecutionResult<O | string>> {
-      const result = await tool.execute(args, context);
-      // Failures, and anything that is not a result at all, are the gate's to judge.
-      if (result === null || typeof result !== 'object' || result.success !== true) return result;
-      // Code (a script, a composite's next step) gets the result as the tool gave it; it decides
-      // what reaches the model, and a preview would silently cut what it reads.
-      if (readerOf(context) === 'code') return result;
-      return shapeResult(result, tool.name, context, store, settings);
-    },
-  };
+  const wrapped: ITool<I, O | string> = copyTool(tool, async (args: I, context: ToolExecutionContext): Promise<ToolExecutionResult<O | string>> => {
+    const result = await tool.execute(args, context);
+    // Failures, and anything that is not a result at all, are the gate's to judge.
+    if (result === null || typeof result !== 'object' || result.success !== true) return result;
+    // Code (a script, a composite's next step) gets the result as the tool gave it; it decides
+    // what reaches the model, and a preview would silently cut what it reads.
+    if (readerOf(context) === 'code') return result;
+    return shapeResult(result, tool.name, context, store, settings);
+  });
   // Optional fields are copied only when present: an absent hasSideEffects means "undeclared".
   if ('outputSchema' in tool) wrapped.outputSchema = tool.outputSchema;
   if ('hasSideEffects' in tool) wrapped.hasSideEffects = tool.hasSideEffects;
