@@ -190,16 +190,18 @@ export function createToolCatalog(source: () => Iterable<ITool>, options: ToolCa
     state = { version, tools, byName: byName(tools) };
     return state;
   }
-  const indexed = () => {
-    const now = current();
-    now.index ??= indexOf(now.tools);
-    return now.index;
-  };
+  const indexed = (now: NonNullable<typeof state>) => (now.index ??= indexOf(now.tools));
 
   return {
     tools: () => current().tools,
-    search: (query, limit = DEFAULT_SEARCH_LIMIT) => search(indexed(), current().byName, query, limit, rendered),
-    describe: (names) => describe(indexed, current().byName, names, rendered),
+    search(query, limit = DEFAULT_SEARCH_LIMIT) {
+      const now = current();
+      return search(indexed(now), now.byName, query, limit, rendered);
+    },
+    describe(names) {
+      const now = current();
+      return describe(() => indexed(now), now.byName, names, rendered);
+    },
     groups: () => groupsOf(current().tools),
     declarations() {
       const now = current();

@@ -61,7 +61,7 @@ export function schemaToType(schema: unknown, options: SchemaTypeOptions & { roo
 }
 
 /** The comment for a field: its description (or title), its format and its default, on one line. */
-export function fieldComment(schema: unknown, maxChars: number = DEFAULT_MAX_COMMENT_CHARS): string {
+function fieldComment(schema: unknown, maxChars: number = DEFAULT_MAX_COMMENT_CHARS): string {
   if (!isRecord(schema)) return '';
   const text = typeof schema.description === 'string' ? schema.description : typeof schema.title === 'string' ? schema.title : '';
   const parts = [oneLine(text, maxChars)];

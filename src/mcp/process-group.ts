@@ -58,7 +58,7 @@ export async function stopEveryGroup(graceMs: number): Promise<void> {
 }
 
 /** SIGKILL to every group started here and not yet seen empty. */
-export function killEveryGroup(): void {
+function killEveryGroup(): void {
   for (const pgid of live) signalGroup(pgid, 'SIGKILL');
   live.clear();
 }
@@ -69,7 +69,7 @@ export function killEveryGroup(): void {
  * init when it gets to it, so on Linux the processes are read from /proc and zombies left out;
  * elsewhere a zombie counts until it is gone.
  */
-export function groupAlive(pgid: number): boolean {
+function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
   } catch (error) {

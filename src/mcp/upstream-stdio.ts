@@ -31,6 +31,7 @@ import {
   type JSONRPCMessage,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import { messageOf } from '../gate/message-of.js';
 import { BoundedLines, LINE_END_BYTES, type LongLine } from './bounded-lines.js';
 import { peekMessage, peekValue, type MessagePeek } from './jsonrpc-peek.js';
 import { stopGroup, trackGroup, USES_PROCESS_GROUPS } from './process-group.js';
@@ -249,8 +250,4 @@ export class UpstreamStdioTransport implements Transport {
     this.reports++;
     this.options.report?.(code, this.reports === MAX_REPORTS ? `${message} (further such lines are not reported)` : message);
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
