@@ -188,7 +188,7 @@ function inputFor(forged: ForgedFile, calls: readonly CallRecord[]): Record<stri
   forged.spec.steps.forEach((step, i) => {
     for (const [arg, source] of Object.entries(step.inputMapping ?? {})) {
       const found = typeof source === 'string' ? /^\$input\.(\w+)$/u.exec(source) : null;
-      if (found) input[found[1]] = calls[i].args[arg];
+      if (found) input[found[1]] = argsOf(calls[i])[arg];
     }
   });
   return input;
@@ -209,9 +209,14 @@ function occurrences(calls: readonly CallRecord[], tools: readonly string[]): Ca
   return found;
 }
 
+/** A recorded call's arguments (recorded as given: an object for every call this bench makes). */
+function argsOf(record: CallRecord): Record<string, unknown> {
+  return typeof record.args === 'object' && record.args !== null ? (record.args as Record<string, unknown>) : {};
+}
+
 /** Whether each call of `chain` took a whole earlier output as one of its arguments. */
 function linked(chain: readonly CallRecord[]): boolean {
-  return chain.slice(1).every((record, i) => Object.values(record.args).includes(chain[i].output));
+  return chain.slice(1).every((record, i) => Object.values(argsOf(record)).includes(chain[i].output));
 }
 
 const root = await mkdtemp(path.join(os.tmpdir(), 'toolweave-forge-live-'));
