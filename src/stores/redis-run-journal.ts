@@ -90,10 +90,10 @@ elseif redis.call('PTTL', KEYS[2]) < 0 then
 end
 return 1`;
 
-/** Read every record: a flat [position, json, ...] list, or the count or size that is over its bound. */
+/** Read every record: a flat [position, json, ...] list; or, over its bound, the size (or minus the count). */
 const RECORDS = `
 local count = redis.call('HLEN', KEYS[1])
-if count > tonumber(ARGV[2]) then return count end
+if count > tonumber(ARGV[2]) then return -count end
 local fields = redis.call('HKEYS', KEYS[1])
 local size = 0
 for i = 1, #fields do
@@ -198,7 +198,7 @@ export function createRedisRunJournal(options: RedisRunJournalOptions): RunJourn
     async load(runId) {
       const raw = await evaluate(LOAD, keysOf(prefix, runId).slice(0, 1), [maxBytes]);
       if (raw === null) return undefined;
-      if (typeof raw === 'number') throw new Error(`Redis run journal: run ${runId} is ${raw} bytes, over the ${maxBytes} this journal reads`);
+      if (typeof raw === 'number') throw new Error(`Redis run journal: run ${runId} is ${raw} bytes, over the ${maxBytes} bytes this journal reads`);
       const run = parseEntry(
         `run ${runId}`,
         raw,
@@ -221,7 +221,10 @@ export function createRedisRunJournal(options: RedisRunJournalOptions): RunJourn
 
     async records(runId) {
       const raw = await evaluate(RECORDS, keysOf(prefix, runId).slice(1), [maxBytes, MAX_RECORDS]);
-      if (typeof raw === 'number') throw new Error(`Redis run journal: the records of run ${runId} are over the bound this journal reads (${raw})`);
+      if (typeof raw === 'number') {
+        const over = raw < 0 ? `${-raw} records, over the ${MAX_RECORDS}` : `${raw} bytes, over the ${maxBytes} bytes`;
+        throw new Error(`Redis run journal: the records of run ${runId} are ${over} this journal reads`);
+      }
       if (!Array.isArray(raw)) throw new BadEntry(`Redis run journal: the records of run ${runId} are not a hash`);
       const records: RunCallRecord[] = [];
       for (let i = 0; i + 1 < raw.length; i += 2) {
