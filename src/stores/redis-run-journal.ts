@@ -142,7 +142,9 @@ const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (val
  * Give it to every gate that may pause or
  * resume a run (`createStepGate({ journal })`): a token then resumes wherever it is used. A claim
  * is one atomic script, so of two processes resuming one token at once, one runs and the other
- * answers `resume_busy`. A run's keys expire with its token (or after `ttlSeconds`, if sooner).
+ * answers `resume_busy`; whether a claim has lapsed is read on the clock of the process that
+ * claims, so the hosts' clocks must agree to well within the lease (`pauses.leaseMs`). A run's
+ * keys expire with its token (or after `ttlSeconds`, if sooner). Needs Redis 4 or later.
  *
  * Runs and records are stored as JSON: a tool's result is kept as `JSON.stringify` writes it. What
  * is read back is bounded (`maxBytes`); an entry over it, one that is not JSON this journal
@@ -245,6 +247,8 @@ export function createRedisRunJournal(options: RedisRunJournalOptions): RunJourn
     },
 
     async claim(runId, pause, until) {
+      // A claim whose answer comes too late may still have been made: the token then answers
+      // resume_busy until the lease lapses, never runs twice at once.
       const claimed = await evaluate(CLAIM, keysOf(prefix, runId).slice(0, 1), [pause, Math.floor(until), Date.now()]);
       return claimed === 1;
     },

@@ -197,6 +197,16 @@ describe('a door through a gate with the Redis journal', () => {
     expect(second.send.calls.length).toBe(1);
   });
 
+  it('answers journal_unavailable for a paused run changed in Redis into something it did not write, and runs nothing', async () => {
+    const { door, send } = notifyDoor(journalOver(admin));
+    const token = tokenOf(await door.execute({ id: 4 }, { sessionId: 's1' }));
+    await admin.hset(`test:run:{${token.split('.')[0]}}:run`, 'run', '{"runId": 42');
+    const resumed = await resumeRun(door, token, [{ approved: true }], { sessionId: 's1' });
+    expect(resumed.details?.code).toBe('journal_unavailable');
+    expect(resumed.error).toMatch(/is not JSON/);
+    expect(send.calls.length).toBe(0);
+  });
+
   it('answers journal_unavailable while Redis is down, runs nothing it should not, and works again once it is back', async () => {
     const outage = await startRedisServer();
     servers.push(outage);
