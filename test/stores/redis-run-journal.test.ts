@@ -132,6 +132,21 @@ describe('createRedisRunJournal: what it reads back is bounded and checked', () 
     await expect(journal.record(newId(), { ...callRecord('read#0'), result: { success: true, output: 'z'.repeat(maxBytes) } })).rejects.toThrow(/over 65536 bytes/);
   });
 
+  it('rejects a run with more records than it reads (100,000), without reading them', async () => {
+    const runId = newId();
+    const key = `test:run:{${runId}}:calls`;
+    for (let from = 0; from <= 100_000; from += 10_000) {
+      const fields: string[] = [];
+      for (let i = from; i < Math.min(from + 10_000, 100_001); i++) fields.push(`r#${i}`, '1');
+      await admin.hset(key, ...fields);
+    }
+    expect(await admin.hlen(key)).toBe(100_001);
+    const before = await bytesSent(admin);
+    await expect(journal.records(runId)).rejects.toThrow(/are 100001 records, over the 100000 this journal reads/);
+    expect((await bytesSent(admin)) - before).toBeLessThan(16 * 1024);
+    await admin.del(key);
+  });
+
   it('rejects an entry that is not JSON it wrote, and a key of another type', async () => {
     const runId = newId();
     await admin.hset(`test:run:{${runId}}:run`, 'run', '{not json');
