@@ -17,6 +17,9 @@
  *   outcome of it when it runs again (its end was never written down);
  * - with the host approving everything, the run ends with the result a run that never paused gives.
  *
+ * The lease is short (20 ms), so a resumption also often outlives it on a busy machine: it then
+ * stops before its next side effect (`resume_lease_lapsed`) and the host resumes again.
+ *
  * A first run writes nothing until it pauses, and here every first run pauses before any side
  * effect (the person decides each `send`), so a first run that dies is simply started again.
  */

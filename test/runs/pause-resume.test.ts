@@ -261,7 +261,7 @@ describe('a resumption that outlived its lease', () => {
   /** read, send (a person decides), a slow read that the first resumption hangs in, log (approved at once), after. */
   function slowSetup(spec?: unknown) {
     const journal = createMemoryRunJournal();
-    const s = setup({ journal, pauses: { leaseMs: 60 } }, (a) => (a.toolName === 'send' ? { pending: true } : { approved: true }));
+    const s = setup({ journal, pauses: { leaseMs: 300 } }, (a) => (a.toolName === 'send' ? { pending: true } : { approved: true }));
     let hang = true;
     let release: (() => void) | undefined;
     const slow = tool('slow', (a) => (hang ? ((hang = false), new Promise((resolve) => (release = () => resolve({ text: a.text })))) : { text: a.text }));
@@ -289,7 +289,7 @@ describe('a resumption that outlived its lease', () => {
     const paused = pendingOf(await door.execute({ id: 1 }, ctx()));
     // The first resumption runs `send`, then hangs in `slow` past its lease.
     const stale = resumeRun(door, paused.resume, [{ approved: true }], ctx());
-    await delay(90);
+    await delay(350);
     expect(send.calls.length).toBe(1);
     // Another takes over with the same token: `send` is answered from the journal, `log` runs once.
     const done = await resumeRun(door, paused.resume, [{ approved: true }], ctx());
@@ -315,7 +315,7 @@ describe('a resumption that outlived its lease', () => {
     });
     const paused = pendingOf(await door.execute({ id: 2 }, ctx()));
     const stale = resumeRun(door, paused.resume, [{ approved: true }], ctx());
-    await delay(90);
+    await delay(350);
     // The resumption that took over pauses at the second send.
     const taken = pendingOf(await resumeRun(door, paused.resume, [{ approved: true }], ctx()));
     expect(taken.pending).toMatchObject([{ tool: 'send', step: 'again', args: { text: 'slow' } }]);
