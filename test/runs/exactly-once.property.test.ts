@@ -242,7 +242,7 @@ for (let attempt = 0; attempt < 4; attempt++) {
 
 describe('exactly once across crashes of the process resuming a run', () => {
   for (const kind of ['composite', 'run_pipeline', 'compose'] as const) {
-    it(`${kind}: no side effect runs twice unless a person was told and approved it again; the run ends with the right result`, async () => {
+    it(`${kind}: no side effect runs twice unless a person was told and approved it again, no recorded read runs again, and the run ends with the right result`, async () => {
       const expected = await straightResult(kind);
       expect(expected.success).toBe(true);
       const w = world();
