@@ -257,6 +257,81 @@ describe('a resumption whose process stopped', () => {
   });
 });
 
+describe('a resumption that outlived its lease', () => {
+  /** read, send (a person decides), a slow read that the first resumption hangs in, log (approved at once), after. */
+  function slowSetup(spec?: unknown) {
+    const journal = createMemoryRunJournal();
+    const s = setup({ journal, pauses: { leaseMs: 300 } }, (a) => (a.toolName === 'send' ? { pending: true } : { approved: true }));
+    let hang = true;
+    let release: (() => void) | undefined;
+    const slow = tool('slow', (a) => (hang ? ((hang = false), new Promise((resolve) => (release = () => resolve({ text: a.text })))) : { text: a.text }));
+    const log = tool('log', (a) => ({ logged: a.line }), { hasSideEffects: true });
+    s.reg.add(slow);
+    s.reg.add(log);
+    s.builder.bind({ sideEffectingTools: ['send', 'log'] });
+    const door = composite(
+      s.builder,
+      spec ?? {
+        steps: [
+          { name: 'read', tool: 'read', inputMapping: { id: '$input.id' } },
+          { name: 'send', tool: 'send', inputMapping: { text: '$prev.text' } },
+          { name: 'slow', tool: 'slow', inputMapping: { text: 'slow' } },
+          { name: 'log', tool: 'log', inputMapping: { line: '$prev.text' } },
+          { name: 'after', tool: 'after', inputMapping: { sent: '$prev.logged' } },
+        ],
+      },
+    );
+    return { ...s, slow, log, door, journal, release: () => release!() };
+  }
+
+  it('starts no side-effecting call once its lease has lapsed, and ends or pauses nothing: the resumption that took over does', async () => {
+    const { send, log, door, release } = slowSetup();
+    const paused = pendingOf(await door.execute({ id: 1 }, ctx()));
+    // The first resumption runs `send`, then hangs in `slow` past its lease.
+    const stale = resumeRun(door, paused.resume, [{ approved: true }], ctx());
+    await delay(350);
+    expect(send.calls.length).toBe(1);
+    // Another takes over with the same token: `send` is answered from the journal, `log` runs once.
+    const done = await resumeRun(door, paused.resume, [{ approved: true }], ctx());
+    expect(done).toMatchObject({ success: true, output: { done: 'slow' } });
+    expect([send.calls.length, log.calls.length]).toEqual([1, 1]);
+    // The stale one wakes: it does not run `log` a second time, and says why it stopped.
+    release();
+    const late = await stale;
+    expect([send.calls.length, log.calls.length]).toEqual([1, 1]);
+    expect(late.details).toMatchObject({ code: 'resume_lease_lapsed', tool: 'log', step: 'log' });
+    expect(late.error).toMatch(/past its lease/);
+  });
+
+  it('reaching a call a person must decide, it stores no pause over the one that took over: that one holds the only token, and resumes to the end', async () => {
+    const { send, door, release, journal } = slowSetup({
+      steps: [
+        { name: 'read', tool: 'read', inputMapping: { id: '$input.id' } },
+        { name: 'send', tool: 'send', inputMapping: { text: '$prev.text' } },
+        { name: 'slow', tool: 'slow', inputMapping: { text: 'slow' } },
+        { name: 'again', tool: 'send', inputMapping: { text: '$prev.text' } },
+        { name: 'after', tool: 'after', inputMapping: { sent: '$prev.sent' } },
+      ],
+    });
+    const paused = pendingOf(await door.execute({ id: 2 }, ctx()));
+    const stale = resumeRun(door, paused.resume, [{ approved: true }], ctx());
+    await delay(350);
+    // The resumption that took over pauses at the second send.
+    const taken = pendingOf(await resumeRun(door, paused.resume, [{ approved: true }], ctx()));
+    expect(taken.pending).toMatchObject([{ tool: 'send', step: 'again', args: { text: 'slow' } }]);
+    const stored = await journal.load(taken.resume.split('.')[0]);
+    release();
+    const late = await stale;
+    expect(late.details).toMatchObject({ code: 'resume_lease_lapsed', tool: 'send', step: 'again' });
+    // The stale one stored nothing: the pause stored is the one that took over's, to the byte.
+    expect(await journal.load(taken.resume.split('.')[0])).toBe(stored);
+    expect(send.calls).toEqual([{ text: 'note 2' }]);
+    const done = await resumeRun(door, taken.resume, [{ approved: true }], ctx());
+    expect(done).toMatchObject({ success: true, output: { done: 'slow' } });
+    expect(send.calls).toEqual([{ text: 'note 2' }, { text: 'slow' }]);
+  });
+});
+
 describe('run_pipeline pauses and resumes', () => {
   it('stops at the call, and resumes to the report a run that never paused gives', async () => {
     const { read, send, gate } = setup();
