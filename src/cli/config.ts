@@ -25,6 +25,18 @@ export interface ServerConfig {
   callTimeoutMs?: number;
 }
 
+/** `approvals` with its settings. */
+export interface ApprovalsConfig {
+  /** none: no one is asked; elicit: the person at the client, by elicitation; queue: the run pauses until the person answers through `toolweave approvals`. */
+  mode: 'none' | 'elicit' | 'queue';
+  /** queue: the approvals endpoint's port on 127.0.0.1 (default 0: a free one). */
+  port?: number;
+  /** queue: the most paused runs the queue holds (default 100). */
+  maxPending?: number;
+  /** queue: who must approve, as the model is told. */
+  approver?: string;
+}
+
 /** The proxy's configuration, from a file or from the command line. */
 export interface ProxyConfig {
   servers: Record<string, ServerConfig>;
@@ -32,7 +44,8 @@ export interface ProxyConfig {
   composites?: string[];
   /** run_js's options, and the pool the sessions share. */
   script?: Omit<ScriptToolOptions, 'sideEffectingTools' | 'pool' | 'scope'> & { pool?: SandboxPoolOptions };
-  approvals?: 'none' | 'elicit';
+  /** How side-effecting calls are approved: the mode, or the mode with its settings (see {@link ApprovalsConfig}). */
+  approvals?: ApprovalsConfig['mode'] | ApprovalsConfig;
   /** Offer only run_js and get_observation; a script finds and calls every other tool. */
   codeOnly?: boolean;
   /** Record every upstream call, one JSON-lines file per session, into this folder (relative to `base`). */
