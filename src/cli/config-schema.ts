@@ -68,7 +68,7 @@ const APPROVALS = {
   description:
     'none (the default): no one is asked. elicit: every side-effecting call asks the person at the client (MCP elicitation). queue: the run pauses and the client is told who must approve and how; the person answers with `toolweave approvals` or the approvals endpoint, and the model calls resume_run.',
   anyOf: [
-    { enum: APPROVAL_MODES },
+    { type: 'string', enum: APPROVAL_MODES },
     {
       type: 'object',
       additionalProperties: false,

@@ -132,9 +132,20 @@ function problemsOf(file: string, errors: ErrorObject[]): string[] {
   const lines = new Set<string>();
   // A oneOf's branches explain themselves badly; the command-or-url rule is said once instead.
   const oneOfAt = new Set(errors.filter((e) => e.keyword === 'oneOf').map((e) => e.instancePath));
+  // An anyOf of shapes (a mode, or an object with the mode): only the branch of the value's own
+  // type explains it; the others' errors and "must match a schema in anyOf" are left out.
+  const otherShape = new Set<string>();
+  for (const error of errors) {
+    const branch = /^(.*\/anyOf\/\d+)\/type$/u.exec(error.schemaPath);
+    if (error.keyword === 'type' && branch) otherShape.add(branch[1]);
+  }
+  const anyOfCount = errors.filter((e) => e.keyword === 'anyOf').length;
+  const everyShapeWrong = otherShape.size > 0 && otherShape.size >= anyOfCount * 2;
   for (const error of errors) {
     const inOneOf = [...oneOfAt].some((at) => error.instancePath === at && error.schemaPath.includes('/oneOf/'));
     if (inOneOf) continue;
+    if (error.keyword === 'anyOf') continue;
+    if (!everyShapeWrong && [...otherShape].some((branch) => error.schemaPath.startsWith(`${branch}/`))) continue;
     const field = fieldOf(error.instancePath) || '(top level)';
     lines.add(`${file}: ${field}: ${messageOf(error)}`);
   }

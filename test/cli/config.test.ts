@@ -78,10 +78,22 @@ codeOnly: "yes"
       `${file}: servers.fs.args: must be array`,
       `${file}: servers.fs: give either command (with args, env, cwd) or url (with headers), not both and not neither`,
       `${file}: servers.web: give either command (with args, env, cwd) or url (with headers), not both and not neither`,
-      `${file}: approvals: must be one of "none", "elicit"`,
+      `${file}: approvals: must be one of "none", "elicit", "queue"`,
       `${file}: script: unknown field "timeout"`,
       `${file}: codeOnly: must be boolean`,
     ]));
+  });
+
+  it('reads approvals as a mode or as the mode with its settings, each problem said once', async () => {
+    const servers = 'servers: { fs: { command: node } }\n';
+    await writeFile(path.join(dir, 'queue.yaml'), `${servers}approvals: { mode: queue, port: 0, maxPending: 5, approver: the on-call admin }\n`);
+    expect((await loadConfig(path.join(dir, 'queue.yaml'))).approvals).toEqual({ mode: 'queue', port: 0, maxPending: 5, approver: 'the on-call admin' });
+    const file = (name: string) => path.join(dir, name);
+    expect(await problemsOf('mode.yaml', `${servers}approvals: later\n`)).toEqual([`${file('mode.yaml')}: approvals: must be one of "none", "elicit", "queue"`]);
+    expect(await problemsOf('long.yaml', `${servers}approvals: { mode: later, prot: 8 }\n`)).toEqual([
+      `${file('long.yaml')}: approvals: unknown field "prot"`,
+      `${file('long.yaml')}: approvals.mode: must be one of "none", "elicit", "queue"`,
+    ]);
   });
 
   it('says when the file is missing, is not YAML, or has no servers', async () => {
