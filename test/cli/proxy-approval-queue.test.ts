@@ -187,7 +187,7 @@ describe('approvals: queue, over stdio', () => {
 });
 
 describe('approvals: queue, over Streamable HTTP with two sessions', () => {
-  it("a session cannot resume another's run; run_pipeline pauses and resumes the same way", async () => {
+  it("a session cannot resume another's run; run_pipeline pauses and resumes the same way, at each call that waits", async () => {
     const proxy = await proxyOverHttp(['--config', config], env());
     const alice = await httpClient(proxy.url);
     const bob = await httpClient(proxy.url);
@@ -205,6 +205,24 @@ describe('approvals: queue, over Streamable HTTP with two sessions', () => {
       const resumed = await call(alice, 'resume_run', { run });
       expect(resumed.isError).toBe(false);
       expect(existsSync(to)).toBe(true);
+
+      // Two calls that each wait: the run pauses at the first, then, resumed, at the second, under a new id.
+      const { from: first, to: middle } = await note('d');
+      const last = path.join(project.root, 'archive', 'd-final.txt');
+      const steps = [
+        { id: 'archive', tool: 'move_file', args: { source: first, destination: middle } },
+        { id: 'rename', tool: 'move_file', args: { source: middle, destination: last } },
+      ];
+      const one = runIdOf((await call(alice, 'run_pipeline', { steps })).text);
+      expect((await fetch(`${url}/${one}`, { method: 'POST', headers: asPerson(token), body: '{"decision":"approve"}' })).status).toBe(200);
+      const pausedAgain = await call(alice, 'resume_run', { run: one });
+      expect(pausedAgain.text).toMatch(/^error approval_pending: .*\n- q[A-Za-z0-9]+\.1: tool "move_file", step "rename"/u);
+      const two = runIdOf(pausedAgain.text);
+      expect(two).not.toBe(one);
+      expect(existsSync(middle)).toBe(true);
+      expect((await fetch(`${url}/${two}.1`, { method: 'POST', headers: asPerson(token), body: '{"decision":"approve"}' })).status).toBe(200);
+      expect((await call(alice, 'resume_run', { run: two })).isError).toBe(false);
+      expect([existsSync(first), existsSync(middle), await readFile(last, 'utf8')]).toEqual([false, false, 'note d']);
     } finally {
       await alice.close();
       await bob.close();
