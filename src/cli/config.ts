@@ -133,19 +133,24 @@ function problemsOf(file: string, errors: ErrorObject[]): string[] {
   // A oneOf's branches explain themselves badly; the command-or-url rule is said once instead.
   const oneOfAt = new Set(errors.filter((e) => e.keyword === 'oneOf').map((e) => e.instancePath));
   // An anyOf of shapes (a mode, or an object with the mode): only the branch of the value's own
-  // type explains it; the others' errors and "must match a schema in anyOf" are left out.
+  // type explains it; the other branches' errors and "must match a schema in anyOf" are left out.
+  // A value of no branch's type is told the types, once.
   const otherShape = new Set<string>();
   for (const error of errors) {
     const branch = /^(.*\/anyOf\/\d+)\/type$/u.exec(error.schemaPath);
     if (error.keyword === 'type' && branch) otherShape.add(branch[1]);
   }
-  const anyOfCount = errors.filter((e) => e.keyword === 'anyOf').length;
-  const everyShapeWrong = otherShape.size > 0 && otherShape.size >= anyOfCount * 2;
+  const inBranch = (error: ErrorObject, branches: Iterable<string>) => [...branches].some((branch) => error.schemaPath.startsWith(`${branch}/`));
+  for (const anyOf of errors.filter((e) => e.keyword === 'anyOf')) {
+    const under = errors.filter((e) => e.schemaPath.startsWith(`${anyOf.schemaPath}/`));
+    if (under.length === 0 || !under.every((e) => inBranch(e, otherShape))) continue;
+    const types = under.filter((e) => e.keyword === 'type').map((e) => String((e.params as { type?: unknown }).type));
+    lines.add(`${file}: ${fieldOf(anyOf.instancePath) || '(top level)'}: must be ${[...new Set(types)].join(' or ')}`);
+  }
   for (const error of errors) {
     const inOneOf = [...oneOfAt].some((at) => error.instancePath === at && error.schemaPath.includes('/oneOf/'));
     if (inOneOf) continue;
-    if (error.keyword === 'anyOf') continue;
-    if (!everyShapeWrong && [...otherShape].some((branch) => error.schemaPath.startsWith(`${branch}/`))) continue;
+    if (error.keyword === 'anyOf' || inBranch(error, otherShape)) continue;
     const field = fieldOf(error.instancePath) || '(top level)';
     lines.add(`${file}: ${field}: ${messageOf(error)}`);
   }

@@ -90,6 +90,7 @@ codeOnly: "yes"
     expect((await loadConfig(path.join(dir, 'queue.yaml'))).approvals).toEqual({ mode: 'queue', port: 0, maxPending: 5, approver: 'the on-call admin' });
     const file = (name: string) => path.join(dir, name);
     expect(await problemsOf('mode.yaml', `${servers}approvals: later\n`)).toEqual([`${file('mode.yaml')}: approvals: must be one of "none", "elicit", "queue"`]);
+    expect(await problemsOf('number.yaml', `${servers}approvals: 5\n`)).toEqual([`${file('number.yaml')}: approvals: must be string or object`]);
     expect(await problemsOf('long.yaml', `${servers}approvals: { mode: later, prot: 8 }\n`)).toEqual([
       `${file('long.yaml')}: approvals: unknown field "prot"`,
       `${file('long.yaml')}: approvals.mode: must be one of "none", "elicit", "queue"`,
