@@ -59,7 +59,12 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
   const queue = core.approvalQueue;
   // Queue mode: a run pauses for the person; the session's doors file it, and resume_run goes on with it.
   const queued: QueuedDoors | undefined = queue
-    ? queuedDoors(queue, randomUUID(), (name) => registry.get(name), { approver: settings.approver, command: 'npx toolweave' })
+    ? queuedDoors(queue, randomUUID(), (name) => registry.get(name), {
+        approver: settings.approver,
+        command: 'npx toolweave',
+        onQueued: (run) =>
+          core.log.info(`approval waits: run ${run.id} (${run.door}) paused at ${run.calls.map((call) => `${call.id} "${call.tool}"`).join(', ')}; \`toolweave approvals list\` shows it, \`approve ${run.id}\` or \`refuse ${run.id}\` answers it`),
+      })
     : undefined;
   const approvals = settings.mode === 'elicit' ? elicitationApprovals(() => server()!) : queue ? queueApprovals(queue) : undefined;
   const gate = createStepGate({

@@ -173,6 +173,17 @@ describe('the command line', () => {
     expect(() => parseArgs(['mcp', '--http', '8808', '--allowed-origins', 'app.example', '--', 'x'])).toThrow(/--allowed-origins: "app.example" is not an origin/u);
   });
 
+  it('reads approvals list, approve and refuse', () => {
+    expect(parseArgs(['approvals', 'list'])).toEqual({ command: 'approvals', action: 'list', json: false });
+    expect(parseArgs(['approvals', 'list', '--json'])).toEqual({ command: 'approvals', action: 'list', json: true });
+    expect(parseArgs(['approvals', 'approve', 'q3Fx9aK2b.1'])).toEqual({ command: 'approvals', action: 'approve', id: 'q3Fx9aK2b.1' });
+    expect(parseArgs(['approvals', 'refuse', 'q3Fx9aK2b', '--reason', 'not now'])).toEqual({ command: 'approvals', action: 'refuse', id: 'q3Fx9aK2b', reason: 'not now' });
+    expect(() => parseArgs(['approvals', 'approve'])).toThrow(/needs the id of an approval/u);
+    expect(() => parseArgs(['approvals', 'approve', '../x'])).toThrow(/needs the id of an approval/u);
+    expect(() => parseArgs(['approvals', 'approve', 'q1', '--reason', 'x'])).toThrow(/Unknown option "--reason"/u);
+    expect(() => parseArgs(['approvals', 'forget'])).toThrow(/takes list, approve <id> or refuse <id>/u);
+  });
+
   it('refuses what it cannot run, saying what to write', () => {
     expect(() => parseArgs(['mcp'])).toThrow(UsageError);
     expect(() => parseArgs(['mcp', '--'])).toThrow(/Nothing after --/u);

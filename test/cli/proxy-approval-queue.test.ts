@@ -95,8 +95,12 @@ describe('approvals: queue, over stdio', () => {
       expect(paused.text).toContain(`npx toolweave approvals approve ${run}`);
       expect(paused.text).toContain(`call resume_run with {"run": "${run}"}`);
       expect(existsSync(from)).toBe(true);
+      // The proxy's log tells a person who watches it, without the token.
+      expect(proxy.stderr()).toContain(`approval waits: run ${run} (archive_note) paused at ${run}.1 "move_file"`);
 
       const { url, token } = await endpoint();
+      expect(proxy.stderr()).toContain(`${url} with the bearer token in ${approvalsDir}`);
+      expect(proxy.stderr()).not.toContain(token);
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/approvals$/u);
       // The model's text never carries the person's token.
       expect(paused.text).not.toContain(token);
@@ -156,6 +160,8 @@ describe('approvals: queue, over stdio', () => {
       const paused = await call(proxy.client, 'archive_note', { from, to });
       const run = runIdOf(paused.text);
 
+      const nobody = await runBin(['approvals', 'list'], undefined, { TOOLWEAVE_APPROVALS_DIR: path.join(project.root, 'no-proxies') });
+      expect([nobody.code, nobody.stderr]).toEqual([1, expect.stringContaining('no proxy with approvals: queue is running for this user')]);
       const listed = await runBin(['approvals', 'list'], undefined, env());
       expect(listed.code).toBe(0);
       expect(listed.stdout).toContain(`${run}.1  waiting`);

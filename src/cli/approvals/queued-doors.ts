@@ -22,6 +22,8 @@ export interface QueueNotice {
   approver: string;
   /** The `toolweave` command as the person runs it (`npx toolweave`). */
   command: string;
+  /** Told of each run queued (the proxy logs it, for a person who watches its log). */
+  onQueued?: (run: QueuedRun) => void;
 }
 
 /**
@@ -83,6 +85,7 @@ export function queuedDoors(queue: ApprovalQueue, owner: string, doorNamed: (nam
         ...effects,
       };
     }
+    notice.onQueued?.(run);
     return { ...failure('approval_pending', waitingText(run, notice), { run: run.id, pending: run.calls.map(({ id, tool, step }) => ({ id, tool, step })) }), ...effects };
   }
 
