@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApprovalQueue } from '../../src/cli/approvals/queue.js';
-import { queueApprovals } from '../../src/cli/approvals/queued-doors.js';
+import { DEFAULT_APPROVER, queueApprovals } from '../../src/cli/approvals/queued-doors.js';
+import { approvalSettings } from '../../src/cli/approvals/settings.js';
 import type { ApprovalAction, PendingCall } from '../../src/index.js';
 
 const call = (tool: string): PendingCall => ({ tool, step: tool, args: { path: `/tmp/${tool}` }, caller: { door: 'run_pipeline', path: [], modelChosen: ['step', 'args'] } });
@@ -58,5 +59,13 @@ describe('ApprovalQueue', () => {
     expect(queue.runOf(run.id, 'alice')).toBeUndefined();
     expect(queue.full()).toBe(false);
     expect(queue.list()).toEqual([]);
+  });
+});
+
+describe('approvalSettings', () => {
+  it('reads the short form and the long one alike, with the defaults filled in', () => {
+    expect(approvalSettings({})).toEqual({ mode: 'none', port: 0, maxPending: 100, approver: DEFAULT_APPROVER });
+    expect(approvalSettings({ approvals: 'elicit' })).toEqual(approvalSettings({ approvals: { mode: 'elicit' } }));
+    expect(approvalSettings({ approvals: { mode: 'queue', port: 8123, maxPending: 3, approver: 'ops' } })).toEqual({ mode: 'queue', port: 8123, maxPending: 3, approver: 'ops' });
   });
 });
