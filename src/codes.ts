@@ -30,6 +30,8 @@ export const ERROR_CODES = {
   resume_token_expired: 'resumeRun: the paused run\'s token has expired; start the work again.',
   resume_decisions_invalid: 'resumeRun: the decisions do not answer details.pending: one { approved: true } or { approved: false, reason? } per pending call, in order.',
   resume_busy: 'resumeRun: another resumption of the same token is still running.',
+  approval_not_waiting: 'answerApproval (toolweave/dbos): the workflow waits on no approval now (not paused yet, already answered, ended, or unknown); read pendingApproval first.',
+  door_unregistered: 'toolweave/dbos: no door of that name was passed to registerDbosDoors in this process; register every door before DBOS.launch().',
   journal_unavailable: 'The run journal could not be read or written; the run did not pause, or was not resumed.',
   step_aborted: 'The abort signal fired; the step did not run.',
   step_failed: "The step's tool returned a failure; its own code is in details.innerCode.",
