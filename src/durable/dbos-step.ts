@@ -13,11 +13,12 @@ import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../index.
  * A step that ended is never run again by a recovered workflow: its recorded result answers. A
  * step the crash interrupted runs again, with the same `idempotencyKey` in its context (a door
  * run by {@link registerDbosDoors} names its run after its workflow), so a tool that passes that
- * key on to its service makes its effect once. The step's name is the tool's name, the call's
- * idempotency key and a digest of its arguments: should a recovered run make another call at a
- * recorded place, DBOS stops the workflow with its unexpected-step error rather than answer it
- * with the other call's result. Outside a workflow, and for a composition (its own calls are
- * gated, and each is a step), the tool is returned as it is.
+ * key on to its service makes its effect once. DBOS matches steps by their order in the
+ * workflow; the step's name is the tool's name, the call's idempotency key and a digest of its
+ * arguments, so should a recovered run make another call where a step was recorded (calls side by
+ * side that start in another order), DBOS refuses it with its unexpected-step error (the gate's
+ * `step_threw`) rather than answer it with the other call's result. Outside a workflow the call is
+ * a plain call; a composition is returned as it is (its own calls are gated, each a step).
  *
  * @example
  * ```ts
