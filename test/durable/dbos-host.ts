@@ -38,7 +38,7 @@ if (mode === 'start') {
 } else if (mode === 'answer') {
   const pending = await waiting();
   console.log(`ANSWERED ${JSON.stringify(await answerApproval(workflowID, pending.pending.map(() => ({ approved: true }))))}`);
-  const result = await DBOS.retrieveWorkflow<ToolExecutionResult>(workflowID).getResult({ timeoutSeconds: 30 });
+  const result = await DBOS.getResult<ToolExecutionResult>(workflowID, { timeoutSeconds: 30 });
   console.log(`RESULT ${JSON.stringify(result)}`);
   await DBOS.shutdown();
   process.exit(0);
