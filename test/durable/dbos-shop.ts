@@ -48,8 +48,8 @@ function ledgerTool(name: string, ledger: string, waitMs: () => number, output: 
   };
 }
 
-/** The refund door over `ledger`: `pay` waits for a person, the others are approved at once; `slow` takes `slowMs()`. */
-export function refundDoor(ledger: string, slowMs: () => number = () => 0): ITool {
+/** The refund door over `ledger`: `pay` waits for a person (for `ttlMs`), the others are approved at once; `slow` takes `slowMs()`. */
+export function refundDoor(ledger: string, slowMs: () => number = () => 0, options: { name?: string; ttlMs?: number } = {}): ITool {
   const tools = [
     ledgerTool('reserve', ledger, () => 0, (a) => ({ reservation: `r-${String(a.orderId)}` })),
     ledgerTool('slow_check', ledger, slowMs, (a) => ({ checked: a.reservation })),
@@ -59,10 +59,11 @@ export function refundDoor(ledger: string, slowMs: () => number = () => 0): IToo
   const gate = createStepGate({
     resolve: (name) => byName.get(name),
     approvals: { requestApproval: (action) => (action.toolName === 'pay' ? { pending: true } : { approved: true }) },
+    ...(options.ttlMs !== undefined ? { pauses: { ttlMs: options.ttlMs } } : {}),
   });
   const builder = new ComposableToolBuilder(gate);
   builder.bind({ sideEffectingTools: ['reserve', 'slow_check', 'pay'] });
-  return builder.build('refund_order', 'Reserve, check, then pay a refund once a person approves.', { type: 'object' }, {
+  return builder.build(options.name ?? 'refund_order', 'Reserve, check, then pay a refund once a person approves.', { type: 'object' }, {
     steps: [
       { name: 'reserve', tool: 'reserve', inputMapping: { orderId: '$input.orderId' } },
       { name: 'check', tool: 'slow_check', inputMapping: { reservation: '$prev.reservation' } },

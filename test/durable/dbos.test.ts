@@ -20,13 +20,15 @@ let dir: string;
 let ledger: string;
 let doors: DbosDoors;
 let door: ReturnType<typeof refundDoor>;
+let hurried: ReturnType<typeof refundDoor>;
 
 beforeAll(async () => {
   pg = await startPostgres();
   dir = mkdtempSync(path.join(tmpdir(), 'toolweave-dbos-'));
   ledger = path.join(dir, 'ledger');
   door = refundDoor(ledger);
-  doors = registerDbosDoors([door]);
+  hurried = refundDoor(ledger, () => 0, { name: 'hurried_refund', ttlMs: 1500 });
+  doors = registerDbosDoors([door, hurried]);
   DBOS.setConfig({ name: 'toolweave-dbos-test', systemDatabaseUrl: pg.url('toolweave_dbos_test'), logLevel: 'error' });
   await DBOS.launch();
 }, 60_000);
@@ -107,6 +109,16 @@ describe('toolweave/dbos: a door run as a DBOS workflow', () => {
     expect((await answerApproval('refund-9', [{ approved: true }])).success).toBe(true);
     const result = await DBOS.retrieveWorkflow<ToolExecutionResult>('refund-9').getResult();
     expect(result.output).toEqual({ paid: 'r-9', amount: 1 });
+  }, 60_000);
+
+  it('a pause no one answers before its expiry ends the run with resume_token_expired; the call it waited on never runs', async () => {
+    await doors.start(hurried, { orderId: 10, amount: 2 }, { workflowID: 'refund-10' });
+    const waiting = await waitingOn('refund-10');
+    expect(waiting.expiresAt - Date.now()).toBeLessThanOrEqual(1500);
+    const result = await DBOS.retrieveWorkflow<ToolExecutionResult>('refund-10').getResult();
+    expect(result.details).toMatchObject({ code: 'resume_token_expired', pending: 1 });
+    expect((await pendingApproval('refund-10')).details?.code).toBe('approval_not_waiting');
+    expect(linesOf(runIdOf('refund-10')).map((l) => `${l.event} ${l.tool}`)).not.toContain('start pay');
   }, 60_000);
 
   it('a door it was not given is refused with door_unregistered, and starts nothing', async () => {
