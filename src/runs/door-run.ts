@@ -9,23 +9,7 @@ import type { StepGate } from '../gate/step-gate.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { RunRecord, newRunId, runIdOf, type Pausing } from './run-record.js';
 
-/** Each door's gate, as it stands now (a builder's may be bound again). */
-const DOORS = new WeakMap<object, () => StepGate | undefined>();
-
-/** Register `door` as a door that runs through `gateOf()`, so a run it paused can be resumed. */
-export function registerDoor(door: ITool, gateOf: () => StepGate | undefined): void {
-  DOORS.set(door, gateOf);
-}
-
-/** The gate `door` runs through now, if it is a door. */
-export function gateOfDoor(door: unknown): StepGate | undefined {
-  if (typeof door !== 'object' || door === null) return undefined;
-  try {
-    return DOORS.get(door)?.();
-  } catch {
-    return undefined;
-  }
-}
+export { gateOfDoor, registerDoor } from './door-registry.js';
 
 /** Resumptions on their way into their door, keyed by the `sessionData` `resumeRun` made for them. */
 const RESUMES = new WeakMap<object, RunRecord>();

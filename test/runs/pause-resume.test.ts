@@ -4,6 +4,8 @@ import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { createScriptTool } from '../../src/agent-tools/script/index.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import type { ApprovalAction, StepGateOptions } from '../../src/gate/step-gate.js';
+import { createObservationStore } from '../../src/agent-tools/observations/index.js';
+import { withObservations } from '../../src/agent-tools/observations/with-observations.js';
 import { resumeRun } from '../../src/runs/resume.js';
 import { createMemoryRunJournal } from '../../src/runs/memory-journal.js';
 import type { RunJournal } from '../../src/runs/journal.js';
@@ -186,6 +188,18 @@ describe('tokens', () => {
     const otherDoor = builder.build('other', 'other', { type: 'object' }, SPEC) as ITool;
     expect((await resumeRun(otherDoor, paused.resume, [{ approved: true }], ctx())).details?.code).toBe('resume_token_unknown');
     expect((await resumeRun(tool_('plain'), paused.resume, [{ approved: true }], ctx())).details?.code).toBe('resume_token_unknown');
+  });
+
+  it('a door wrapped with withObservations pauses and resumes through the wrapper, as the model met it', async () => {
+    const { read, send, builder } = setup();
+    const [wrapped] = withObservations([composite(builder)], createObservationStore());
+    const paused = pendingOf(await wrapped.execute({ id: 5 }, ctx()));
+    const resumed = await resumeRun(wrapped, paused.resume, [{ approved: true }], ctx());
+    expect(resumed).toMatchObject({ success: true, output: { done: 'note 5' } });
+    expect([read.calls.length, send.calls.length]).toEqual([1, 1]);
+    // A wrapper of a tool that is no door stays no door.
+    const [plain] = withObservations([tool_('plain')], createObservationStore());
+    expect((await resumeRun(plain, paused.resume, [{ approved: true }], ctx())).details?.code).toBe('resume_token_unknown');
   });
 
   it('decisions must answer the pending calls one each, in order', async () => {
