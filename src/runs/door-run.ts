@@ -7,7 +7,7 @@ import { gateInternals } from '../gate/gate-call.js';
 import { frameOf, handRun } from '../gate/run-frame.js';
 import type { StepGate } from '../gate/step-gate.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
-import { RunRecord, newRunId, type Pausing } from './run-record.js';
+import { RunRecord, newRunId, runIdOf, type Pausing } from './run-record.js';
 
 export { gateOfDoor, registerDoor } from './door-registry.js';
 
@@ -37,7 +37,9 @@ export function beginRun(gate: StepGate, context: ToolExecutionContext, door: st
       return resumed;
     }
   }
-  return new RunRecord(pausing, newRunId(), 0, door, input, scopeIn(pausing, context), undefined);
+  const name: unknown = context.runName;
+  const runId = typeof name === 'string' && name !== '' ? runIdOf(name) : newRunId();
+  return new RunRecord(pausing, runId, 0, door, input, scopeIn(pausing, context), undefined);
 }
 
 /** What a scope that could not be told reads as: no resumption's scope is ever this. */

@@ -9,7 +9,7 @@
  * resumption writes through: each call's outcome as it ends, and a side-effecting call's start
  * before it runs, so a resumption whose process stops leaves no call that may have run unmarked.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { failure } from '../codes.js';
 import type { ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { canonicalJson } from './canonical-json.js';
@@ -312,6 +312,11 @@ export function journalUnavailable(error: unknown): ToolExecutionResult {
 /** A new run's id: `run_` and 22 characters (128 random bits). */
 export function newRunId(): string {
   return `run_${randomBytes(16).toString('base64url')}`;
+}
+
+/** The id of the run a host named `name` (see `ToolExecutionContext.runName`): the same for the same name in every process. */
+export function runIdOf(name: string): string {
+  return `run_${createHash('sha256').update(name).digest('base64url').slice(0, 22)}`;
 }
 
 /** The token of pause `pause` of run `runId`: opaque to the host, it also says when it expires. */

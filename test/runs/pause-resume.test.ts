@@ -499,3 +499,25 @@ describe('runs that never pause', () => {
     expect(read.contexts[0].idempotencyKey).toBeUndefined();
   });
 });
+
+describe("a run named by the host (context.runName)", () => {
+  it('takes an id derived from the name: the same calls get the same idempotency keys in another gate, another name gets others', async () => {
+    const first = setup();
+    pendingOf(await composite(first.builder).execute({ id: 7 }, { ...ctx(), runName: 'order-42' }));
+    const again = setup();
+    const paused = pendingOf(await composite(again.builder).execute({ id: 7 }, { ...ctx(), runName: 'order-42' }));
+    const other = setup();
+    pendingOf(await composite(other.builder).execute({ id: 7 }, { ...ctx(), runName: 'order-43' }));
+    const unnamed = setup();
+    pendingOf(await composite(unnamed.builder).execute({ id: 7 }, ctx()));
+    const key = first.read.contexts[0].idempotencyKey;
+    expect(key).toMatch(/^run_[A-Za-z0-9_-]{22}:toolweave:notify\/read#0$/);
+    expect(again.read.contexts[0].idempotencyKey).toBe(key);
+    expect(other.read.contexts[0].idempotencyKey).not.toBe(key);
+    expect(unnamed.read.contexts[0].idempotencyKey).not.toBe(key);
+    // The token of a named run resumes as any other.
+    const resumed = await resumeRun(composite(again.builder), paused.resume, [{ approved: true }], ctx());
+    expect(resumed.output).toEqual({ done: 'note 7' });
+    expect(again.send.contexts[0].idempotencyKey).toBe(key!.replace(/read#0$/, 'send#0'));
+  });
+});
