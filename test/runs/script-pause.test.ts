@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createComposeTool } from '../../src/agent-tools/compose.js';
 import { createSandboxPool, createScriptTool } from '../../src/agent-tools/script/index.js';
 import type { ApprovalAction, StepGateOptions } from '../../src/gate/step-gate.js';
 import { createMemoryRunJournal } from '../../src/runs/memory-journal.js';
@@ -178,6 +179,38 @@ describe("a script's Math.random and clock replay as the first run drew them", (
     expect(resumed.success).toBe(false);
     expect(resumed.details).toMatchObject({ code: 'replay_diverged', position: 'call 2#0', expected: 'send', tool: 'send' });
     expect(send.calls.length).toBe(0);
+  });
+});
+
+describe('a script nested in another door', () => {
+  it('pauses the outer run; resuming the outer door replays the script with the values it drew', async () => {
+    const send = tool('send', (a) => `sent ${String(a.text)}`, { hasSideEffects: true });
+    const reg = registry(send);
+    const memory = createMemoryRunJournal();
+    const saved: PausedRun[] = [];
+    const journal: RunJournal = { ...memory, save: (run) => (saved.push(structuredClone(run)), memory.save(run)) };
+    const gate = reg.gate({ journal, approvals: { requestApproval: () => ({ pending: true }) } });
+    reg.add(createScriptTool(gate, { sideEffectingTools: ['send'], pool }));
+    const compose = createComposeTool(gate, { sideEffectingTools: ['run_js', 'send'] });
+    const code = "const r = Math.random(); const b = await callTool('send', { text: String(r) }); return r + ' ' + b.text;";
+    const tree = { combinator: 'gather', calls: { one: { tool: 'run_js', args: { code } }, two: { tool: 'run_js', args: { code } } } };
+    // Each script's send waits: both at once, or one pause after the other, as the two threads go.
+    let result = await compose.execute(tree, ctx());
+    const texts: string[] = [];
+    for (let pauses = 0; pauses < 2 && result.details?.code === 'approval_pending'; pauses++) {
+      const paused = pendingOf(result);
+      texts.push(...paused.pending.map((p) => String(p.args.text)));
+      const kept = saved.at(-1)!.sandboxValues ?? {};
+      // Each script's values are kept under its own place in the run.
+      expect(Object.keys(kept).length).toBeGreaterThanOrEqual(paused.pending.length);
+      result = await resumeRun(compose, paused.resume, paused.pending.map(() => ({ approved: true as const })), ctx());
+    }
+    const resumed = result;
+    expect(texts).toHaveLength(2);
+    expect(resumed.success, JSON.stringify(resumed)).toBe(true);
+    expect(send.calls.map((c) => String(c.text)).sort()).toEqual([...texts].sort());
+    expect(JSON.stringify(resumed.output)).toContain(`${texts[0]} sent ${texts[0]}`);
+    expect(JSON.stringify(resumed.output)).toContain(`${texts[1]} sent ${texts[1]}`);
   });
 });
 
