@@ -115,6 +115,11 @@ const MAX_LISTED_ABANDONED = 20;
  *   script then still has the whole limit); past the pool's queue, or when none comes free in
  *   time, it is refused with `budget_exceeded` (`details.limit: 'sandboxes'`) and never started.
  * - An abort ends the run at once with `step_aborted`.
+ * - A call whose approval is pending (the hook answered `{ pending: true }`) pauses the run: the
+ *   call does not run, the script is ended (its sandbox let go), the calls in flight finish and
+ *   are recorded, and the result is `approval_pending` with a token; `resumeRun` runs the script
+ *   again from its start, its calls up to the pause answered from the journal. In a run that may
+ *   pause, the script's `Math.random` and clock are recorded so that the replay draws the same.
  *
  * `hasSideEffects` is `true` exactly when `sideEffectingTools` lists a tool: only then can a
  * script reach a side-effecting tool, since the gate refuses every unlisted one. A host that
