@@ -164,6 +164,22 @@ describe("a script's Math.random and clock replay as the first run drew them", (
     expect(send.calls).toEqual([{ text: drawn }]);
   });
 
+  it('the recorded Date behaves as the built-in one: subclasses, dates from arguments, its statics', async () => {
+    const { script, saved } = setup();
+    const code = `
+      class Day extends Date {}
+      const d = new Day();
+      const checks = [Date.name, Date.length, Date.prototype.constructor === Date, d instanceof Day, d instanceof Date,
+        new Date(0).toISOString(), new Date('2020-01-02T03:04:05Z').getTime(), typeof Date(), Date.now() >= d.getTime() || true];
+      await callTool('send', { text: 'x' });
+      return checks;`;
+    const paused = pendingOf(await script.execute({ code }, ctx()));
+    // new Day(), Date() and Date.now() each read the clock once.
+    expect(saved[0].sandboxValues?.['#0'].clock).toHaveLength(3);
+    const resumed = await resumeRun(script, paused.resume, [{ approved: true }], ctx());
+    expect(JSON.parse(String(resumed.output))).toEqual(['Date', 7, true, true, true, '1970-01-01T00:00:00.000Z', Date.UTC(2020, 0, 2, 3, 4, 5), 'string', true]);
+  });
+
   it('a run that cannot pause keeps QuickJS\'s own Math.random and Date', async () => {
     const script = createScriptTool(registry().gate(), { pool });
     const result = await script.execute({ code: 'return [String(Math.random).includes("native"), Date.name, typeof Date.now(), new Date() instanceof Date];' }, {});
