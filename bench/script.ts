@@ -6,6 +6,8 @@
  *   20 µs over it), with the floor any worker pays printed beside it: a bare message round trip
  *   between two threads;
  * - 50 runs at once against 50 runs one after another (target: at least as fast);
+ * - a warm run through a gate that may pause (its script's `Math.random` and clock recorded)
+ *   against the same run through one that cannot (not a target: the figure says what recording costs);
  * - the resident memory of a process running 50 runs at once, measured in a child process so the
  *   figure is the sandbox's (target: at most 200 MB), and what the first run costs.
  *
@@ -90,6 +92,17 @@ row(
   '<= 200 MB',
   child.peakRssMb <= 200,
 );
+// A run that may pause (its gate asks for approvals) records the script's Math.random and clock:
+// what that costs a warm run drawing both, against the same run through a gate that cannot pause.
+const pausing = createScriptTool(createStepGate({ resolve: (name) => (name === 'ping' ? ping : undefined), approvals: { requestApproval: () => ({ approved: true }) } }), { maxCalls: CALLS });
+const drawing = 'const r = Math.random(); const t = Date.now(); await callTool("ping", { r, t }); return 1';
+const recorded = await compare(
+  'recorded',
+  async () => void (await tool.execute({ code: drawing }, {})),
+  async () => void (await pausing.execute({ code: drawing }, {})),
+  { iterations: 50, rounds: 9, warmup: 2 },
+);
+row('warm run that may pause (values recorded)', `same script, no approvals: ${recorded.baselineMs.toFixed(3)} ms`, `${recorded.candidateMs.toFixed(3)} ms (${recorded.ratio.toFixed(2)}x)`, 'not a target', true);
 row('first run (cold, child process)', `process before: ${child.startRssMb.toFixed(0)} MB`, `${child.coldMs.toFixed(1)} ms, +${(child.warmRssMb - child.startRssMb).toFixed(0)} MB`, 'not a target', true);
 
 // The machine is shared: its load says how far to trust the figures.

@@ -45,7 +45,7 @@ export {
 export { approvalText, screenQuote } from './gate/approval-text.js';
 export { resumeRun, type ResumeDecision } from './runs/resume.js';
 export { createMemoryRunJournal, DEFAULT_JOURNAL_MAX_RUNS, type MemoryRunJournalOptions } from './runs/memory-journal.js';
-export type { RunJournal, PausedRun, PendingCall, JournalPendingCall, RunCallRecord } from './runs/journal.js';
+export type { RunJournal, PausedRun, PendingCall, JournalPendingCall, RunCallRecord, SandboxValues } from './runs/journal.js';
 export { DEFAULT_PAUSE_TTL_MS, DEFAULT_RESUME_LEASE_MS, type PauseOptions } from './runs/run-record.js';
 export { DEFAULT_BUDGET_LIMITS, type BudgetLimits, type BudgetLimitName } from './gate/budget.js';
 export { createToolRegistry, type ToolRegistry } from './gate/tool-registry.js';

@@ -568,20 +568,6 @@ function pendingOf(call: GateCall, args: Record<string, unknown>, context: ToolE
  */
 function waiting(call: GateCall, args: Record<string, unknown>, context: ToolExecutionContext, unknown: boolean): void {
   const name = call.tool.name;
-  // A script is not replayed yet (its Math.random, its clock and the order its awaits resume in
-  // are not recorded), so a script's call never pauses: it is refused, and says so.
-  if ((call.frame ?? frameOf(context))?.door?.kind === 'run_js') {
-    refused(
-      call,
-      context,
-      failure('approval_rejected', `The approval for tool "${name}" is pending (a person will decide later), and a run_js script cannot wait for one, so the call is refused. Make the call directly, or through run_pipeline or compose, which wait for the person's answer.`, {
-        tool: name,
-        step: call.step,
-        reason: 'pending in run_js',
-      }),
-    );
-    return;
-  }
   if (call instanceof RecordedCall) {
     call.run.pause(call.position, pendingOf(call, args, context, unknown));
     call.outer.deliver(waitingResult(name, call.step, unknown));

@@ -87,6 +87,24 @@ export interface PausedRun {
   expiresAt: number;
   /** The calls the run waits on, ordered by their positions. */
   pending: JournalPendingCall[];
+  /**
+   * The values the run's `run_js` scripts drew from `Math.random` and the clock, in the order
+   * drawn, by the script's place in the run: a replay gives them back in that order. Absent when
+   * no script drew any.
+   */
+  sandboxValues?: Record<string, SandboxValues>;
+}
+
+/**
+ * What one `run_js` script of a run drew, kept with its paused run so a replay draws the same.
+ *
+ * @category The gate
+ */
+export interface SandboxValues {
+  /** What `Math.random()` returned, in order. */
+  random: number[];
+  /** What the clock read (`Date.now()`, `new Date()` and `Date()` without arguments), in milliseconds since the epoch, in order. */
+  clock: number[];
 }
 
 /**

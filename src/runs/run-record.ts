@@ -13,7 +13,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { failure } from '../codes.js';
 import type { ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { canonicalJson } from './canonical-json.js';
-import type { JournalPendingCall, PausedRun, PendingCall, RunCallRecord, RunJournal } from './journal.js';
+import type { JournalPendingCall, PausedRun, PendingCall, RunCallRecord, RunJournal, SandboxValues } from './journal.js';
 
 /**
  * How runs that wait for a person are kept; see {@link StepGateOptions.pauses}.
@@ -79,6 +79,22 @@ export type ReplayAnswer =
   | { kind: 'refused'; result: ToolExecutionResult }
   | { kind: 'approved' };
 
+/**
+ * The most values of each kind (`Math.random`, the clock) a run keeps for one `run_js` script.
+ * Past it the script's values are drawn fresh and not kept, so the journal stays bounded however
+ * long a script loops: a replay then draws fresh values there too, and a script whose later calls
+ * depend on them ends with `replay_diverged` rather than taking one call's outcome for another's.
+ *
+ * @category The gate
+ */
+export const MAX_SANDBOX_VALUES = 1000;
+
+/** A script's values in a run: those a replay hands back (`given`) and all it has drawn so far (`kept`, `given` first). */
+export interface ScriptValues {
+  readonly given: SandboxValues;
+  readonly kept: SandboxValues;
+}
+
 /** A call a first run has seen end: kept in memory until the run pauses (or forgotten with it). */
 interface SeenCall {
   position: string;
@@ -111,6 +127,8 @@ export class RunRecord {
   /** A resumption's writes, in order; rejected once one failed. */
   declare writes: Promise<void>;
   declare writeFailed: unknown;
+  /** The values each `run_js` script of the run drew, by its place (see {@link RunRecord.scriptValues}). */
+  declare readonly sandboxValues: Map<string, SandboxValues>;
 
   constructor(pausing: Pausing, runId: string, attempt: number, door: string, input: unknown, scope: string, replay: Replay | undefined) {
     this.pausing = pausing;
@@ -128,6 +146,23 @@ export class RunRecord {
     this.seen = [];
     this.writes = Promise.resolve();
     this.writeFailed = undefined;
+    this.sandboxValues = new Map();
+  }
+
+  /**
+   * The values of the next `run_js` script entered under composition path `path`: its place is
+   * the path and how many scripts were entered there before it in the run (the same in every
+   * attempt, as a call's position is), and a replay hands back what the script drew at that place.
+   */
+  scriptValues(path: readonly string[]): ScriptValues {
+    const place = `${path.join('/')}#`;
+    let n = 0;
+    while (this.sandboxValues.has(`${place}${n}`)) n++;
+    const key = `${place}${n}`;
+    const given = valuesOf(this.replay?.run.sandboxValues?.[key]);
+    const kept: SandboxValues = { random: given.random.slice(), clock: given.clock.slice() };
+    this.sandboxValues.set(key, kept);
+    return { given, kept };
   }
 
   /** Whether calls are written to the journal as they end (a resumption) rather than kept until a pause. */
@@ -272,12 +307,46 @@ export class RunRecord {
       for (const call of this.seen) await journal.record(this.runId, { position: call.position, tool: call.tool, argsKey: canonicalJson(call.args), result: call.result, attempt: this.attempt });
       const expiresAt = Date.now() + this.pausing.ttlMs;
       const pending = [...this.pending].sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
-      await journal.save({ runId: this.runId, pause: this.attempt, door: this.door, input: copyOf(this.input), scope: this.scope, expiresAt, pending });
+      const values = this.keptValues();
+      await journal.save({ runId: this.runId, pause: this.attempt, door: this.door, input: copyOf(this.input), scope: this.scope, expiresAt, pending, ...(values ? { sandboxValues: values } : {}) });
       return pendingResult(tokenOf(this.runId, this.attempt, expiresAt), pending, expiresAt, result);
     } catch (error) {
       return journalUnavailable(error ?? this.writeFailed);
     }
   }
+
+  /** The values the run's scripts drew, for the journal; `undefined` when none drew any. */
+  private keptValues(): Record<string, SandboxValues> | undefined {
+    let values: Record<string, SandboxValues> | undefined;
+    for (const [key, kept] of this.sandboxValues) {
+      if (kept.random.length === 0 && kept.clock.length === 0) continue;
+      (values ??= {})[key] = { random: kept.random.slice(), clock: kept.clock.slice() };
+    }
+    return values;
+  }
+}
+
+/** Add what a script drew since it last said (`drawn`) to what is kept of it, up to {@link MAX_SANDBOX_VALUES} of each kind. */
+export function keepDrawn(kept: SandboxValues, drawn: Partial<SandboxValues>): void {
+  keepNumbers(kept.random, drawn.random);
+  keepNumbers(kept.clock, drawn.clock);
+}
+
+function keepNumbers(into: number[], from: unknown): void {
+  if (!Array.isArray(from)) return;
+  for (let i = 0; i < from.length && into.length < MAX_SANDBOX_VALUES; i++) {
+    const value: unknown = from[i];
+    // Only numbers are kept: anything else would make a replay hand back something no draw gives.
+    if (typeof value !== 'number' || !Number.isFinite(value)) return;
+    into.push(value);
+  }
+}
+
+/** Values read back from a journal, as numbers only, at most {@link MAX_SANDBOX_VALUES} of each kind. */
+function valuesOf(stored: unknown): SandboxValues {
+  const values: SandboxValues = { random: [], clock: [] };
+  if (typeof stored === 'object' && stored !== null) keepDrawn(values, stored as Partial<SandboxValues>);
+  return values;
 }
 
 /** A copy of the door's input for the journal (what the door may change of it later changes nothing there); the value itself when it cannot be copied. */

@@ -439,18 +439,17 @@ describe('compose pauses and resumes', () => {
   });
 });
 
-describe('run_js does not pause yet', () => {
-  it("a script's call whose approval is pending is refused, saying why, and runs nothing; the script may go on", async () => {
+describe('run_js pauses too', () => {
+  it("a script's call whose approval is pending pauses the script's run; the resumption runs the call once and the script to its end", async () => {
     const { gate, send, read } = setup();
     const script = createScriptTool(gate, { sideEffectingTools: ['send'] });
-    const result = await script.execute(
-      { intention: 'send a note', code: "const r = await callTool('send', { text: 'x' }); const n = await tools.read({ id: 1 }); return [r, n];" },
-      ctx(),
-    );
-    expect(result.success).toBe(true);
-    expect(String(result.output)).toMatch(/a run_js script cannot wait/);
-    expect(send.calls.length).toBe(0);
-    expect(read.calls.length).toBe(1);
+    const code = "const r = await callTool('send', { text: 'x' }); const n = await tools.read({ id: 1 }); return [r.text, n.text];";
+    const paused = pendingOf(await script.execute({ intention: 'send a note', code }, ctx()));
+    expect(paused.pending).toMatchObject([{ tool: 'send', step: 'call 1', args: { text: 'x' }, caller: { door: 'run_js', intention: 'send a note' } }]);
+    expect([send.calls.length, read.calls.length]).toEqual([0, 0]);
+    const resumed = await resumeRun(script, paused.resume, [{ approved: true }], ctx());
+    expect(JSON.parse(String(resumed.output))).toEqual([JSON.stringify({ sent: 'x' }), 'note 1']);
+    expect([send.calls.length, read.calls.length]).toEqual([1, 1]);
   });
 });
 

@@ -12,6 +12,7 @@ import type { ScriptLimits } from './options.js';
 import { workerPoolOf, type SandboxPool, type WorkerPool } from './pool.js';
 import type { CallsMessage, DoneMessage } from './protocol.js';
 import type { SandboxAnswer, SandboxCall, SandboxOutcome } from './run.js';
+import type { SandboxValues } from '../../runs/journal.js';
 import type { SandboxThread, ThreadLoss, ThreadRunListener } from './thread.js';
 
 /** The run's clock, as a call handler sees it. */
@@ -40,6 +41,15 @@ export interface ScriptRunRequest {
   scope: string;
   /** Ends the run (`aborted`) when it fires. */
   signal?: AbortSignal;
+  /**
+   * Set for a run that may pause: the script's `Math.random` and clock are recorded, these values
+   * (a replay's) handed back first, and what it draws past them is told to `onDrawn`.
+   */
+  values?: SandboxValues;
+  /** The most values of each kind recorded (with `values`). */
+  maxValues?: number;
+  /** Told the values the script drew, with each batch of its calls (with `values`). */
+  onDrawn?: (drawn: SandboxValues) => void;
 }
 
 /**
@@ -69,6 +79,11 @@ export interface ScriptRunResult {
   output?: string[];
   /** How many calls the script made past its `maxCalls` (never made), when it returned. */
   callsOverLimit?: number;
+  /**
+   * Settles once the run's thread has let the run go (its runtime disposed, its place back in the
+   * pool): at once for a run that never had a thread. An aborted run's result comes before that.
+   */
+  released: Promise<void>;
 }
 
 /**
@@ -82,18 +97,21 @@ export async function runOnPool(request: ScriptRunRequest, onCall: ScriptCallHan
   try {
     pool = workerPoolOf(request.pool);
   } catch (error) {
-    return { outcome: { kind: 'unavailable', message: messageOf(error) }, timeLimitMs: timeoutMs, queuedMs: 0, abandoned: [] };
+    return { outcome: { kind: 'unavailable', message: messageOf(error) }, timeLimitMs: timeoutMs, queuedMs: 0, abandoned: [], released: RELEASED };
   }
   const admitted = pool.admit(request.scope, timeoutMs, request.signal);
   const place = admitted instanceof Promise ? await admitted : admitted;
   const queuedMs = Date.now() - queuedAt;
   if (place.kind !== 'thread') {
     const outcome: ScriptRunOutcome = place.kind === 'queue_full' || place.kind === 'wait_timeout' ? { kind: 'no_sandbox', reason: place.kind } : place;
-    return { outcome, timeLimitMs: timeoutMs, queuedMs, abandoned: [] };
+    return { outcome, timeLimitMs: timeoutMs, queuedMs, abandoned: [], released: RELEASED };
   }
   const run = await new Promise<Omit<ScriptRunResult, 'queuedMs'>>((resolve) => new PooledRun(request, onCall, place.thread, place.release, resolve).start());
   return { ...run, queuedMs };
 }
+
+/** What `released` is for a run that never had a thread. */
+const RELEASED: Promise<void> = Promise.resolve();
 
 /** The host side of one run on its thread. */
 class PooledRun implements ThreadRunListener {
@@ -138,6 +156,7 @@ class PooledRun implements ThreadRunListener {
       type: 'run',
       runId: this.runId,
       code: this.request.code,
+      ...(this.request.values !== undefined ? { values: this.request.values, maxValues: this.request.maxValues } : {}),
       timeLimitMs: limits.timeoutMs,
       limits: {
         memoryLimitBytes: limits.memoryLimitBytes,
@@ -154,6 +173,7 @@ class PooledRun implements ThreadRunListener {
     if (this.ended) return;
     this.remainingMs = message.remainingMs;
     this.remainingAt = Date.now();
+    if (message.drawn !== undefined) this.request.onDrawn?.(message.drawn);
     for (const call of message.calls) this.call(call);
   }
 
@@ -214,10 +234,14 @@ class PooledRun implements ThreadRunListener {
     this.released = true;
     this.thread.remove(this.runId);
     this.release();
+    this.letGo();
     this.settle(outcome, output);
   }
 
   private released = false;
+  /** Settles `released` (see {@link ScriptRunResult.released}). */
+  private letGo!: () => void;
+  private readonly releasedPromise = new Promise<void>((resolve) => (this.letGo = resolve));
 
   /** Tell the host how the run ended, once. */
   private settle(outcome: ScriptRunOutcome, output?: string[]): void {
@@ -226,6 +250,6 @@ class PooledRun implements ThreadRunListener {
     this.request.signal?.removeEventListener('abort', this.onAbort);
     const abandoned = [...this.unanswered].map(([index, name]) => ({ index, name }));
     const over = this.callsOverLimit;
-    this.resolve({ outcome, timeLimitMs: this.limitMs, abandoned, ...(output ? { output } : {}), ...(over > 0 ? { callsOverLimit: over } : {}) });
+    this.resolve({ outcome, timeLimitMs: this.limitMs, abandoned, released: this.releasedPromise, ...(output ? { output } : {}), ...(over > 0 ? { callsOverLimit: over } : {}) });
   }
 }

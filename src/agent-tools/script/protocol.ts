@@ -17,6 +17,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { WasmModule } from './quickjs-module.js';
 import type { SandboxAnswer, SandboxCall, SandboxLimits, SandboxOutcome } from './run.js';
+import type { SandboxValues } from '../../runs/journal.js';
 
 /** Index of the cell counting the messages the host posted that the thread has not read yet. */
 export const PENDING_CELL = 0;
@@ -60,6 +61,10 @@ export interface RunMessage {
   timeLimitMs: number;
   /** The bounds the thread applies itself. */
   limits: SandboxLimits;
+  /** Set for a run that may pause: its `Math.random` and clock are recorded, these values handed back first (see `SandboxRequest.values`). */
+  values?: SandboxValues;
+  /** The most values of each kind recorded (with `values`). */
+  maxValues?: number;
 }
 
 /** Host to thread: answers to some of a run's calls. */
@@ -99,6 +104,8 @@ export interface CallsMessage {
   calls: SandboxCall[];
   /** Milliseconds left before the run's limit when they were sent. */
   remainingMs: number;
+  /** The values the script drew since its last batch, in a run whose values are recorded. */
+  drawn?: SandboxValues;
 }
 
 /** Thread to host: a run ended. */

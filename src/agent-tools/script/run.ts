@@ -28,12 +28,14 @@ import {
   frame,
   PRELUDE_FILENAME,
   PRELUDE_SOURCE,
+  RECORDING_SOURCE,
   SCRIPT_FILENAME,
   unframe,
   WRAPPER_LINES_BEFORE,
   wrapScript,
 } from './prelude.js';
 import type { SandboxInstance } from './quickjs-module.js';
+import type { SandboxValues } from '../../runs/journal.js';
 
 /**
  * The most promise jobs a run executes before it looks up: a script that awaits in a loop
@@ -97,8 +99,11 @@ export interface SandboxAnswer {
  * worker both sides are another thread; in a test they can be a plain async function.
  */
 export interface SandboxChannel {
-  /** Hand calls out (those the script made since the last batch, in order). */
-  send(calls: SandboxCall[]): void;
+  /**
+   * Hand calls out (those the script made since the last batch, in order), with the values the
+   * script drew since the last batch when its values are recorded (see {@link SandboxRequest.values}).
+   */
+  send(calls: SandboxCall[], drawn?: SandboxValues): void;
   /** The answers that arrived, waiting at most `timeoutMs` for the first when none has. */
   receive(timeoutMs: number): SandboxAnswer[] | Promise<SandboxAnswer[]>;
   /**
@@ -134,6 +139,13 @@ export interface SandboxRequest extends SandboxLimits {
    * because the host stretches it (a slow tool was called) from another thread while this runs.
    */
   timeLimitMs: () => number;
+  /**
+   * Set for a run that may pause: its `Math.random` and clock are recorded (see `RECORDING_SOURCE`),
+   * these values (a replay's) handed back first. Absent, the sandbox keeps QuickJS's own.
+   */
+  values?: SandboxValues;
+  /** The most values of each kind recorded, those given included (with {@link SandboxRequest.values}). */
+  maxValues?: number;
   /** Told the time (`Date.now()`) the script starts at, which its limit counts from. */
   onStart?: (at: number) => void;
   /**
@@ -279,6 +291,8 @@ class ScriptRun {
   private overLimit: QuickJSHandle | undefined;
   /** How many calls the script made past `maxCalls`, read when it returned. */
   callsOverLimit = 0;
+  /** The recording's `drawn` (see `RECORDING_SOURCE`), in a run whose values are recorded. */
+  private drawnValues: QuickJSHandle | undefined;
   /** The intrinsics the prelude captured, for the ending functions. */
   private captured: QuickJSHandle | undefined;
   /** The ending functions (see `ENDING_SOURCE`), once a run has needed them. */
@@ -374,6 +388,10 @@ class ScriptRun {
     this.finishRun = this.own(vm.getProp(list, 2));
     this.captured = this.own(vm.getProp(list, 3));
     this.overLimit = this.own(vm.getProp(list, 4));
+    if (this.request.values !== undefined) {
+      const recording = this.record(this.request.values);
+      if (recording) return recording;
+    }
 
     // The clock starts with the script: the set-up above is the host's time, and on a busy
     // machine it could otherwise eat a short limit (or be cut off by it) before the script runs.
@@ -429,7 +447,13 @@ class ScriptRun {
       if (this.outbox.length > 0) {
         const calls = this.outbox;
         this.outbox = [];
-        this.channel.send(calls);
+        if (this.drawnValues === undefined) {
+          this.channel.send(calls);
+        } else {
+          const drawn = this.drawn();
+          if (drawn !== undefined && 'kind' in drawn) return drawn;
+          this.channel.send(calls, drawn);
+        }
       }
       if (taken) return this.finish();
 
@@ -483,6 +507,47 @@ class ScriptRun {
     if (!this.retake() || text === '') return { kind: 'memory' };
     if (text.length > 1) for (const request of unframe(text, 1)) this.accept(decodeCall(request));
     return text[0] === '1';
+  }
+
+  /** Put the recording over `Math.random` and the clock (see `RECORDING_SOURCE`); how the run ended when that failed. */
+  private record(values: SandboxValues): SandboxOutcome | undefined {
+    const vm = this.vm as QuickJSContext;
+    const source = vm.evalCode(RECORDING_SOURCE, PRELUDE_FILENAME, { type: 'global', strict: true });
+    if (source.error) {
+      source.error.dispose();
+      return { kind: 'crashed', message: 'the sandbox prelude failed to load' };
+    }
+    const factory = this.own(source.value);
+    const given = this.own(vm.newString(JSON.stringify([values.random, values.clock])));
+    const cap = this.own(vm.newNumber(this.request.maxValues ?? 0));
+    const made = vm.callFunction(factory, vm.undefined, given, cap);
+    if (made.error) {
+      made.error.dispose();
+      return { kind: 'crashed', message: 'the sandbox prelude failed to start' };
+    }
+    this.drawnValues = this.own(made.value);
+    return undefined;
+  }
+
+  /** The values the script drew since the last batch, if any; how the run ended when they could not be read. */
+  private drawn(): SandboxValues | SandboxOutcome | undefined {
+    const vm = this.vm as QuickJSContext;
+    this.release();
+    const drawn = vm.callFunction(this.drawnValues as QuickJSHandle, vm.undefined);
+    if (drawn.error) {
+      this.retake();
+      return this.consumeError(drawn.error);
+    }
+    const text = vm.typeof(drawn.value) === 'string' ? vm.getString(drawn.value) : '';
+    drawn.value.dispose();
+    if (!this.retake()) return { kind: 'memory' };
+    if (text === '') return undefined;
+    try {
+      const [random, clock] = JSON.parse(text) as [number[], number[]];
+      return { random, clock };
+    } catch {
+      return undefined;
+    }
   }
 
   /** Queue one call to be sent, or refuse it (its answer goes into the next delivery). */

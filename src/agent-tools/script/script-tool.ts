@@ -27,6 +27,8 @@ import { defaultObservationScope, resolveScope } from '../observations/observati
 import type { SandboxCall, SandboxOutcome } from './run.js';
 import { defaultSandboxPool, type SandboxPool } from './pool.js';
 import { runOnPool, type ScriptClock, type ScriptRunResult } from './pooled-run.js';
+import { beginRun, registerDoor, runRecorded } from '../../runs/door-run.js';
+import { keepDrawn, MAX_SANDBOX_VALUES, type RunRecord } from '../../runs/run-record.js';
 
 /**
  * The arguments of `run_js`.
@@ -113,6 +115,11 @@ const MAX_LISTED_ABANDONED = 20;
  *   script then still has the whole limit); past the pool's queue, or when none comes free in
  *   time, it is refused with `budget_exceeded` (`details.limit: 'sandboxes'`) and never started.
  * - An abort ends the run at once with `step_aborted`.
+ * - A call whose approval is pending (the hook answered `{ pending: true }`) pauses the run: the
+ *   call does not run, the script is ended (its sandbox let go), the calls in flight finish and
+ *   are recorded, and the result is `approval_pending` with a token; `resumeRun` runs the script
+ *   again from its start, its calls up to the pause answered from the journal. In a run that may
+ *   pause, the script's `Math.random` and clock are recorded so that the replay draws the same.
  *
  * `hasSideEffects` is `true` exactly when `sideEffectingTools` lists a tool: only then can a
  * script reach a side-effecting tool, since the gate refuses every unlisted one. A host that
@@ -153,7 +160,11 @@ export function createScriptTool(gate: StepGate, options: ScriptToolOptions = {}
     composition: true,
     async execute(args, context) {
       try {
-        return await execute(gate, tool, limits, pool, discovery, resolveScope(scope, context ?? {}) ?? '', args, context ?? {});
+        const ctx = context ?? {};
+        // The outermost door of a run that may pause (its gate asks for approvals) records it.
+        return await runRecorded(dryRunOf(ctx) ? undefined : beginRun(gate, ctx, SCRIPT_TOOL_NAME, args), () =>
+          execute(gate, tool, limits, pool, discovery, resolveScope(scope, ctx) ?? '', args, ctx),
+        );
       } catch (error) {
         // Errors are data: nothing is thrown across the tool boundary.
         return failure('script_error', `run_js failed on the host: ${messageOf(error)}`, { message: messageOf(error) });
@@ -163,6 +174,7 @@ export function createScriptTool(gate: StepGate, options: ScriptToolOptions = {}
   // Code-only: the model is offered this tool alone, and its description says how to find the
   // rest, read again at each listing so a registry that changes is described as it is.
   if (codeOnly) Object.defineProperty(tool, 'description', { get: () => discovery().description(), enumerable: true });
+  registerDoor(tool, () => gate);
   return tool;
 }
 
@@ -211,7 +223,13 @@ async function execute(
   // The run's own signal: it fires when the run ends, whatever ends it, and when the host's does.
   // Every call gets it, so no call starts once the run is over.
   const runEnded = new AbortController();
-  const onHostAbort = (): void => runEnded.abort(hostSignal?.reason);
+  // In a run that may pause: ends the script's sandbox run when the host aborts or the run stops
+  // (it paused, or its replay diverged), while its calls in flight go on to their ends.
+  let stopScript: AbortController | undefined;
+  const onHostAbort = (): void => {
+    runEnded.abort(hostSignal?.reason);
+    stopScript?.abort(hostSignal?.reason);
+  };
   hostSignal?.addEventListener('abort', onHostAbort, { once: true });
   const signal = runEnded.signal;
   // Entered once per run: every call the script makes is one level deeper, as in a pipeline.
@@ -237,6 +255,15 @@ async function execute(
     return refusal;
   }
   const ledger = new CallLedger();
+  // A run that may pause records the script's Math.random and clock, so that its replay draws the
+  // same; its calls in flight are followed, so that a pause lets each end and be recorded.
+  const record = frame.run;
+  const values = record?.scriptValues(frame.path);
+  const inFlight = record === undefined ? undefined : new Set<Promise<unknown>>();
+  if (record !== undefined) {
+    stopScript = new AbortController();
+    if (hostSignal?.aborted) stopScript.abort(hostSignal.reason);
+  }
   // A dry run the host asked for: side-effecting calls and compositions are listed, not made.
   const dry = dryRunOf(context);
 
@@ -287,24 +314,59 @@ async function execute(
       step,
       timeoutMs: clock.remainingMs() + CALL_TIMEOUT_GRACE_MS,
     });
+    if (inFlight !== undefined) {
+      inFlight.add(pending);
+      void pending.finally(() => inFlight.delete(pending)).catch(() => undefined);
+    }
     const { result } = await ledger.track(step, call.name, resolved, pending);
+    // The run paused at this call (or its replay diverged): the script ends here, and never sees the answer.
+    if (record?.stopped === true) stopScript?.abort();
     return answer(result, rule.tool);
   };
 
   let run: ScriptRunResult;
   budget.sandboxes++;
   try {
-    run = await runOnPool({ code, limits, pool, scope, signal: hostSignal }, onCall);
+    const request = { code, limits, pool, scope, signal: stopScript?.signal ?? hostSignal };
+    run = await runOnPool(values === undefined ? request : { ...request, values: values.given, maxValues: MAX_SANDBOX_VALUES, onDrawn: (drawn) => keepDrawn(values.kept, drawn) }, onCall);
+  } catch (error) {
+    runEnded.abort();
+    throw error;
   } finally {
     budget.sandboxes--;
-    runEnded.abort();
-    hostSignal?.removeEventListener('abort', onHostAbort);
   }
-  const effects = await ledger.close(run.outcome.kind === 'aborted' ? 0 : IN_FLIGHT_GRACE_MS);
-  const result = toResult(run, limits, pool, effects, code);
+  const stopped = record?.stopped === true && hostSignal?.aborted !== true;
+  if (stopped) {
+    // A run that stopped lets the calls in flight end (each is recorded as it ends, so none runs
+    // again on resume; each has its own time-out), and returns once its sandbox is let go, so a
+    // paused run holds no thread and no runtime.
+    await settledWithin([...inFlight!, run.released], run.timeLimitMs + CALL_TIMEOUT_GRACE_MS);
+  }
+  runEnded.abort();
+  hostSignal?.removeEventListener('abort', onHostAbort);
+  const effects = await ledger.close(run.outcome.kind === 'aborted' && !stopped ? 0 : IN_FLIGHT_GRACE_MS);
+  const result = stopped ? { ...stoppedScript(record!), effects } : toResult(run, limits, pool, effects, code);
   // The script's span (when tracing) ends with its verdict; its calls' spans are its children.
   frame.end(result);
   return result;
+}
+
+/** Wait for `promises` to settle, at most `ms`. */
+async function settledWithin(promises: readonly Promise<unknown>[], ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([Promise.allSettled(promises), bound]);
+  clearTimeout(timer);
+}
+
+/**
+ * What a script whose run stopped gives: the divergence, or that it waits for a person (the
+ * outermost door's result then carries the token; see `RunRecord.finish`).
+ */
+function stoppedScript(record: RunRecord): ToolExecutionResult {
+  return record.diverged ?? failure('approval_pending', 'The script was ended where its run waits for a person\'s approval; resuming the run runs it again from its start.', { tool: SCRIPT_TOOL_NAME });
 }
 
 /** The script's args as an object, or `undefined` when they are not a plain JSON object. */

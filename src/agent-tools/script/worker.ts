@@ -23,6 +23,7 @@ import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_thread
 import { performance } from 'node:perf_hooks';
 import { messageOf } from '../../gate/message-of.js';
 import { InstanceShelf } from './instance-shelf.js';
+import type { SandboxValues } from '../../runs/journal.js';
 import { reserveBytesFor, runScript, type SandboxAnswer, type SandboxCall, type SandboxChannel, type SandboxStop } from './run.js';
 import {
   EPISODE_DEADLINE,
@@ -32,6 +33,7 @@ import {
   FLOAT_OFFSET,
   INT_CELLS,
   PENDING_CELL,
+  type CallsMessage,
   type FromThread,
   type RunMessage,
   type SandboxWorkerData,
@@ -173,6 +175,7 @@ class ThreadRun implements SandboxChannel {
       instance,
       {
         code: this.message.code,
+        ...(this.message.values !== undefined ? { values: this.message.values, maxValues: this.message.maxValues } : {}),
         timeLimitMs: () => this.timeLimitMs,
         uncharged: () => this.credit,
         interrupt: (computedMs) => this.interrupt(computedMs),
@@ -212,8 +215,10 @@ class ThreadRun implements SandboxChannel {
 
   // The channel, as the run sees it.
 
-  send(calls: SandboxCall[]): void {
-    post({ type: 'calls', runId: this.runId, calls, remainingMs: Math.max(1, this.deadline - Date.now()) });
+  send(calls: SandboxCall[], drawn?: SandboxValues): void {
+    const message: CallsMessage = { type: 'calls', runId: this.runId, calls, remainingMs: Math.max(1, this.deadline - Date.now()) };
+    if (drawn !== undefined) message.drawn = drawn;
+    post(message);
   }
 
   receive(timeoutMs: number): SandboxAnswer[] | Promise<SandboxAnswer[]> {
