@@ -153,7 +153,7 @@ describe('approvals: queue, over stdio', () => {
     expect((await readdir(approvalsDir)).filter((name) => name.endsWith('.json'))).toEqual([]);
   }, 90_000);
 
-  it('refused with `toolweave approvals refuse`: the run goes on as the refusal, with the reason, and nothing moves; direct and script calls are told how to wait', async () => {
+  it('refused with `toolweave approvals refuse`: the run goes on as the refusal, with the reason, and nothing moves; a direct call is told how to wait, and a script waits and resumes', async () => {
     const proxy = await proxyOverStdio(['--config', config], { env: env() });
     try {
       const { from, to } = await note('b');
@@ -182,10 +182,20 @@ describe('approvals: queue, over stdio', () => {
       expect(existsSync(to)).toBe(false);
 
       const direct = await call(proxy.client, 'move_file', { source: from, destination: to });
-      expect(direct.text).toMatch(/^error approval_rejected: .*a direct call cannot wait for them\. Call it through run_pipeline/u);
-      const script = await call(proxy.client, 'run_js', { intention: 'move', code: `const r = await callTool('move_file', { source: ${JSON.stringify(from)}, destination: ${JSON.stringify(to)} }); return r.error.message;` });
-      expect(script.text).toContain('a run_js script cannot wait for them');
+      expect(direct.text).toMatch(/^error approval_rejected: .*a direct call cannot wait for them\. Call it through run_pipeline \(one step\) or run_js/u);
       expect(existsSync(from)).toBe(true);
+
+      // A script waits too: it ends at the call, and resume_run runs it again from its start.
+      const script = await call(proxy.client, 'run_js', { intention: 'move', code: `const r = await callTool('move_file', { source: ${JSON.stringify(from)}, destination: ${JSON.stringify(to)} }); return r.error ? r.error.message : 'moved at ' + Math.floor(Math.random() * 1000);` });
+      expect(script.text).toMatch(/^error approval_pending: /u);
+      const scriptRun = runIdOf(script.text);
+      expect(existsSync(from)).toBe(true);
+      expect((await runBin(['approvals', 'approve', scriptRun], undefined, env())).code).toBe(0);
+      const moved = await call(proxy.client, 'resume_run', { run: scriptRun });
+      expect(moved.isError).toBe(false);
+      expect(moved.text).toMatch(/moved at \d+/u);
+      expect(existsSync(from)).toBe(false);
+      expect(await readFile(to, 'utf8')).toBe('note b');
     } finally {
       await proxy.close();
     }

@@ -28,7 +28,7 @@ export interface QueueNotice {
 
 /**
  * The approval hook of queue mode: every call of a door that can pause waits for the person; a
- * call that cannot wait (a direct call, a call from a run_js script) or one past the queue's
+ * call that cannot wait (a direct call: it has no run to pause) or one past the queue's
  * bound is refused, saying how to make it so that it can wait.
  */
 export function queueApprovals(queue: ApprovalQueue): ApprovalProvider {
@@ -38,13 +38,7 @@ export function queueApprovals(queue: ApprovalQueue): ApprovalProvider {
       if (!action.caller) {
         return {
           approved: false,
-          reason: `The call to ${tool} needs a person's approval, and approvals here are queued for the person to answer later: a direct call cannot wait for them. Call it through run_pipeline (one step), which waits for their answer.`,
-        };
-      }
-      if (action.caller.door === 'run_js') {
-        return {
-          approved: false,
-          reason: `The call to ${tool} needs a person's approval, and approvals here are queued for the person to answer later: a run_js script cannot wait for them. Make the call through run_pipeline or compose, which wait for their answer.`,
+          reason: `The call to ${tool} needs a person's approval, and approvals here are queued for the person to answer later: a direct call cannot wait for them. Call it through run_pipeline (one step) or run_js, which wait for their answer.`,
         };
       }
       if (queue.full()) {
