@@ -26,6 +26,7 @@ import {
 } from '../index.js';
 import { createToolList, elicitationApprovals, type MutableToolList } from '../mcp/index.js';
 import { compositeCycles } from './composites.js';
+import { compositeClashes, createSnippetTool } from './snippets.js';
 import { proxyAdvice } from './advice.js';
 import type { ProxyCore } from './proxy-core.js';
 
@@ -74,6 +75,12 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
   const doors = discovery
     ? [runJs, createGetObservationTool(core.store)]
     : [createRunPipelineTool(gate, { sideEffectingTools }), createComposeTool(gate, { sideEffectingTools }), runJs, createGetObservationTool(core.store)];
+  // The config's scripts, made once: each a run_js of its own over this session's gate.
+  const clashes = compositeClashes(config.scripts ?? {}, core.composites);
+  const snippets = Object.entries(config.scripts ?? {})
+    .filter(([name]) => !clashes.has(name))
+    .map(([name, snippet]) => createSnippetTool(name, snippet, { gate, sideEffectingTools, scriptOptions, pool: core.pool }));
+  for (const problem of clashes.values()) core.reportOnce('config_invalid', `${config.source}: ${problem}`);
   const builder = new ComposableToolBuilder(gate);
   builder.bind({ sideEffectingTools });
   const askedFirst = new WeakMap<ITool, ITool>();
@@ -87,8 +94,17 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
       // An undeclared tool runs only when called directly; with approvals on, it is asked about too.
       next.set(tool.name, approvals && tool.hasSideEffects === undefined ? asked(tool, approvals) : tool);
     }
+    // Before the composites, which may call them.
+    for (const snippet of snippets) {
+      if (next.has(snippet.name)) {
+        core.collision(snippet.name, `script "${snippet.name}" of ${config.source}`, 'an upstream server');
+        continue;
+      }
+      next.set(snippet.name, snippet);
+    }
     registry = next;
     for (const file of core.composites) {
+      if (clashes.has(file.name)) continue;
       if (registry.has(file.name)) {
         core.collision(file.name, `composite file ${file.file}`, 'an upstream server or the proxy itself');
         continue;
