@@ -72,14 +72,16 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
       )
     : undefined;
   const runJs = createScriptTool(gate, { ...scriptOptions, sideEffectingTools, pool: core.pool, ...(discovery ? { discovery } : {}) });
+  // When recording, a door's run from outside is recorded too, and the calls inside carry its id.
+  const asRun = (tool: ITool): ITool => (core.recording ? core.recording.wrapRun(tool) : tool);
   const doors = discovery
-    ? [runJs, createGetObservationTool(core.store)]
-    : [createRunPipelineTool(gate, { sideEffectingTools }), createComposeTool(gate, { sideEffectingTools }), runJs, createGetObservationTool(core.store)];
+    ? [asRun(runJs), createGetObservationTool(core.store)]
+    : [asRun(createRunPipelineTool(gate, { sideEffectingTools })), asRun(createComposeTool(gate, { sideEffectingTools })), asRun(runJs), createGetObservationTool(core.store)];
   // The config's scripts, made once: each a run_js of its own over this session's gate.
   const clashes = compositeClashes(config.scripts ?? {}, core.composites);
   const snippets = Object.entries(config.scripts ?? {})
     .filter(([name]) => !clashes.has(name))
-    .map(([name, snippet]) => createSnippetTool(name, snippet, { gate, sideEffectingTools, scriptOptions, pool: core.pool }));
+    .map(([name, snippet]) => asRun(createSnippetTool(name, snippet, { gate, sideEffectingTools, scriptOptions, pool: core.pool })));
   for (const problem of clashes.values()) core.reportOnce('config_invalid', `${config.source}: ${problem}`);
   const builder = new ComposableToolBuilder(gate);
   builder.bind({ sideEffectingTools });
