@@ -124,8 +124,8 @@ export function forgeFromRun(sessions: readonly RecordedSession[], runId: string
   const forged = generalizeChain(shape, {
     ...(options.takenNames ? { takenNames: options.takenNames } : {}),
     maxExamples: 1,
-    // One run: nothing varies, and the text it was given (paths, queries, names) is its input.
-    asInput: (value) => typeof value === 'string',
+    // One run: nothing varies, and the text it was given (paths, queries, lists of names) is its input.
+    asInput: (value) => typeof value === 'string' || (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string')),
     origin: `run ${runId} of ${run.tool}, recorded ${run.time} in ${baseName(session)}`,
   });
   return { success: true, output: gathered(forged, shape) };
