@@ -35,6 +35,9 @@ const SCRIPTS = {
   wentPast: 'await callTool("add_observations", { observations: [{ entityName: "Nobody", contents: ["x"] }] });\nreturn (await callTool("read_graph", {})).text.length;',
 } as const;
 
+/** A run_pipeline run: two reads, neither reading the other. */
+const PIPELINE = { steps: [{ tool: 'search_nodes', args: { query: 'Carol' } }, { tool: 'read_graph', args: {} }] };
+
 beforeAll(async () => {
   project = await copyProject('toolweave-from-run-');
   recordings = path.join(project.root, '.recordings');
@@ -51,6 +54,8 @@ beforeAll(async () => {
     const answer = CallToolResultSchema.parse(await client.callTool({ name: 'run_js', arguments: { code } }, undefined, { timeout: 60_000 }));
     expect(answer.isError, (answer.content[0] as { text: string }).text).not.toBe(true);
   }
+  const pipeline = CallToolResultSchema.parse(await client.callTool({ name: 'run_pipeline', arguments: PIPELINE }, undefined, { timeout: 60_000 }));
+  expect(pipeline.isError).not.toBe(true);
   const read = await readRecordings(recordings);
   sessions = read.output!.sessions;
   runs = recordedRuns(sessions);
@@ -71,7 +76,7 @@ function runOf(script: keyof typeof SCRIPTS): string {
 
 describe('the recording of a run', () => {
   it('records each run_js run with an id, and its calls with the same id, in the order made', () => {
-    expect(runs).toHaveLength(Object.keys(SCRIPTS).length);
+    expect(runs).toHaveLength(Object.keys(SCRIPTS).length + 1);
     const loop = runs.find((r) => r.run.run === runOf('loop'))!;
     expect(loop.run).toMatchObject({ tool: 'run_js', isRun: true, ok: true, args: { code: SCRIPTS.loop } });
     expect(loop.calls.map((call) => [call.tool, call.step, call.door])).toEqual([
@@ -122,6 +127,19 @@ describe('forgeFromRun', () => {
       } },
     ]);
     expect(forged.output!.examples[0]).toMatchObject({ input: { names: ['Alice'], query: 'Bob' }, output: { open_nodes: { entities: [{ name: 'Alice' }] }, search_nodes: { entities: [{ name: 'Bob' }] } } });
+  });
+
+  it('forges a run_pipeline run the same way', () => {
+    const run = runs.find((r) => r.run.tool === 'run_pipeline')!;
+    expect(run.calls.map((call) => [call.tool, call.door])).toEqual([['search_nodes', 'run_pipeline'], ['read_graph', 'run_pipeline']]);
+    const forged = forgeFromRun(sessions, run.run.run!);
+    expect(forged.success).toBe(true);
+    expect(forged.output!.spec.steps).toEqual([
+      { name: 'gathered', combinator: 'gather', calls: {
+        search_nodes: { tool: 'search_nodes', inputMapping: { query: '$input.query' } },
+        read_graph: { tool: 'read_graph', inputMapping: {} },
+      } },
+    ]);
   });
 
   it('refuses a run whose calls depend on its data, saying why', () => {
