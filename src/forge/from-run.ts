@@ -73,9 +73,11 @@ export function recordedRuns(sessions: readonly RecordedSession[]): RecordedRun[
 }
 
 /**
- * The composite one successful run generalizes to: its calls as steps (copies as references, a
- * loop over every item of an earlier list as for_each, pure calls that read nothing of each other
- * as one gather), the string values it was given as input fields, and the run as its example.
+ * The composite one successful recorded run generalizes to, or why it cannot be forged.
+ *
+ * Its calls become steps (copies as references, a loop over every item of an earlier list as
+ * for_each, pure calls that read nothing of each other as one gather), the text values it was
+ * given input fields, and the run its example.
  *
  * A run not found is `run_not_found`; one that failed, `run_failed`; one whose calls depend on its
  * data, `run_not_composable` with `details.reason` (`branches`, `partial_loop`, `call_failed`,
