@@ -26,7 +26,14 @@ beforeAll(async () => {
     servers: { fs: { command: process.execPath, args: [FS_SERVER, project.root], trustAnnotations: true } },
     // The config lets create_directory be chained; write_file is not listed.
     sideEffectingTools: ['create_directory'],
+    // run_js's budget holds in a script too: at most 2 calls a run.
+    script: { maxCalls: 2 },
     scripts: {
+      three_reads: {
+        description: 'Read a file three times.',
+        inputSchema: pathSchema,
+        script: 'const out = [];\nfor (let i = 0; i < 3; i++) out.push((await callTool("read_text_file", { path: input.path })).error?.code ?? "ok");\nreturn out;',
+      },
       count_lines: {
         description: 'Count the lines of a text file.',
         inputSchema: pathSchema,
@@ -88,6 +95,13 @@ describe('config scripts through the proxy', () => {
     const answer = await call('count_lines', { path: readme });
     expect(answer.isError).toBe(false);
     expect(JSON.parse(answer.text)).toEqual({ path: readme, lines: expected });
+  });
+
+  it("holds run_js's call budget: the call past maxCalls is not made", async () => {
+    const answer = await call('three_reads', { path: path.join(project.root, 'README.md') });
+    expect(answer.isError).toBe(false);
+    expect(JSON.parse(answer.text.split('\n')[0])).toEqual(['ok', 'ok', 'script_too_many_calls']);
+    expect(answer.text).toContain('past the limit of 2');
   });
 
   it('refuses input its schema does not allow, before the script runs', async () => {
