@@ -104,6 +104,9 @@ export function forgeFromRun(sessions: readonly RecordedSession[], runId: string
     const why = run.argsCut !== undefined ? `its arguments (${run.argsChars} characters) were cut in the recording` : `it is a run of ${run.tool}, whose script is in the config, not in the recording`;
     return refuse('unknown_script', `${why}, so whether its calls depend on its data cannot be told. Forge from a run of run_js, run_pipeline or compose.`);
   }
+  if (run.failedUnrecorded) {
+    return refuse('call_failed', `${run.failedUnrecorded} of its calls failed before reaching a tool (refused by the gate) and the run went on: what a run does past a failure depends on the failure, which a spec cannot say.`, { refused: run.failedUnrecorded });
+  }
   if (calls.length === 0) return refuse('no_calls', 'it made no call to a tool.');
   const failed = calls.findIndex((call) => !call.ok);
   if (failed >= 0) {

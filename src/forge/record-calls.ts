@@ -99,6 +99,8 @@ export function recordCalls(tools: readonly ITool[], sink: (record: CallRecord) 
   }
 
   const runsWrapped = new WeakMap<ITool, ITool>();
+  // Per run in progress: how many of its calls were recorded as failed.
+  const recordedFailures = new Map<string, number>();
   let runs = 0;
   // Ids unique across recordings too, so one names its run in a whole folder of them.
   const runPrefix = randomUUID().slice(0, 8);
@@ -112,17 +114,29 @@ export function recordCalls(tools: readonly ITool[], sink: (record: CallRecord) 
       const told = started?.tool === tool.name ? started : undefined;
       started = undefined;
       const run = `run-${runPrefix}-${++runs}`;
-      const tagged: ToolExecutionContext = { ...context, sessionData: { ...context?.sessionData, [RUN_ID]: run } };
+      // Every call under the run ends with an event; those that failed without a record of their
+      // own (refused before reaching a tool) are counted on the run's record.
+      let failedCalls = 0;
+      const listener = context?.onEvent;
+      const tagged: ToolExecutionContext = {
+        ...context,
+        sessionData: { ...context?.sessionData, [RUN_ID]: run },
+        onEvent(event) {
+          if (event.type === 'call_ended' && !event.ok) failedCalls++;
+          listener?.(event);
+        },
+      };
+      recordedFailures.set(run, 0);
       const time = new Date().toISOString();
       const begin = performance.now();
       let result: ToolExecutionResult;
       try {
         result = await tool.execute(args, tagged);
       } catch (error) {
-        write(tool, args, context, told, time, performance.now() - begin, { success: false, error: messageOf(error), details: { code: 'step_threw' } }, run);
+        write(tool, args, context, told, time, performance.now() - begin, { success: false, error: messageOf(error), details: { code: 'step_threw' } }, run, failedCalls);
         throw error;
       }
-      write(tool, args, context, told, time, performance.now() - begin, result, run);
+      write(tool, args, context, told, time, performance.now() - begin, result, run, failedCalls);
       return result;
     });
     // A description read when listed (a code-only run_js's) stays read when listed.
@@ -132,10 +146,17 @@ export function recordCalls(tools: readonly ITool[], sink: (record: CallRecord) 
     return recording;
   }
 
-  function write(tool: ITool, args: unknown, context: ToolExecutionContext, told: typeof started, time: string, ms: number, result: ToolExecutionResult, ownRun?: string): void {
+  function write(tool: ITool, args: unknown, context: ToolExecutionContext, told: typeof started, time: string, ms: number, result: ToolExecutionResult, ownRun?: string, failedCalls = 0): void {
     const scope = resolveScope(scopeOf, context) ?? '';
     const tag = ownRun ?? (context?.sessionData as { [RUN_ID]?: unknown } | undefined)?.[RUN_ID];
     const run = typeof tag === 'string' ? tag : undefined;
+    let unrecorded = 0;
+    if (ownRun !== undefined) {
+      unrecorded = Math.max(0, failedCalls - (recordedFailures.get(ownRun) ?? 0));
+      recordedFailures.delete(ownRun);
+    } else if (run !== undefined && result?.success !== true && recordedFailures.has(run)) {
+      recordedFailures.set(run, recordedFailures.get(run)! + 1);
+    }
     const seq = seqs.get(scope) ?? 0;
     seqs.set(scope, seq + 1);
     const door = told?.door ?? frameOf(context)?.door?.kind;
@@ -147,6 +168,7 @@ export function recordCalls(tools: readonly ITool[], sink: (record: CallRecord) 
       tool: tool.name,
       ...(run !== undefined ? { run } : {}),
       ...(ownRun !== undefined ? { isRun: true as const } : {}),
+      ...(unrecorded > 0 ? { failedUnrecorded: unrecorded } : {}),
       ...(door ? { door } : {}),
       step: told?.step ?? tool.name,
       ...(tool.hasSideEffects !== undefined ? { hasSideEffects: tool.hasSideEffects } : {}),

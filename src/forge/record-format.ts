@@ -46,6 +46,11 @@ export interface CallRecord {
    * its answer. The calls inside it are the records with the same `run`. Mining leaves these out.
    */
   isRun?: true;
+  /**
+   * On a run's record: how many calls inside it failed with no record of their own (refused by the
+   * gate before reaching a tool, or a nested door's failure); absent when none did.
+   */
+  failedUnrecorded?: number;
   /** The door the call came through (`run_js`, `run_pipeline`, `compose`, `composite`); absent for a direct call. */
   door?: string;
   /** The step that made it (its name, its place, `call N` in a script), or the tool's name for a direct call. */

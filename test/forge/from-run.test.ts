@@ -33,6 +33,7 @@ const SCRIPTS = {
   branches: 'const s = JSON.parse((await callTool("search_nodes", { query: "engineer" })).text);\nif (s.entities.length > 2) {\n  await callTool("open_nodes", { names: [s.entities[0].name] });\n}\nreturn s.entities.length;',
   partial: 'const s = JSON.parse((await callTool("search_nodes", { query: "engineer" })).text);\nfor (const e of s.entities.slice(0, 2)) await callTool("open_nodes", { names: [e.name] });\nreturn "done";',
   wentPast: 'await callTool("add_observations", { observations: [{ entityName: "Nobody", contents: ["x"] }] });\nreturn (await callTool("read_graph", {})).text.length;',
+  refusedPast: 'await callTool("open_nodes", { names: "not a list" });\nreturn (await callTool("read_graph", {})).text.length;',
 } as const;
 
 /** A run_pipeline run: two reads, neither reading the other. */
@@ -151,6 +152,12 @@ describe('forgeFromRun', () => {
     expect(partial.error).toMatch(/2 calls of open_nodes take items 0, 1 of the 3-item list search_nodes\.entities returned/u);
     const wentPast = forgeFromRun(sessions, runOf('wentPast'));
     expect(wentPast).toMatchObject({ success: false, details: { code: 'run_not_composable', reason: 'call_failed', call: 1, tool: 'add_observations' } });
+    // A call the gate refused (its arguments do not match the tool's schema) reached no tool: its run's record counts it.
+    const refusedRun = runs.find((r) => r.run.run === runOf('refusedPast'))!;
+    expect(refusedRun.run.failedUnrecorded).toBe(1);
+    expect(refusedRun.calls.map((call) => call.tool)).toEqual(['read_graph']);
+    expect(forgeFromRun(sessions, runOf('refusedPast'))).toMatchObject({ success: false, details: { code: 'run_not_composable', reason: 'call_failed', refused: 1 } });
+    expect(runs.find((r) => r.run.run === runOf('loop'))!.run).not.toHaveProperty('failedUnrecorded');
     const missing = forgeFromRun(sessions, 'run-nope-1');
     expect(missing).toMatchObject({ success: false, details: { code: 'run_not_found' } });
     expect(missing.error).toContain(runOf('loop'));
