@@ -1,7 +1,8 @@
 /**
  * `toolweave check`: the forge-time check for a user's own CI. It connects to every server,
  * validates every composite against the tools as they are now, and runs each composite's examples
- * as dry runs (side-effecting steps take their stub outputs). One line per server, per composite
+ * as dry runs (side-effecting steps take their stub outputs), and does the same for the config's
+ * scripts (`scripts:`). One line per server, per composite or script
  * that passes and per problem (a warning is one: CI is where a typo should stop); any problem makes
  * the exit code non-zero.
  */

@@ -3,6 +3,7 @@
  * chains seen in at least `--min-sessions` sessions, and write each as a composite file with
  * examples from the recordings. It writes files and changes nothing that runs: a forged composite
  * is served only once a person adds it to a config's `composites` (and `toolweave check` passes).
+ * `toolweave forge --from-run <file or dir> --run <id> --out <dir>` forges one recorded run instead.
  */
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
