@@ -23,12 +23,13 @@ const pathSchema = { type: 'object', properties: { path: { type: 'string' } }, r
 const countLines = 'const r = await callTool("read_text_file", { path: input.path }); if (r.error) throw new Error(r.error.message); return { path: input.path, lines: r.text.split("\\n").length };';
 const makeFolder = 'const r = await callTool("create_directory", { path: input.path }); if (r.error) throw new Error(r.error.message); return { made: r.text };';
 
-async function writeConfig(name: string, scripts: Record<string, unknown>): Promise<string> {
+async function writeConfig(name: string, scripts: Record<string, unknown>, composites: string[] = []): Promise<string> {
   const file = path.join(project.root, name);
   await writeFile(file, JSON.stringify({
     servers: { fs: { command: process.execPath, args: [FS_SERVER, project.root], trustAnnotations: true } },
     sideEffectingTools: ['create_directory'],
     scripts,
+    composites,
   }));
   return file;
 }
@@ -61,7 +62,10 @@ describe('toolweave check, config scripts', () => {
       count_lines: { description: 'Count lines.', inputSchema: pathSchema, script: countLines, examples: [{ name: 'wrong', input: { path: readme }, output: { path: readme, lines: 1 } }, { name: 'no path', input: {} }] },
       read_text_file: { description: 'Shadows the server.', inputSchema: pathSchema, script: 'return 1' },
       save_note: { description: 'Save a note.', inputSchema: pathSchema, sideEffectingTools: ['write_file'], script: 'return 1' },
-    });
+      read_readme: { description: 'Also a composite file.', inputSchema: pathSchema, script: 'return 1' },
+    }, ['read-readme.json']);
+    const composite = path.join(project.root, 'read-readme.json');
+    await writeFile(composite, JSON.stringify({ name: 'read_readme', description: 'Read the README.', inputSchema: { type: 'object' }, spec: { steps: [{ tool: 'read_text_file', args: { path: readme } }] } }));
     const run = await runBin(['check', '--config', file]);
     expect(run.code).toBe(1);
     expect(run.stdout.trim().split('\n')).toEqual([
@@ -71,6 +75,7 @@ describe('toolweave check, config scripts', () => {
       expect.stringMatching(new RegExp(`^FAIL script count_lines \\(.*\\): example no path: input_invalid: .*path`, 'u')),
       `FAIL script read_text_file (${file}): tool_name_collision: the name "read_text_file" is taken by another tool; rename the script`,
       `FAIL script save_note (${file}): step_not_chainable: it declares "write_file", which the top-level sideEffectingTools does not list, so the script may not call it; list it there or remove it from the script's sideEffectingTools`,
+      `FAIL script read_readme (${file}): tool_name_collision: scripts.read_readme: the name is also the composite's of ${composite}; neither is served until one is renamed`,
     ]);
   }, 60_000);
 });
