@@ -51,6 +51,13 @@ export interface ToolExecutionContext {
    */
   idempotencyKey?: string;
   /**
+   * The host's name for the run a door starts with this context, when the door's gate can pause:
+   * the run's id is derived from it, so every call's `idempotencyKey` is the same in any process
+   * that runs the same work again (a durable engine's workflow id, recovered after a crash). Name
+   * one run only. Default: a random id per run. A nested door's run is its caller's; it reads none.
+   */
+  runName?: string;
+  /**
    * Any other field the host needs; passed through unchanged. Typed `any`, not `unknown`, so that
    * an orchestrator's own context interface (agentos's, say, which has no index signature) is
    * accepted where this one is: TypeScript lets an interface meet an open index signature only

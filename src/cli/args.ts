@@ -6,6 +6,7 @@
  *     toolweave check --config FILE
  *     toolweave forge DIR --out DIR [--min-sessions n]
  *     toolweave forge --from-run FILE|DIR --run ID --out DIR
+ *     toolweave approvals list [--json] | approve <id> | refuse <id> [--reason text]
  *     toolweave schema
  */
 
@@ -63,8 +64,14 @@ export interface ForgeArgs {
   run?: string;
 }
 
+/** What `toolweave approvals` was asked to do. */
+export type ApprovalsArgs =
+  | { command: 'approvals'; action: 'list'; json: boolean }
+  | { command: 'approvals'; action: 'approve'; id: string }
+  | { command: 'approvals'; action: 'refuse'; id: string; reason?: string };
+
 /** Every command. */
-export type CliArgs = McpArgs | CheckArgs | ForgeArgs | { command: 'schema' } | { command: 'help' } | { command: 'version' };
+export type CliArgs = McpArgs | CheckArgs | ForgeArgs | ApprovalsArgs | { command: 'schema' } | { command: 'help' } | { command: 'version' };
 
 /** A command line that cannot be run; the message says what to write instead. */
 export class UsageError extends Error {}
@@ -87,6 +94,10 @@ export const USAGE = `Usage:
                                            run_pipeline run whose calls form a chain, a loop or a
                                            fan-out; a run whose calls depend on its data is refused,
                                            saying why, and nothing is written
+  toolweave approvals list [--json]        the approvals waiting in the running proxies (approvals: queue)
+  toolweave approvals approve <id>         approve a call (<run>.<n>), or every call of a run (<run>)
+  toolweave approvals refuse <id> [--reason text]
+                                           refuse it; the model reads the reason when it resumes
   toolweave schema                         print the config file's JSON Schema
 
 Options of mcp:
@@ -117,6 +128,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     return { command: 'check', config: options.config };
   }
   if (command === 'forge') return forgeArgs(rest);
+  if (command === 'approvals') return approvalsArgs(rest);
   if (command !== 'mcp') throw new UsageError(`Unknown command "${command}".`);
   const valued = ['--config', '--chain', '--http', '--allowed-hosts', '--allowed-origins', '--max-calls', '--record'];
   const { own, upstream } = splitUpstream(rest, valued);
@@ -175,6 +187,24 @@ function forgeArgs(rest: readonly string[]): ForgeArgs {
   const min = options['min-sessions'];
   if (min !== undefined && !/^[1-9]\d{0,5}$/u.test(min)) throw new UsageError(`--min-sessions takes a whole number of sessions, 1 or more, such as 3 (got "${min}").`);
   return { command: 'forge', recordings, out: options.out, minSessions: min === undefined ? 3 : Number(min) };
+}
+
+/** `approvals list [--json] | approve <id> | refuse <id> [--reason text]`. */
+function approvalsArgs(rest: readonly string[]): ApprovalsArgs {
+  const [action, ...more] = rest;
+  if (action === 'list') {
+    const options = readOptions(more, [], ['--json']);
+    return { command: 'approvals', action: 'list', json: options['--json'] === 'true' };
+  }
+  if (action !== 'approve' && action !== 'refuse') throw new UsageError('toolweave approvals takes list, approve <id> or refuse <id> [--reason text].');
+  const [id, ...after] = more;
+  if (id === undefined || !/^[A-Za-z0-9]{1,40}(\.\d{1,6})?$/u.test(id)) throw new UsageError(`toolweave approvals ${action} needs the id of an approval, such as q3Fx9a.1 or q3Fx9a (see toolweave approvals list).`);
+  if (action === 'approve') {
+    readOptions(after, []);
+    return { command: 'approvals', action, id };
+  }
+  const options = readOptions(after, ['--reason']);
+  return { command: 'approvals', action, id, ...(options.reason ? { reason: options.reason } : {}) };
 }
 
 /** `--name value` options and `--flag` switches; anything else is a usage error. */

@@ -113,6 +113,27 @@ const SNIPPET = {
   },
 } as const;
 
+/** How side-effecting calls are approved: a mode alone, or the mode with its settings. */
+const APPROVAL_MODES = ['none', 'elicit', 'queue'] as const;
+const APPROVALS = {
+  description:
+    'none (the default): no one is asked. elicit: every side-effecting call asks the person at the client (MCP elicitation). queue: the run pauses and the client is told who must approve and how; the person answers with `toolweave approvals` or the approvals endpoint, and the model calls resume_run.',
+  anyOf: [
+    { type: 'string', enum: APPROVAL_MODES },
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['mode'],
+      properties: {
+        mode: { enum: APPROVAL_MODES },
+        port: { type: 'integer', minimum: 0, maximum: 65535, description: 'queue: the port of the approvals endpoint on 127.0.0.1 (default 0: a free port, written to the endpoint file).' },
+        maxPending: { type: 'integer', minimum: 1, maximum: 10000, description: 'queue: the most paused runs the queue holds (default 100); past it a call that needs approval is refused.' },
+        approver: { type: 'string', minLength: 1, maxLength: 200, description: 'queue: who must approve, as the model is told (default: the person who runs this MCP server).' },
+      },
+    },
+  ],
+} as const;
+
 /** The config file. */
 export const CONFIG_SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',
@@ -131,7 +152,7 @@ export const CONFIG_SCHEMA = {
     sideEffectingTools: { ...stringList, description: 'Side-effecting tools that may be chained (the host’s list).' },
     composites: { ...stringList, description: 'Composite files (YAML or JSON), relative to this file; * matches within a folder.' },
     script: { ...SCRIPT, description: 'Options of run_js.' },
-    approvals: { enum: ['none', 'elicit'], description: 'elicit: every side-effecting call asks the person at the client.' },
+    approvals: APPROVALS,
     record: {
       type: 'string',
       minLength: 1,

@@ -26,6 +26,18 @@ export interface ServerConfig {
   callTimeoutMs?: number;
 }
 
+/** `approvals` with its settings. */
+export interface ApprovalsConfig {
+  /** none: no one is asked; elicit: the person at the client, by elicitation; queue: the run pauses until the person answers through `toolweave approvals`. */
+  mode: 'none' | 'elicit' | 'queue';
+  /** queue: the approvals endpoint's port on 127.0.0.1 (default 0: a free one). */
+  port?: number;
+  /** queue: the most paused runs the queue holds (default 100). */
+  maxPending?: number;
+  /** queue: who must approve, as the model is told. */
+  approver?: string;
+}
+
 /** The proxy's configuration, from a file or from the command line. */
 export interface ProxyConfig {
   servers: Record<string, ServerConfig>;
@@ -33,7 +45,8 @@ export interface ProxyConfig {
   composites?: string[];
   /** run_js's options, and the pool the sessions share. */
   script?: Omit<ScriptToolOptions, 'sideEffectingTools' | 'pool' | 'scope'> & { pool?: SandboxPoolOptions };
-  approvals?: 'none' | 'elicit';
+  /** How side-effecting calls are approved: the mode, or the mode with its settings (see {@link ApprovalsConfig}). */
+  approvals?: ApprovalsConfig['mode'] | ApprovalsConfig;
   /** Scripts served as tools of their own, by name (see `snippets.ts`). */
   scripts?: Record<string, SnippetConfig>;
   /** Offer only run_js and get_observation; a script finds and calls every other tool. */
@@ -136,9 +149,25 @@ function problemsOf(file: string, errors: ErrorObject[]): string[] {
   const lines = new Set<string>();
   // A oneOf's branches explain themselves badly; the command-or-url rule is said once instead.
   const oneOfAt = new Set(errors.filter((e) => e.keyword === 'oneOf').map((e) => e.instancePath));
+  // An anyOf of shapes (a mode, or an object with the mode): only the branch of the value's own
+  // type explains it; the other branches' errors and "must match a schema in anyOf" are left out.
+  // A value of no branch's type is told the types, once.
+  const otherShape = new Set<string>();
+  for (const error of errors) {
+    const branch = /^(.*\/anyOf\/\d+)\/type$/u.exec(error.schemaPath);
+    if (error.keyword === 'type' && branch) otherShape.add(branch[1]);
+  }
+  const inBranch = (error: ErrorObject, branches: Iterable<string>) => [...branches].some((branch) => error.schemaPath.startsWith(`${branch}/`));
+  for (const anyOf of errors.filter((e) => e.keyword === 'anyOf')) {
+    const under = errors.filter((e) => e.schemaPath.startsWith(`${anyOf.schemaPath}/`));
+    if (under.length === 0 || !under.every((e) => inBranch(e, otherShape))) continue;
+    const types = under.filter((e) => e.keyword === 'type').map((e) => String((e.params as { type?: unknown }).type));
+    lines.add(`${file}: ${fieldOf(anyOf.instancePath) || '(top level)'}: must be ${[...new Set(types)].join(' or ')}`);
+  }
   for (const error of errors) {
     const inOneOf = [...oneOfAt].some((at) => error.instancePath === at && error.schemaPath.includes('/oneOf/'));
     if (inOneOf) continue;
+    if (error.keyword === 'anyOf' || inBranch(error, otherShape)) continue;
     const field = fieldOf(error.instancePath) || '(top level)';
     lines.add(`${file}: ${field}: ${messageOf(error)}`);
   }

@@ -14,6 +14,9 @@ import {
 } from '../index.js';
 import type { CallRecording } from '../forge/record-calls.js';
 import type { McpTool } from '../mcp/index.js';
+import { ApprovalQueue } from './approvals/queue.js';
+import { RESUME_RUN_TOOL_NAME } from './approvals/queued-doors.js';
+import { approvalSettings } from './approvals/settings.js';
 import type { CompositeFile, ProxyConfig } from './config.js';
 import type { Log } from './log.js';
 import { OWN_TOOL_NAMES } from './own-names.js';
@@ -38,6 +41,8 @@ export class ProxyCore {
   readonly pool: SandboxPool;
   /** When calls are recorded (`record`): each upstream tool records under its observations, so a record holds the whole output. */
   readonly recording: CallRecording | undefined;
+  /** With `approvals: queue`: the runs every session paused for the person, until they answer. */
+  readonly approvalQueue: ApprovalQueue | undefined;
   private readonly wrapped = new WeakMap<McpTool, ITool>();
   private readonly listeners = new Set<() => void>();
   private readonly reported = new Set<string>();
@@ -49,6 +54,8 @@ export class ProxyCore {
     options: { restart?: boolean; recording?: CallRecording } = {},
   ) {
     this.recording = options.recording;
+    const approvals = approvalSettings(config);
+    this.approvalQueue = approvals.mode === 'queue' ? new ApprovalQueue(approvals.maxPending) : undefined;
     this.pool = createSandboxPool(config.script?.pool);
     this.upstreams = Object.entries(config.servers).map(
       ([name, server]) => new Upstream(name, server, config.base, log, () => this.changed(), { restart: options.restart ?? true, maxMessageBytes: MAX_ANSWER_BYTES }),
@@ -77,7 +84,8 @@ export class ProxyCore {
    * collision is reported once, naming both.
    */
   upstreamTools(): ITool[] {
-    const holders = new Map<string, string>(OWN_TOOL_NAMES.map((name) => [name, 'the proxy itself']));
+    const own = this.approvalQueue ? [...OWN_TOOL_NAMES, RESUME_RUN_TOOL_NAME] : OWN_TOOL_NAMES;
+    const holders = new Map<string, string>(own.map((name) => [name, 'the proxy itself']));
     const tools: ITool[] = [];
     for (const upstream of this.upstreams) {
       for (const tool of upstream.tools) {

@@ -8,6 +8,9 @@ import type { Readable } from 'node:stream';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { recordCalls, recordToDirectory, renderUsageGuide, type ToolEvent } from '../index.js';
 import { createMcpServer, serveHttp, serveStdio, type Serving } from '../mcp/index.js';
+import { serveApprovals } from './approvals/endpoint.js';
+import { removeEndpointFile, writeEndpointFile } from './approvals/endpoint-file.js';
+import { approvalSettings } from './approvals/settings.js';
 import { loadComposites } from './composites.js';
 import type { ProxyConfig } from './config.js';
 import type { Log } from './log.js';
@@ -55,7 +58,9 @@ export async function runProxy(config: ProxyConfig, serving: ProxyServing, log: 
   const recording = directory ? recordCalls([], (record) => directory.write(record)) : undefined;
   if (directory) log.info(`recording every upstream call to ${path.resolve(config.base, config.record!)}`);
   const core = new ProxyCore(config, composites, log, recording ? { recording } : {});
+  let closeApprovals = async () => {};
   const closeCore = async () => {
+    await closeApprovals();
     await core.close();
     directory?.close();
   };
@@ -65,6 +70,23 @@ export async function runProxy(config: ProxyConfig, serving: ProxyServing, log: 
   await core.start();
   stop?.removeEventListener('abort', onStop);
   if (stop?.aborted) return { close: closeCore };
+  if (core.approvalQueue) {
+    // The person's side of the queue: an endpoint on 127.0.0.1, its token in a file only this user reads.
+    const port = approvalSettings(config).port;
+    try {
+      const endpoint = await serveApprovals(core.approvalQueue, port);
+      closeApprovals = () => endpoint.close();
+      const file = await writeEndpointFile({ url: endpoint.url, token: endpoint.token, pid: process.pid });
+      closeApprovals = async () => {
+        await removeEndpointFile(file);
+        await endpoint.close();
+      };
+      log.info(`approvals are queued for the person: \`toolweave approvals list\`, \`approve <id>\` or \`refuse <id>\` answers them, or ${endpoint.url} with the bearer token in ${file}`);
+    } catch (error) {
+      await closeCore();
+      throw new Error(`the approvals endpoint cannot listen on 127.0.0.1:${port}: ${(error as Error).message}`);
+    }
+  }
 
   const newServer = (): Server => {
     let server: Server | undefined;

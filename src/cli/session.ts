@@ -4,6 +4,7 @@
  * against it, and the shared upstream tools. When the upstream tools change, the session's list is
  * rebuilt and its client told.
  */
+import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   checkChainable,
@@ -28,6 +29,8 @@ import { createToolList, elicitationApprovals, type MutableToolList } from '../m
 import { compositeCycles } from './composites.js';
 import { compositeClashes, createSnippetTool } from './snippets.js';
 import { proxyAdvice } from './advice.js';
+import { queueApprovals, queuedDoors, type QueuedDoors } from './approvals/queued-doors.js';
+import { approvalSettings } from './approvals/settings.js';
 import type { ProxyCore } from './proxy-core.js';
 
 /** A session's tools and gate. */
@@ -53,7 +56,18 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
   let registry = new Map<string, ITool>();
   // Changed by every rebuild (the only place the registry changes), so runs reuse what a check resolved until then.
   let generation = 0;
-  const approvals = config.approvals === 'elicit' ? elicitationApprovals(() => server()!) : undefined;
+  const settings = approvalSettings(config);
+  const queue = core.approvalQueue;
+  // Queue mode: a run pauses for the person; the session's doors file it, and resume_run goes on with it.
+  const queued: QueuedDoors | undefined = queue
+    ? queuedDoors(queue, randomUUID(), (name) => registry.get(name), {
+        approver: settings.approver,
+        command: 'npx toolweave',
+        onQueued: (run) =>
+          core.log.info(`approval waits: run ${run.id} (${run.door}) paused at ${run.calls.map((call) => `${call.id} "${call.tool}"`).join(', ')}; \`toolweave approvals list\` shows it, \`approve ${run.id}\` or \`refuse ${run.id}\` answers it`),
+      })
+    : undefined;
+  const approvals = settings.mode === 'elicit' ? elicitationApprovals(() => server()!) : queue ? queueApprovals(queue) : undefined;
   const gate = createStepGate({
     resolve: (name) => registry.get(name),
     names: () => registry.keys(),
@@ -76,7 +90,13 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
   const asRun = (tool: ITool): ITool => (core.recording ? core.recording.wrapRun(tool) : tool);
   const doors = discovery
     ? [asRun(runJs), createGetObservationTool(core.store)]
-    : [asRun(createRunPipelineTool(gate, { sideEffectingTools })), asRun(createComposeTool(gate, { sideEffectingTools })), asRun(runJs), createGetObservationTool(core.store)];
+    : [
+        asRun(createRunPipelineTool(gate, { sideEffectingTools })),
+        asRun(createComposeTool(gate, { sideEffectingTools })),
+        asRun(runJs),
+        createGetObservationTool(core.store),
+        ...(queued ? [queued.resumeTool] : []),
+      ];
   // The config's scripts, made once: each a run_js of its own over this session's gate.
   const clashes = compositeClashes(config.scripts ?? {}, core.composites);
   const snippets = Object.entries(config.scripts ?? {})
@@ -125,7 +145,9 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
     }
     generation++;
     if (discovery) reportUnreachable(core, [...registry.values()].filter((tool) => !doors.includes(tool)), sideEffectingTools);
-    list.set(discovery ? doors : [...registry.values()]);
+    // A door that can pause is served so that a run it pauses is queued (the registry keeps the door itself, for resumeRun).
+    const served = (tool: ITool) => (queued && tool.composition === true && tool !== queued.resumeTool ? queued.served(tool) : tool);
+    list.set((discovery ? doors : [...registry.values()]).map(served));
   }
 
   function asked(tool: ITool, provider: ApprovalProvider): ITool {
@@ -149,7 +171,16 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
 
   rebuild();
   const unsubscribe = core.subscribe(rebuild);
-  return { list, gate, ...(discovery ? { discovery } : {}), dispose: unsubscribe };
+  return {
+    list,
+    gate,
+    ...(discovery ? { discovery } : {}),
+    dispose() {
+      unsubscribe();
+      // The session's runs can no longer be resumed: its gate and journal go with it.
+      queued?.dispose();
+    },
+  };
 }
 
 /**

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * The `toolweave` bin: `toolweave mcp` (the proxy), `toolweave check` (the forge-time check),
- * `toolweave forge` (composite files from recorded calls) and
+ * `toolweave forge` (composite files from recorded calls), `toolweave approvals` (answering the
+ * approvals a proxy queued) and
  * `toolweave schema` (the config's JSON Schema). The MCP SDK, a dependency of the package, is
  * loaded only by the commands that use it, so `--help` and `schema` start without it.
  */
@@ -59,6 +60,13 @@ async function main(argv: readonly string[]): Promise<number> {
       const { runForge } = await import('./forge.js');
       const report = await runForge(args);
       for (const problem of report.problems) process.stderr.write(`toolweave forge: ${problem}\n`);
+      if (report.lines.length) process.stdout.write(`${report.lines.join('\n')}\n`);
+      return report.ok ? 0 : 1;
+    }
+    case 'approvals': {
+      const { runApprovals } = await import('./approvals/command.js');
+      const report = await runApprovals(args);
+      for (const problem of report.problems) process.stderr.write(`toolweave approvals: ${problem}\n`);
       if (report.lines.length) process.stdout.write(`${report.lines.join('\n')}\n`);
       return report.ok ? 0 : 1;
     }

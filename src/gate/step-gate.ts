@@ -385,10 +385,17 @@ export function createStepGate(options: StepGateOptions): StepGate {
     return undefined;
   };
 
-  /** The host's checks, then the gate's own and the tool; `approved`: a person approved the call already (a resumption). */
-  const startChecked = (call: GateCall, args: Record<string, unknown>, context: ToolExecutionContext, signal: AbortSignal | undefined, approved: boolean): void => {
+  /**
+   * The host's checks, then the gate's own and the tool; `approved`: a person approved the call
+   * already (a resumption); `run`: the resumption whose lease must still hold when the call starts.
+   */
+  const startChecked = (call: GateCall, args: Record<string, unknown>, context: ToolExecutionContext, signal: AbortSignal | undefined, approved: boolean, run?: RunRecord): void => {
     hostChecks(call, args, context, signal ?? context.signal, approved).then(
       (outcome) => {
+        // An approval may take long: the lease is looked at again just before the call starts.
+        // The refusal is not the call's outcome, so it bypasses the run's record of it.
+        const lapsed = run !== undefined && (outcome === APPROVED || outcome === undefined) ? run.fence(call.tool.name, call.step) : undefined;
+        if (lapsed) return (call as RecordedCall).outer.deliver(lapsed);
         if (outcome === APPROVED) {
           const now = callCounted(call, args, context, signal);
           if (now) call.deliver(now);
@@ -442,10 +449,13 @@ export function createStepGate(options: StepGateOptions): StepGate {
     const recorded = new RecordedCall(call, run, position, args);
     const keyed: ToolExecutionContext = { ...context, idempotencyKey: run.keyOf(position) };
     if (run.writesThrough && tool.hasSideEffects !== false) {
+      // A resumption past its lease starts no side effect: another may hold the token by now.
+      const lapsed = run.fence(tool.name, call.step);
+      if (lapsed) return lapsed;
       // A resumption marks a side-effecting call started before it runs: should its process stop,
       // the next attempt finds it and asks a person again rather than run it twice.
       run.started(position, tool.name, args).then((written) => {
-        if (written) startChecked(recorded, args, keyed, signal, approved);
+        if (written) startChecked(recorded, args, keyed, signal, approved, run);
         else recorded.deliver(failure('journal_unavailable', `Tool "${tool.name}" was not started: the run journal could not record its start.`, { tool: tool.name, step: call.step }));
       });
       return undefined;

@@ -7,25 +7,9 @@ import { gateInternals } from '../gate/gate-call.js';
 import { frameOf, handRun } from '../gate/run-frame.js';
 import type { StepGate } from '../gate/step-gate.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
-import { RunRecord, newRunId, type Pausing } from './run-record.js';
+import { RunRecord, newRunId, runIdOf, type Pausing } from './run-record.js';
 
-/** Each door's gate, as it stands now (a builder's may be bound again). */
-const DOORS = new WeakMap<object, () => StepGate | undefined>();
-
-/** Register `door` as a door that runs through `gateOf()`, so a run it paused can be resumed. */
-export function registerDoor(door: ITool, gateOf: () => StepGate | undefined): void {
-  DOORS.set(door, gateOf);
-}
-
-/** The gate `door` runs through now, if it is a door. */
-export function gateOfDoor(door: unknown): StepGate | undefined {
-  if (typeof door !== 'object' || door === null) return undefined;
-  try {
-    return DOORS.get(door)?.();
-  } catch {
-    return undefined;
-  }
-}
+export { gateOfDoor, registerDoor } from './door-registry.js';
 
 /** Resumptions on their way into their door, keyed by the `sessionData` `resumeRun` made for them. */
 const RESUMES = new WeakMap<object, RunRecord>();
@@ -53,7 +37,9 @@ export function beginRun(gate: StepGate, context: ToolExecutionContext, door: st
       return resumed;
     }
   }
-  return new RunRecord(pausing, newRunId(), 0, door, input, scopeIn(pausing, context), undefined);
+  const name: unknown = context.runName;
+  const runId = typeof name === 'string' && name !== '' ? runIdOf(name) : newRunId();
+  return new RunRecord(pausing, runId, 0, door, input, scopeIn(pausing, context), undefined);
 }
 
 /** What a scope that could not be told reads as: no resumption's scope is ever this. */

@@ -81,8 +81,9 @@ async function resume(door: ITool, token: string, decisions: readonly ResumeDeci
     return failure('resume_decisions_invalid', `The decisions do not answer the ${run.pending.length} pending call(s): ${problem}.`, { pending: run.pending.length });
   }
   let records: readonly RunCallRecord[];
+  const leaseUntil = Date.now() + pausing.leaseMs;
   try {
-    if (!(await journal.claim(run.runId, run.pause, Date.now() + pausing.leaseMs))) {
+    if (!(await journal.claim(run.runId, run.pause, leaseUntil))) {
       return failure('resume_busy', 'Another resumption of this run is still running; wait for its result.', {});
     }
     records = await journal.records(run.runId);
@@ -91,7 +92,7 @@ async function resume(door: ITool, token: string, decisions: readonly ResumeDeci
   }
   const byPosition = new Map(records.map((record) => [record.position, record]));
   const decided = new Map(run.pending.map((call, i) => [call.position, decisionOf(decisions[i])]));
-  const record = new RunRecord(pausing, run.runId, run.pause + 1, run.door, run.input, run.scope, { run, records: byPosition, decisions: decided });
+  const record = new RunRecord(pausing, run.runId, run.pause + 1, run.door, run.input, run.scope, { run, records: byPosition, decisions: decided, leaseUntil });
   // The door finds the record through this `sessionData` (made here, seen by no one else); it has
   // no frame, so the door starts the run as a call from outside, as the first run did.
   const sessionData: Record<string, unknown> = { ...context.sessionData };

@@ -9,7 +9,7 @@
  * resumption writes through: each call's outcome as it ends, and a side-effecting call's start
  * before it runs, so a resumption whose process stops leaves no call that may have run unmarked.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { failure } from '../codes.js';
 import type { ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { canonicalJson } from './canonical-json.js';
@@ -67,6 +67,8 @@ export interface Replay {
   readonly records: ReadonlyMap<string, RunCallRecord>;
   /** The decisions, by the position of the pending call each answers. */
   readonly decisions: ReadonlyMap<string, { approved: boolean; reason?: string }>;
+  /** When this resumption's claim on the token lapses (milliseconds since the epoch): past it, another resumption may hold the token. */
+  readonly leaseUntil: number;
 }
 
 /** How a call at its place in a replay is answered. */
@@ -101,6 +103,8 @@ export class RunRecord {
   /** Set once the run paused or its replay diverged: no call starts after it. */
   declare stopped: boolean;
   declare diverged: ToolExecutionResult | undefined;
+  /** Set once a resumption outlived its lease: it runs no side effect more, and stores nothing. */
+  declare lapsed: ToolExecutionResult | undefined;
   declare readonly pending: JournalPendingCall[];
   /** A first run's ended calls, kept until it pauses. */
   declare readonly seen: SeenCall[];
@@ -119,6 +123,7 @@ export class RunRecord {
     this.counts = new Map();
     this.stopped = false;
     this.diverged = undefined;
+    this.lapsed = undefined;
     this.pending = [];
     this.seen = [];
     this.writes = Promise.resolve();
@@ -190,6 +195,24 @@ export class RunRecord {
     return { kind: 'diverged', result };
   }
 
+  /**
+   * Whether a side-effecting call `tool` at `step` may start now: `undefined` while this
+   * resumption's lease holds (and always in a first run, which holds no token); past it, the run
+   * stops, and the refusal the call answers. Another resumption may have taken the token over
+   * once the lease lapsed, and would run the same call: this one must not.
+   */
+  fence(tool: string, step: string): ToolExecutionResult | undefined {
+    const replay = this.replay;
+    if (replay === undefined || Date.now() < replay.leaseUntil) return undefined;
+    this.stopped = true;
+    this.lapsed ??= failure(
+      'resume_lease_lapsed',
+      `The resumption ran past its lease before calling side-effecting tool "${tool}", so it stopped there without running it: another resumption may have taken the run over. Resume again with the same token if none is running.`,
+      { tool, step },
+    );
+    return failure('resume_lease_lapsed', `Tool "${tool}" was not started: the resumption ran past its lease.`, { tool, step });
+  }
+
   /** The call at `position` ended with `result`. */
   ended(position: string, tool: string, args: Record<string, unknown>, result: ToolExecutionResult): void {
     if (!this.writesThrough) {
@@ -229,6 +252,9 @@ export class RunRecord {
    */
   async finish(result: ToolExecutionResult): Promise<ToolExecutionResult> {
     const { journal } = this.pausing;
+    // Past its lease another resumption may be running the run: this one neither ends it in the
+    // journal nor stores a pause over the other's.
+    if (this.lapsed) return { ...this.lapsed, ...(result.effects ? { effects: result.effects } : {}) };
     try {
       await this.writes;
       if (this.diverged) {
@@ -288,6 +314,11 @@ export function newRunId(): string {
   return `run_${randomBytes(16).toString('base64url')}`;
 }
 
+/** The id of the run a host named `name` (see `ToolExecutionContext.runName`): the same for the same name in every process. */
+export function runIdOf(name: string): string {
+  return `run_${createHash('sha256').update(name).digest('base64url').slice(0, 22)}`;
+}
+
 /** The token of pause `pause` of run `runId`: opaque to the host, it also says when it expires. */
 function tokenOf(runId: string, pause: number, expiresAt: number): string {
   return `${runId}.${pause}.${expiresAt.toString(36)}`;
@@ -304,6 +335,7 @@ export function readToken(token: unknown): { runId: string; pause: number; expir
 /** What a call that comes after the run stopped answers: it does not run. */
 export function stoppedResult(record: RunRecord, tool: string, step: string): ToolExecutionResult {
   if (record.diverged) return failure('replay_diverged', `Tool "${tool}" was not started: the resumed run diverged from the run that paused.`, { tool, step });
+  if (record.lapsed) return failure('resume_lease_lapsed', `Tool "${tool}" was not started: the resumption ran past its lease.`, { tool, step });
   return failure('approval_pending', `Tool "${tool}" was not started: the run is waiting for a person's approval.`, { tool, step });
 }
 

@@ -15,8 +15,22 @@ import type { Redis } from 'ioredis';
 /** The most commands sent and not yet answered (late answers included) before new ones fail fast. */
 export const MAX_IN_FLIGHT = 64;
 
-/** A command's answer, or why there is none. */
-export type Attempt<T> = { ok: true; value: T } | { ok: false };
+/**
+ * The default bound on one store or journal operation: one second.
+ *
+ * @category Observations
+ */
+export const DEFAULT_REDIS_TIMEOUT_MS = 1000;
+
+/** Option `name` of factory `of` as a positive whole number, or `fallback` when it is not given. */
+export function positiveOption(of: string, name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 1) throw new RangeError(`${of}: ${name} must be a positive number, got ${value}`);
+  return Math.floor(value);
+}
+
+/** A command's answer, or why there is none (`error`: what Redis or the client said, when either did). */
+export type Attempt<T> = { ok: true; value: T } | { ok: false; error?: unknown };
 
 /** The client states from which the first connection attempt may still succeed. */
 const FIRST_ATTEMPT_STATES = new Set(['wait', 'connecting', 'connect']);
@@ -82,13 +96,13 @@ export function connectionOver(client: Redis, timeoutMs: number): RedisConnectio
 
   /** Run `command` if the client is ready, within the timeout and the in-flight bound. */
   async function attempt<T>(command: (client: Redis) => Promise<T>): Promise<Attempt<T>> {
-    if (!(await isReady())) return { ok: false };
+    if (!(await isReady())) return { ok: false, error: new Error(`Redis is not connected (client status: ${client.status})`) };
     // Checked and counted together, after the wait, so calls that waited side by side count each other.
-    if (inFlight >= MAX_IN_FLIGHT) return { ok: false };
+    if (inFlight >= MAX_IN_FLIGHT) return { ok: false, error: new Error(`${MAX_IN_FLIGHT} Redis commands are already waiting for an answer`) };
     inFlight++;
     // Called inside an async function so that a command that throws at once is a rejection too.
     const pending = (async () => command(client))().finally(() => inFlight--);
-    let answer: Attempt<T> = { ok: false };
+    let answer: Attempt<T> = { ok: false, error: new Error(`Redis did not answer within ${timeoutMs} ms`) };
     await settleWithin(timeoutMs, (settle) => {
       // A late answer (or failure) is dropped: the caller has been told the store is unavailable.
       pending.then(
@@ -96,7 +110,10 @@ export function connectionOver(client: Redis, timeoutMs: number): RedisConnectio
           answer = { ok: true, value };
           settle();
         },
-        () => settle(),
+        (error: unknown) => {
+          answer = { ok: false, error };
+          settle();
+        },
       );
       return () => {};
     });

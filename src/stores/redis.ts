@@ -1,8 +1,9 @@
 /**
- * `toolweave/redis`: an observation store in Redis, shared by every process that points at the
- * same server, so any replica of an agent back end or of a proxy can page an observation another
- * one stored. It keeps the same rules as the in-memory store: ids are random, bodies immutable and
- * scoped; and a page is read by range (the line index and the body's bytes), never the whole body.
+ * `toolweave/redis`: an observation store and a run journal in Redis, shared by every process
+ * that points at the same server. Any replica of an agent back end or of a proxy can page an
+ * observation another one stored: ids are random, bodies immutable and scoped, as in memory, and
+ * a page is read by range (the line index and the body's bytes), never the whole body. Any
+ * replica can resume a run another one paused for a person's approval.
  *
  * The client is the host's `ioredis` instance; this module only uses it (it never imports
  * ioredis at run time, and `toolweave` itself never imports this module).
@@ -19,7 +20,10 @@ import {
   type ObservationStore,
   type PageSource,
 } from '../index.js';
-import { connectionOver } from './redis-connection.js';
+import { connectionOver, DEFAULT_REDIS_TIMEOUT_MS, positiveOption } from './redis-connection.js';
+
+export { DEFAULT_REDIS_TIMEOUT_MS } from './redis-connection.js';
+export { createRedisRunJournal, DEFAULT_REDIS_JOURNAL_KEY_PREFIX, DEFAULT_REDIS_JOURNAL_MAX_BYTES, type RedisRunJournalOptions } from './redis-run-journal.js';
 import { decodeMeta, encodeMeta, INDEX_ENTRY_BYTES, keysOf, packIndex, unpackIndex, type StoredMeta } from './redis-records.js';
 
 /**
@@ -68,19 +72,6 @@ export const DEFAULT_REDIS_TTL_SECONDS = 3600;
  * @category Observations
  */
 export const DEFAULT_REDIS_MAX_BODY_BYTES = 8 * 1024 * 1024;
-/**
- * The default bound on one store operation: one second.
- *
- * @category Observations
- */
-export const DEFAULT_REDIS_TIMEOUT_MS = 1000;
-
-/** A positive whole-number option, or its default. */
-function positiveOption(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value < 1) throw new RangeError(`createRedisObservationStore: ${name} must be a positive number, got ${value}`);
-  return Math.floor(value);
-}
 
 /** A read that found the body gone (expired between its two round trips) or its index short. */
 class BodyGone extends Error {}
@@ -115,9 +106,9 @@ export function createRedisObservationStore(options: RedisObservationStoreOption
     throw new TypeError('createRedisObservationStore: client must be an ioredis instance.');
   }
   const prefix = options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
-  const ttl = positiveOption('ttlSeconds', options.ttlSeconds, DEFAULT_REDIS_TTL_SECONDS);
-  const maxBodyBytes = positiveOption('maxBodyBytes', options.maxBodyBytes, DEFAULT_REDIS_MAX_BODY_BYTES);
-  const timeoutMs = positiveOption('timeoutMs', options.timeoutMs, DEFAULT_REDIS_TIMEOUT_MS);
+  const ttl = positiveOption('createRedisObservationStore', 'ttlSeconds', options.ttlSeconds, DEFAULT_REDIS_TTL_SECONDS);
+  const maxBodyBytes = positiveOption('createRedisObservationStore', 'maxBodyBytes', options.maxBodyBytes, DEFAULT_REDIS_MAX_BODY_BYTES);
+  const timeoutMs = positiveOption('createRedisObservationStore', 'timeoutMs', options.timeoutMs, DEFAULT_REDIS_TIMEOUT_MS);
   const connection = connectionOver(client, timeoutMs);
 
   /** The page source over a stored body: index entries from the first fetch, bytes by range. */

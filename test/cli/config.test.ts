@@ -78,10 +78,23 @@ codeOnly: "yes"
       `${file}: servers.fs.args: must be array`,
       `${file}: servers.fs: give either command (with args, env, cwd) or url (with headers), not both and not neither`,
       `${file}: servers.web: give either command (with args, env, cwd) or url (with headers), not both and not neither`,
-      `${file}: approvals: must be one of "none", "elicit"`,
+      `${file}: approvals: must be one of "none", "elicit", "queue"`,
       `${file}: script: unknown field "timeout"`,
       `${file}: codeOnly: must be boolean`,
     ]));
+  });
+
+  it('reads approvals as a mode or as the mode with its settings, each problem said once', async () => {
+    const servers = 'servers: { fs: { command: node } }\n';
+    await writeFile(path.join(dir, 'queue.yaml'), `${servers}approvals: { mode: queue, port: 0, maxPending: 5, approver: the on-call admin }\n`);
+    expect((await loadConfig(path.join(dir, 'queue.yaml'))).approvals).toEqual({ mode: 'queue', port: 0, maxPending: 5, approver: 'the on-call admin' });
+    const file = (name: string) => path.join(dir, name);
+    expect(await problemsOf('mode.yaml', `${servers}approvals: later\n`)).toEqual([`${file('mode.yaml')}: approvals: must be one of "none", "elicit", "queue"`]);
+    expect(await problemsOf('number.yaml', `${servers}approvals: 5\n`)).toEqual([`${file('number.yaml')}: approvals: must be string or object`]);
+    expect(await problemsOf('long.yaml', `${servers}approvals: { mode: later, prot: 8 }\n`)).toEqual([
+      `${file('long.yaml')}: approvals: unknown field "prot"`,
+      `${file('long.yaml')}: approvals.mode: must be one of "none", "elicit", "queue"`,
+    ]);
   });
 
   it('says when the file is missing, is not YAML, or has no servers', async () => {
@@ -158,6 +171,17 @@ describe('the command line', () => {
     expect(() => parseArgs(['mcp', '--http', '8808', '--allowed-hosts', 'http://mcp.example', '--', 'x'])).toThrow(/--allowed-hosts: "http:\/\/mcp.example" is not a host name/u);
     expect(() => parseArgs(['mcp', '--http', '8808', '--allowed-hosts', ' , ', '--', 'x'])).toThrow(/--allowed-hosts needs at least one host name/u);
     expect(() => parseArgs(['mcp', '--http', '8808', '--allowed-origins', 'app.example', '--', 'x'])).toThrow(/--allowed-origins: "app.example" is not an origin/u);
+  });
+
+  it('reads approvals list, approve and refuse', () => {
+    expect(parseArgs(['approvals', 'list'])).toEqual({ command: 'approvals', action: 'list', json: false });
+    expect(parseArgs(['approvals', 'list', '--json'])).toEqual({ command: 'approvals', action: 'list', json: true });
+    expect(parseArgs(['approvals', 'approve', 'q3Fx9aK2b.1'])).toEqual({ command: 'approvals', action: 'approve', id: 'q3Fx9aK2b.1' });
+    expect(parseArgs(['approvals', 'refuse', 'q3Fx9aK2b', '--reason', 'not now'])).toEqual({ command: 'approvals', action: 'refuse', id: 'q3Fx9aK2b', reason: 'not now' });
+    expect(() => parseArgs(['approvals', 'approve'])).toThrow(/needs the id of an approval/u);
+    expect(() => parseArgs(['approvals', 'approve', '../x'])).toThrow(/needs the id of an approval/u);
+    expect(() => parseArgs(['approvals', 'approve', 'q1', '--reason', 'x'])).toThrow(/Unknown option "--reason"/u);
+    expect(() => parseArgs(['approvals', 'forget'])).toThrow(/takes list, approve <id> or refuse <id>/u);
   });
 
   it('refuses what it cannot run, saying what to write', () => {

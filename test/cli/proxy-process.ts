@@ -15,9 +15,9 @@ export const TOOLWEAVE_BIN = path.join(REPO, 'src/cli/toolweave.ts');
 export const BIN_COMMAND = [process.execPath, '--import', 'tsx', TOOLWEAVE_BIN] as const;
 
 /** The proxy over stdio, its client connected. */
-export function proxyOverStdio(args: string[], options: { cwd?: string; capabilities?: ClientCapabilities } = {}): Promise<ChildClient> {
+export function proxyOverStdio(args: string[], options: { cwd?: string; capabilities?: ClientCapabilities; env?: Record<string, string> } = {}): Promise<ChildClient> {
   const [node, ...bin] = BIN_COMMAND;
-  return connectStdio(node, [...bin, 'mcp', ...args], { cwd: options.cwd ?? REPO, capabilities: options.capabilities });
+  return connectStdio(node, [...bin, 'mcp', ...args], { cwd: options.cwd ?? REPO, capabilities: options.capabilities, ...(options.env ? { env: options.env } : {}) });
 }
 
 /** A proxy child process serving HTTP, and its URL (read from its stderr). */
@@ -67,10 +67,10 @@ export async function httpClient(url: string, capabilities: ClientCapabilities =
 }
 
 /** Run the bin to its end: its exit code and output. */
-export function runBin(args: string[], cwd = REPO): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runBin(args: string[], cwd = REPO, env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const [node, ...bin] = BIN_COMMAND;
   return new Promise((resolve) => {
-    const child = spawn(node, [...bin, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(node, [...bin, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

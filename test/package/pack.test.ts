@@ -70,6 +70,7 @@ const EXPECTED_NAMES: Record<string, string[]> = {
   [`${pkg.name}/ai-sdk`]: ['toAiSdkTools', 'fromAiSdkTools'],
   [`${pkg.name}/langchain`]: ['toLangChainTools', 'fromLangChainTools'],
   [`${pkg.name}/openai-agents`]: ['toOpenAIAgentsTools', 'fromOpenAIAgentsTools', 'toStrictSchema'],
+  [`${pkg.name}/dbos`]: ['registerDbosDoors', 'durableTool', 'answerApproval', 'pendingApproval'],
 };
 
 /**

@@ -4,6 +4,8 @@ import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { createScriptTool } from '../../src/agent-tools/script/index.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import type { ApprovalAction, StepGateOptions } from '../../src/gate/step-gate.js';
+import { createObservationStore } from '../../src/agent-tools/observations/index.js';
+import { withObservations } from '../../src/agent-tools/observations/with-observations.js';
 import { resumeRun } from '../../src/runs/resume.js';
 import { createMemoryRunJournal } from '../../src/runs/memory-journal.js';
 import type { RunJournal } from '../../src/runs/journal.js';
@@ -188,6 +190,18 @@ describe('tokens', () => {
     expect((await resumeRun(tool_('plain'), paused.resume, [{ approved: true }], ctx())).details?.code).toBe('resume_token_unknown');
   });
 
+  it('a door wrapped with withObservations pauses and resumes through the wrapper, as the model met it', async () => {
+    const { read, send, builder } = setup();
+    const [wrapped] = withObservations([composite(builder)], createObservationStore());
+    const paused = pendingOf(await wrapped.execute({ id: 5 }, ctx()));
+    const resumed = await resumeRun(wrapped, paused.resume, [{ approved: true }], ctx());
+    expect(resumed).toMatchObject({ success: true, output: { done: 'note 5' } });
+    expect([read.calls.length, send.calls.length]).toEqual([1, 1]);
+    // A wrapper of a tool that is no door stays no door.
+    const [plain] = withObservations([tool_('plain')], createObservationStore());
+    expect((await resumeRun(plain, paused.resume, [{ approved: true }], ctx())).details?.code).toBe('resume_token_unknown');
+  });
+
   it('decisions must answer the pending calls one each, in order', async () => {
     const { send, builder } = setup();
     const tool = composite(builder);
@@ -240,6 +254,81 @@ describe('a resumption whose process stopped', () => {
     release!();
     await stale;
     expect(hanging.calls.length).toBe(2);
+  });
+});
+
+describe('a resumption that outlived its lease', () => {
+  /** read, send (a person decides), a slow read that the first resumption hangs in, log (approved at once), after. */
+  function slowSetup(spec?: unknown) {
+    const journal = createMemoryRunJournal();
+    const s = setup({ journal, pauses: { leaseMs: 300 } }, (a) => (a.toolName === 'send' ? { pending: true } : { approved: true }));
+    let hang = true;
+    let release: (() => void) | undefined;
+    const slow = tool('slow', (a) => (hang ? ((hang = false), new Promise((resolve) => (release = () => resolve({ text: a.text })))) : { text: a.text }));
+    const log = tool('log', (a) => ({ logged: a.line }), { hasSideEffects: true });
+    s.reg.add(slow);
+    s.reg.add(log);
+    s.builder.bind({ sideEffectingTools: ['send', 'log'] });
+    const door = composite(
+      s.builder,
+      spec ?? {
+        steps: [
+          { name: 'read', tool: 'read', inputMapping: { id: '$input.id' } },
+          { name: 'send', tool: 'send', inputMapping: { text: '$prev.text' } },
+          { name: 'slow', tool: 'slow', inputMapping: { text: 'slow' } },
+          { name: 'log', tool: 'log', inputMapping: { line: '$prev.text' } },
+          { name: 'after', tool: 'after', inputMapping: { sent: '$prev.logged' } },
+        ],
+      },
+    );
+    return { ...s, slow, log, door, journal, release: () => release!() };
+  }
+
+  it('starts no side-effecting call once its lease has lapsed, and ends or pauses nothing: the resumption that took over does', async () => {
+    const { send, log, door, release } = slowSetup();
+    const paused = pendingOf(await door.execute({ id: 1 }, ctx()));
+    // The first resumption runs `send`, then hangs in `slow` past its lease.
+    const stale = resumeRun(door, paused.resume, [{ approved: true }], ctx());
+    await delay(350);
+    expect(send.calls.length).toBe(1);
+    // Another takes over with the same token: `send` is answered from the journal, `log` runs once.
+    const done = await resumeRun(door, paused.resume, [{ approved: true }], ctx());
+    expect(done).toMatchObject({ success: true, output: { done: 'slow' } });
+    expect([send.calls.length, log.calls.length]).toEqual([1, 1]);
+    // The stale one wakes: it does not run `log` a second time, and says why it stopped.
+    release();
+    const late = await stale;
+    expect([send.calls.length, log.calls.length]).toEqual([1, 1]);
+    expect(late.details).toMatchObject({ code: 'resume_lease_lapsed', tool: 'log', step: 'log' });
+    expect(late.error).toMatch(/past its lease/);
+  });
+
+  it('reaching a call a person must decide, it stores no pause over the one that took over: that one holds the only token, and resumes to the end', async () => {
+    const { send, door, release, journal } = slowSetup({
+      steps: [
+        { name: 'read', tool: 'read', inputMapping: { id: '$input.id' } },
+        { name: 'send', tool: 'send', inputMapping: { text: '$prev.text' } },
+        { name: 'slow', tool: 'slow', inputMapping: { text: 'slow' } },
+        { name: 'again', tool: 'send', inputMapping: { text: '$prev.text' } },
+        { name: 'after', tool: 'after', inputMapping: { sent: '$prev.sent' } },
+      ],
+    });
+    const paused = pendingOf(await door.execute({ id: 2 }, ctx()));
+    const stale = resumeRun(door, paused.resume, [{ approved: true }], ctx());
+    await delay(350);
+    // The resumption that took over pauses at the second send.
+    const taken = pendingOf(await resumeRun(door, paused.resume, [{ approved: true }], ctx()));
+    expect(taken.pending).toMatchObject([{ tool: 'send', step: 'again', args: { text: 'slow' } }]);
+    const stored = await journal.load(taken.resume.split('.')[0]);
+    release();
+    const late = await stale;
+    expect(late.details).toMatchObject({ code: 'resume_lease_lapsed', tool: 'send', step: 'again' });
+    // The stale one stored nothing: the pause stored is the one that took over's, to the byte.
+    expect(await journal.load(taken.resume.split('.')[0])).toBe(stored);
+    expect(send.calls).toEqual([{ text: 'note 2' }]);
+    const done = await resumeRun(door, taken.resume, [{ approved: true }], ctx());
+    expect(done).toMatchObject({ success: true, output: { done: 'slow' } });
+    expect(send.calls).toEqual([{ text: 'note 2' }, { text: 'slow' }]);
   });
 });
 
@@ -408,5 +497,27 @@ describe('runs that never pause', () => {
     plain.bind({ sideEffectingTools: ['send'] });
     expect((await composite(plain).execute({ id: 1 }, ctx())).success).toBe(true);
     expect(read.contexts[0].idempotencyKey).toBeUndefined();
+  });
+});
+
+describe("a run named by the host (context.runName)", () => {
+  it('takes an id derived from the name: the same calls get the same idempotency keys in another gate, another name gets others', async () => {
+    const first = setup();
+    pendingOf(await composite(first.builder).execute({ id: 7 }, { ...ctx(), runName: 'order-42' }));
+    const again = setup();
+    const paused = pendingOf(await composite(again.builder).execute({ id: 7 }, { ...ctx(), runName: 'order-42' }));
+    const other = setup();
+    pendingOf(await composite(other.builder).execute({ id: 7 }, { ...ctx(), runName: 'order-43' }));
+    const unnamed = setup();
+    pendingOf(await composite(unnamed.builder).execute({ id: 7 }, ctx()));
+    const key = first.read.contexts[0].idempotencyKey;
+    expect(key).toMatch(/^run_[A-Za-z0-9_-]{22}:toolweave:notify\/read#0$/);
+    expect(again.read.contexts[0].idempotencyKey).toBe(key);
+    expect(other.read.contexts[0].idempotencyKey).not.toBe(key);
+    expect(unnamed.read.contexts[0].idempotencyKey).not.toBe(key);
+    // The token of a named run resumes as any other.
+    const resumed = await resumeRun(composite(again.builder), paused.resume, [{ approved: true }], ctx());
+    expect(resumed.output).toEqual({ done: 'note 7' });
+    expect(again.send.contexts[0].idempotencyKey).toBe(key!.replace(/read#0$/, 'send#0'));
   });
 });

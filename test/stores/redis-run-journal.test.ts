@@ -1,0 +1,255 @@
+/**
+ * The Redis run journal against a real redis-server (started here on a free port with persistence
+ * off, stopped at the end): the RunJournal contract with two clients racing as two processes
+ * would, how keys are laid out and expire, the bounds on what is read back, and a door that
+ * pauses and resumes through it, and answers journal_unavailable while Redis is down.
+ */
+import { Redis, type RedisOptions } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ComposableToolBuilder } from '../../src/builder.js';
+import type { ApprovalAction } from '../../src/gate/step-gate.js';
+import type { RunJournal } from '../../src/runs/journal.js';
+import { resumeRun } from '../../src/runs/resume.js';
+import { createRedisRunJournal, type RedisRunJournalOptions } from '../../src/stores/redis.js';
+import type { ITool, ToolExecutionResult } from '../../src/tool.js';
+import { registry, tool } from '../helpers/tools.js';
+import { callRecord, describeRunJournalContract, newId, pausedRun } from '../runs/journal-contract.js';
+import { requireRedisServer, startRedisServer, type RedisServer } from './redis-server.js';
+
+requireRedisServer();
+
+const clients: Redis[] = [];
+const servers: RedisServer[] = [];
+afterAll(async () => {
+  for (const client of clients) client.disconnect();
+  for (const server of servers) await server.stop();
+});
+
+/** A client of `server`; errors are expected here (outages), so they are listened to. */
+function clientOf(server: RedisServer, options: RedisOptions = {}): Redis {
+  const client = new Redis({ host: '127.0.0.1', port: server.port, retryStrategy: () => 100, ...options });
+  client.on('error', () => {});
+  clients.push(client);
+  return client;
+}
+
+/** Retry `check` until it holds, at most `ms`. */
+async function eventually(check: () => Promise<boolean> | boolean, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The bytes the server has sent to clients so far. */
+async function bytesSent(client: Redis): Promise<number> {
+  const stats = await client.info('stats');
+  return Number(/total_net_output_bytes:(\d+)/.exec(stats)?.[1]);
+}
+
+let server: RedisServer;
+let admin: Redis;
+beforeAll(async () => {
+  server = await startRedisServer();
+  servers.push(server);
+  admin = clientOf(server);
+});
+
+const journalOver = (client: Redis, options: Partial<RedisRunJournalOptions> = {}) => createRedisRunJournal({ client, keyPrefix: 'test:run:', ...options });
+
+// Two clients, two journals: as two processes sharing one server.
+describeRunJournalContract('createRedisRunJournal', () => [journalOver(clientOf(server)), journalOver(clientOf(server))]);
+
+describe('createRedisRunJournal: keys and expiry', () => {
+  it("keeps a run in two keys under its hash tag, expiring with the run's token", async () => {
+    const journal = journalOver(admin);
+    const run = pausedRun(newId(), 0, 60_000);
+    await journal.record(run.runId, callRecord('read#0'));
+    // Before the run is saved, its records expire after a day at most (the process may stop before it saves).
+    const early = await admin.pttl(`test:run:{${run.runId}}:calls`);
+    expect(early).toBeGreaterThan(23 * 3600_000);
+    expect(early).toBeLessThanOrEqual(24 * 3600_000);
+    await journal.save(run);
+    for (const key of [`test:run:{${run.runId}}:run`, `test:run:{${run.runId}}:calls`]) {
+      const ttl = await admin.pttl(key);
+      expect(ttl).toBeGreaterThan(55_000);
+      expect(ttl).toBeLessThanOrEqual(60_000);
+    }
+    expect(JSON.parse((await admin.hget(`test:run:{${run.runId}}:run`, 'run'))!)).toEqual(run);
+    expect(JSON.parse((await admin.hget(`test:run:{${run.runId}}:calls`, 'read#0'))!)).toEqual(callRecord('read#0'));
+    // A record written after the save lives as long as the run.
+    await journal.record(run.runId, callRecord('send#0', 1, true));
+    expect(await admin.pttl(`test:run:{${run.runId}}:calls`)).toBeLessThanOrEqual(60_000);
+    await journal.remove(run.runId);
+    expect(await admin.exists(`test:run:{${run.runId}}:run`, `test:run:{${run.runId}}:calls`)).toBe(0);
+  });
+
+  it('ttlSeconds bounds how long keys are kept, even when the token lives longer', async () => {
+    const journal = journalOver(admin, { ttlSeconds: 5 });
+    const run = pausedRun(newId(), 0, 24 * 3600_000);
+    await journal.record(run.runId, callRecord('read#0'));
+    expect(await admin.pttl(`test:run:{${run.runId}}:calls`)).toBeLessThanOrEqual(5000);
+    await journal.save(run);
+    for (const key of [`test:run:{${run.runId}}:run`, `test:run:{${run.runId}}:calls`]) {
+      const ttl = await admin.pttl(key);
+      expect(ttl).toBeGreaterThan(3000);
+      expect(ttl).toBeLessThanOrEqual(5000);
+    }
+  });
+
+  it('refuses options out of range and a client that is not one', () => {
+    expect(() => createRedisRunJournal({ client: undefined as unknown as Redis })).toThrow(TypeError);
+    expect(() => journalOver(admin, { ttlSeconds: 0 })).toThrow(RangeError);
+    expect(() => journalOver(admin, { timeoutMs: Number.NaN })).toThrow(RangeError);
+    expect(() => journalOver(admin, { maxBytes: -1 })).toThrow(RangeError);
+  });
+});
+
+describe('createRedisRunJournal: what it reads back is bounded and checked', () => {
+  const maxBytes = 64 * 1024;
+  let journal: RunJournal;
+  beforeAll(() => {
+    journal = journalOver(admin, { maxBytes });
+  });
+
+  it('rejects a run or records over maxBytes, without reading them', async () => {
+    const runId = newId();
+    await admin.hset(`test:run:{${runId}}:run`, 'run', JSON.stringify({ ...pausedRun(runId), input: 'x'.repeat(2 * maxBytes) }));
+    const before = await bytesSent(admin);
+    await expect(journal.load(runId)).rejects.toThrow(/is \d+ bytes, over the 65536 bytes this journal reads/);
+    // The server sent the size, not the entry (the INFO replies themselves are a few KB).
+    expect((await bytesSent(admin)) - before).toBeLessThan(16 * 1024);
+    // Many small records that together are too many bytes.
+    const fields: string[] = [];
+    for (let i = 0; i < 100; i++) fields.push(`read#${i}`, JSON.stringify({ ...callRecord(`read#${i}`), pad: 'y'.repeat(1000) }));
+    await admin.hset(`test:run:{${runId}}:calls`, ...fields);
+    const beforeRecords = await bytesSent(admin);
+    await expect(journal.records(runId)).rejects.toThrow(/are \d+ bytes, over the 65536 bytes this journal reads/);
+    expect((await bytesSent(admin)) - beforeRecords).toBeLessThan(16 * 1024);
+    // What it would refuse to read, it refuses to write.
+    await expect(journal.save({ ...pausedRun(newId()), input: 'x'.repeat(maxBytes) })).rejects.toThrow(/over 65536 bytes/);
+    await expect(journal.record(newId(), { ...callRecord('read#0'), result: { success: true, output: 'z'.repeat(maxBytes) } })).rejects.toThrow(/over 65536 bytes/);
+  });
+
+  it('rejects a run with more records than it reads (100,000), without reading them', async () => {
+    const runId = newId();
+    const key = `test:run:{${runId}}:calls`;
+    for (let from = 0; from <= 100_000; from += 10_000) {
+      const fields: string[] = [];
+      for (let i = from; i < Math.min(from + 10_000, 100_001); i++) fields.push(`r#${i}`, '1');
+      await admin.hset(key, ...fields);
+    }
+    expect(await admin.hlen(key)).toBe(100_001);
+    const before = await bytesSent(admin);
+    await expect(journal.records(runId)).rejects.toThrow(/are 100001 records, over the 100000 this journal reads/);
+    expect((await bytesSent(admin)) - before).toBeLessThan(16 * 1024);
+    await admin.del(key);
+  });
+
+  it('rejects an entry that is not JSON it wrote, and a key of another type', async () => {
+    const runId = newId();
+    await admin.hset(`test:run:{${runId}}:run`, 'run', '{not json');
+    await expect(journal.load(runId)).rejects.toThrow(/is not JSON/);
+    await admin.hset(`test:run:{${runId}}:run`, 'run', JSON.stringify({ ...pausedRun(runId), runId: newId() }));
+    await expect(journal.load(runId)).rejects.toThrow(/not one this journal wrote/);
+    await admin.hset(`test:run:{${runId}}:calls`, 'read#0', JSON.stringify(callRecord('send#0')));
+    await expect(journal.records(runId)).rejects.toThrow(/not one this journal wrote/);
+    const other = newId();
+    await admin.set(`test:run:{${other}}:run`, 'a string');
+    await admin.set(`test:run:{${other}}:calls`, 'a string');
+    await expect(journal.load(other)).rejects.toThrow(/WRONGTYPE/);
+    await expect(journal.records(other)).rejects.toThrow(/WRONGTYPE/);
+    await expect(journal.claim(other, 0, Date.now() + 1000)).rejects.toThrow(/WRONGTYPE/);
+  });
+});
+
+/** A door `notify` (read, then a side-effecting send, then after) through a gate whose approvals wait for a person on `send`. */
+function notifyDoor(journal: RunJournal, answer: (a: ApprovalAction) => unknown = () => ({ pending: true })) {
+  const read = tool('read', (a) => ({ text: `note ${String(a.id)}` }));
+  const send = tool('send', (a) => ({ sent: a.text }), { hasSideEffects: true });
+  const after = tool('after', (a) => ({ done: a.sent }));
+  const gate = registry(read, send, after).gate({ journal, approvals: { requestApproval: (a) => answer(a) as { approved: boolean } } });
+  const builder = new ComposableToolBuilder(gate);
+  builder.bind({ sideEffectingTools: ['send'] });
+  const spec = {
+    steps: [
+      { name: 'read', tool: 'read', inputMapping: { id: '$input.id' } },
+      { name: 'send', tool: 'send', inputMapping: { text: '$prev.text' } },
+      { name: 'after', tool: 'after', inputMapping: { sent: '$prev.sent' } },
+    ],
+  };
+  const door = builder.build('notify', 'read a note and send it', { type: 'object' }, spec) as ITool;
+  return { door, read, send, after };
+}
+
+function tokenOf(result: ToolExecutionResult): string {
+  expect(result.details?.code).toBe('approval_pending');
+  return (result.details as { resume: string }).resume;
+}
+
+describe('a door through a gate with the Redis journal', () => {
+  it('pauses, and resumes through another journal over another client to the result of a run that never paused', async () => {
+    const first = notifyDoor(journalOver(clientOf(server)));
+    const token = tokenOf(await first.door.execute({ id: 7 }, { sessionId: 's1' }));
+    const runId = token.split('.')[0];
+    expect(await admin.exists(`test:run:{${runId}}:run`)).toBe(1);
+    expect(await admin.hkeys(`test:run:{${runId}}:calls`)).toEqual(['toolweave:notify/read#0']);
+
+    // Another door, gate and client: as a replica would resume it.
+    const second = notifyDoor(journalOver(clientOf(server)));
+    expect((await resumeRun(second.door, token, [{ approved: true }], { sessionId: 'other' })).details?.code).toBe('resume_token_unknown');
+    const resumed = await resumeRun(second.door, token, [{ approved: true }], { sessionId: 's1' });
+    const straight = await notifyDoor(journalOver(admin), () => ({ approved: true })).door.execute({ id: 7 }, { sessionId: 's1' });
+    expect(resumed).toMatchObject({ success: true, output: { done: 'note 7' } });
+    expect(resumed.output).toEqual(straight.output);
+    expect(resumed.effects).toEqual(straight.effects);
+    expect(resumed.details?.trace).toEqual(straight.details?.trace);
+    expect([first.read.calls.length, first.send.calls.length, second.read.calls.length, second.send.calls.length, second.after.calls.length]).toEqual([1, 0, 0, 1, 1]);
+    // The run ended: its keys are gone and its token is spent.
+    expect(await admin.exists(`test:run:{${runId}}:run`, `test:run:{${runId}}:calls`)).toBe(0);
+    expect((await resumeRun(second.door, token, [{ approved: true }], { sessionId: 's1' })).details?.code).toBe('resume_token_unknown');
+    expect(second.send.calls.length).toBe(1);
+  });
+
+  it('answers journal_unavailable for a paused run changed in Redis into something it did not write, and runs nothing', async () => {
+    const { door, send } = notifyDoor(journalOver(admin));
+    const token = tokenOf(await door.execute({ id: 4 }, { sessionId: 's1' }));
+    await admin.hset(`test:run:{${token.split('.')[0]}}:run`, 'run', '{"runId": 42');
+    const resumed = await resumeRun(door, token, [{ approved: true }], { sessionId: 's1' });
+    expect(resumed.details?.code).toBe('journal_unavailable');
+    expect(resumed.error).toMatch(/is not JSON/);
+    expect(send.calls.length).toBe(0);
+  });
+
+  it('answers journal_unavailable while Redis is down, runs nothing it should not, and works again once it is back', async () => {
+    const outage = await startRedisServer();
+    servers.push(outage);
+    const client = clientOf(outage);
+    const { door, send } = notifyDoor(createRedisRunJournal({ client, timeoutMs: 300 }));
+    const token = tokenOf(await door.execute({ id: 1 }, { sessionId: 's1' }));
+    await outage.stop();
+    await eventually(() => client.status !== 'ready');
+    const resumed = await resumeRun(door, token, [{ approved: true }], { sessionId: 's1' });
+    expect(resumed.details?.code).toBe('journal_unavailable');
+    expect(resumed.error).toMatch(/Redis run journal: Redis is not connected/);
+    const paused = await door.execute({ id: 2 }, { sessionId: 's1' });
+    expect(paused.details?.code).toBe('journal_unavailable');
+    expect(send.calls.length).toBe(0);
+
+    // Paused (SIGSTOP): connected, but nothing answers: the timeout says so.
+    await outage.start();
+    await eventually(() => client.status === 'ready');
+    const again = tokenOf(await door.execute({ id: 3 }, { sessionId: 's1' }));
+    outage.pause();
+    const stalled = await resumeRun(door, again, [{ approved: true }], { sessionId: 's1' });
+    outage.resume();
+    expect(stalled.details?.code).toBe('journal_unavailable');
+    expect(stalled.error).toMatch(/did not answer within 300 ms/);
+    expect(send.calls.length).toBe(0);
+    // Back: the paused run resumes.
+    const done = await resumeRun(door, again, [{ approved: true }], { sessionId: 's1' });
+    expect(done).toMatchObject({ success: true, output: { done: 'note 3' } });
+    expect(send.calls).toEqual([{ text: 'note 3' }]);
+  });
+});
