@@ -77,6 +77,9 @@ export const ERROR_CODES = {
   tool_name_collision: 'toolweave mcp: two servers offer a tool under one name; the first keeps it. Set prefix: true on one of them.',
   config_invalid: 'toolweave mcp / check: the config file, or a composite file it names, is wrong; the message names the file and the field.',
   recordings_unreadable: 'toolweave forge / readRecordings: the recordings folder cannot be read; details name it.',
+  run_not_found: 'toolweave forge --from-run / forgeFromRun: no recorded run has that id; the message lists the ids the recordings hold.',
+  run_failed: 'toolweave forge --from-run / forgeFromRun: the run did not succeed; forge from one that did.',
+  run_not_composable: 'toolweave forge --from-run / forgeFromRun: which calls the run made depends on its data (details.reason: branches, partial_loop, call_failed, no_calls, unknown_script); nothing is written. Write the composite by hand, or remove the branch from the script.',
 } as const;
 
 /**

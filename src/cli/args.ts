@@ -5,6 +5,7 @@
  *                   [--allowed-hosts a,b] [--allowed-origins a,b] [--max-calls n] [--verbose] [--] [COMMAND ARGS...]
  *     toolweave check --config FILE
  *     toolweave forge DIR --out DIR [--min-sessions n]
+ *     toolweave forge --from-run FILE|DIR --run ID --out DIR
  *     toolweave approvals list [--json] | approve <id> | refuse <id> [--reason text]
  *     toolweave schema
  */
@@ -59,6 +60,8 @@ export interface ForgeArgs {
   out: string;
   /** The fewest sessions a chain must be seen in (default 3). */
   minSessions: number;
+  /** With `--from-run`: the run to forge from (`recordings` is then a file or a folder). */
+  run?: string;
 }
 
 /** What `toolweave approvals` was asked to do. */
@@ -86,6 +89,11 @@ export const USAGE = `Usage:
                                            (default 3) of the recordings in <dir> (mcp --record) and
                                            write each as a composite file with examples; nothing is
                                            served until you add a file to a config's composites
+  toolweave forge --from-run <file or dir> --run <id> --out <dir>
+                                           write one composite file from one recorded run_js or
+                                           run_pipeline run whose calls form a chain, a loop or a
+                                           fan-out; a run whose calls depend on its data is refused,
+                                           saying why, and nothing is written
   toolweave approvals list [--json]        the approvals waiting in the running proxies (approvals: queue)
   toolweave approvals approve <id>         approve a call (<run>.<n>), or every call of a run (<run>)
   toolweave approvals refuse <id> [--reason text]
@@ -163,8 +171,15 @@ function splitUpstream(args: readonly string[], valued: readonly string[]): { ow
   return { own: args };
 }
 
-/** `forge <dir> --out <dir> [--min-sessions n]`. */
+/** `forge <dir> --out <dir> [--min-sessions n]`, or `forge --from-run <file or dir> --run <id> --out <dir>`. */
 function forgeArgs(rest: readonly string[]): ForgeArgs {
+  if (rest.includes('--from-run')) {
+    const options = readOptions(rest, ['--from-run', '--run', '--out']);
+    if (!options['from-run']) throw new UsageError('--from-run needs the recording: a file or the folder toolweave mcp --record wrote.');
+    if (!options.run) throw new UsageError('toolweave forge --from-run needs --run <id>, the run to forge from (the "run" field of its records).');
+    if (!options.out) throw new UsageError('toolweave forge needs --out <dir>, the folder the composite file is written to.');
+    return { command: 'forge', recordings: options['from-run'], out: options.out, minSessions: 1, run: options.run };
+  }
   const [recordings, ...more] = rest;
   if (recordings === undefined || recordings.startsWith('--')) throw new UsageError('toolweave forge needs the recordings folder: toolweave forge <dir> --out <dir>.');
   const options = readOptions(more, ['--out', '--min-sessions']);

@@ -1,14 +1,16 @@
 /**
  * `toolweave check`: the forge-time check for a user's own CI. It connects to every server,
  * validates every composite against the tools as they are now, and runs each composite's examples
- * as dry runs (side-effecting steps take their stub outputs). One line per server, per composite
+ * as dry runs (side-effecting steps take their stub outputs), and does the same for the config's
+ * scripts (`scripts:`). One line per server, per composite or script
  * that passes and per problem (a warning is one: CI is where a typo should stop); any problem makes
  * the exit code non-zero.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import { ComposableToolBuilder, createStepGate, SpecError, type ComposableToolSpec, type ITool } from '../index.js';
 import { compositeCycles, loadComposites } from './composites.js';
-import type { CompositeExample, CompositeFile, ProxyConfig } from './config.js';
+import type { CompositeExample, CompositeFile, ProxyConfig, SnippetConfig } from './config.js';
+import { compositeClashes, createSnippetTool, refusedEffects } from './snippets.js';
 import { describeDifferences, outputDifferences } from './example-match.js';
 import { proxyAdvice } from './advice.js';
 import type { Log } from './log.js';
@@ -46,14 +48,36 @@ export async function runCheck(config: ProxyConfig, log: Log): Promise<CheckRepo
     }
     const registry = new Map<string, ITool>(core.upstreamTools().map((tool) => [tool.name, tool]));
     for (const collision of collisions) fail(`tool_name_collision: ${collision}`);
-    const builder = new ComposableToolBuilder(createStepGate({ resolve: (name) => registry.get(name), names: () => registry.keys(), advice: proxyAdvice(core, 'check') }));
+    const gate = createStepGate({ resolve: (name) => registry.get(name), names: () => registry.keys(), advice: proxyAdvice(core, 'check') });
+    const builder = new ComposableToolBuilder(gate);
     builder.bind({ sideEffectingTools: config.sideEffectingTools ?? [] });
+    // The scripts first: composites may call them, as they do when served.
+    const clashes = compositeClashes(config.scripts ?? {}, composites);
+    const snippets: { tool: ITool; snippet: SnippetConfig; problems: string[] }[] = [];
+    for (const [name, snippet] of Object.entries(config.scripts ?? {})) {
+      const problems = snippetProblemsNow(name, snippet, registry, clashes, config.sideEffectingTools ?? []);
+      const { pool: _pool, ...scriptOptions } = config.script ?? {};
+      const tool = createSnippetTool(name, snippet, { gate, sideEffectingTools: config.sideEffectingTools ?? [], scriptOptions, pool: core.pool });
+      if (!registry.has(name) && !OWN_TOOL_NAMES.includes(name)) registry.set(name, tool);
+      snippets.push({ tool, snippet, problems });
+    }
     const cycles = compositeCycles(composites);
     for (const composite of composites) {
+      if (clashes.has(composite.name)) continue;
       const cycle = cycles.get(composite.name);
       const problems = cycle !== undefined ? [`spec_invalid: ${cycle}`] : await checkComposite(composite, builder, registry);
       for (const problem of problems) fail(`composite ${composite.name} (${composite.file}): ${problem}`);
       if (problems.length === 0) lines.push(`ok   composite ${composite.name}: ${composite.examples?.length ?? 0} examples`);
+    }
+    for (const { tool, snippet, problems } of snippets) {
+      if (problems.length === 0) {
+        for (const [index, example] of (snippet.examples ?? []).entries()) {
+          const problem = await checkSnippetExample(example, tool);
+          if (problem) problems.push(`example ${example.name ?? index + 1}: ${problem}`);
+        }
+      }
+      for (const problem of problems) fail(`script ${tool.name} (${config.source}): ${problem}`);
+      if (problems.length === 0) lines.push(`ok   script ${tool.name}: ${snippet.examples?.length ?? 0} examples`);
     }
   } finally {
     await core.close();
@@ -131,4 +155,41 @@ async function checkExample(example: CompositeExample, builder: ComposableToolBu
   if (!Object.hasOwn(example, 'output')) return undefined;
   const differences = outputDifferences(result.output, example.output, example.match ?? 'exact');
   return differences.length ? describeDifferences(differences) : undefined;
+}
+
+/**
+ * What stops a script of the config from being served as written: a name another tool holds, and
+ * a declared side-effecting tool the config does not let be chained (refused inside it).
+ */
+function snippetProblemsNow(name: string, snippet: SnippetConfig, registry: Map<string, ITool>, clashes: Map<string, string>, sideEffectingTools: readonly string[]): string[] {
+  const problems: string[] = [];
+  const clash = clashes.get(name);
+  if (clash !== undefined) problems.push(`tool_name_collision: ${clash}`);
+  else if (registry.has(name) || OWN_TOOL_NAMES.includes(name)) problems.push(`tool_name_collision: the name "${name}" is taken by another tool; rename the script`);
+  for (const tool of refusedEffects(snippet, sideEffectingTools)) {
+    problems.push(`step_not_chainable: it declares "${tool}", which the top-level sideEffectingTools does not list, so the script may not call it; list it there or remove it from the script's sideEffectingTools`);
+  }
+  return problems;
+}
+
+/**
+ * Run one example of a script dry (side-effecting calls take their stub outputs): its problem, or
+ * undefined when it runs and its answer matches (the answer's JSON when it is JSON, else its text).
+ */
+async function checkSnippetExample(example: CompositeExample, tool: ITool): Promise<string | undefined> {
+  const result = await tool.execute(example.input, { dryRun: { stepOutputs: example.stepOutputs ?? {} } });
+  if (!result.success) return `${String(result.details?.code ?? 'failed')}: ${result.error ?? ''}`;
+  if (!Object.hasOwn(example, 'output')) return undefined;
+  const differences = outputDifferences(answerOf(result.output), example.output, example.match ?? 'exact');
+  return differences.length ? describeDifferences(differences) : undefined;
+}
+
+/** A script's answer as a value: its JSON text read back, or the text itself. */
+function answerOf(output: unknown): unknown {
+  if (typeof output !== 'string') return output;
+  try {
+    return JSON.parse(output) as unknown;
+  } catch {
+    return output;
+  }
 }

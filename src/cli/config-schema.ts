@@ -62,6 +62,57 @@ const SCRIPT = {
   },
 } as const;
 
+/** The most characters of a script a config names (`scripts.<name>.script`). */
+export const MAX_SNIPPET_SCRIPT_CHARS = 100_000;
+
+/** An example `toolweave check` runs, of a composite file or a config's script. */
+const EXAMPLE = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['input'],
+  properties: {
+    name: { type: 'string' },
+    input: { type: 'object' },
+    stepOutputs: { type: 'object', description: 'Stub outputs of the side-effecting steps, by step name.' },
+    output: {
+      description:
+        'The output expected (leave it out to check only that the composite runs). Anywhere in it, { "$regex": "..." } matches a string the pattern finds; arrays match item by item, at the same length.',
+    },
+    match: {
+      enum: ['exact', 'partial'],
+      description: 'exact (the default): objects have the same keys; partial: only the keys output gives are compared, at every depth.',
+    },
+  },
+  dependencies: { match: ['output'] },
+} as const;
+
+/** One script the config serves as a tool of its own, run in run_js's sandbox. */
+const SNIPPET = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['description', 'inputSchema', 'script'],
+  properties: {
+    description: { type: 'string', minLength: 1, description: 'What the tool does, as the model reads it.' },
+    inputSchema: { type: 'object', description: 'The JSON Schema of its input (type: object); each call is checked against it, and the script reads it as `input`.' },
+    script: {
+      type: 'string',
+      minLength: 1,
+      maxLength: MAX_SNIPPET_SCRIPT_CHARS,
+      description: 'The body of an async function, as run_js runs it: `input` holds the checked input, `callTool(name, args)` and `tools.<name>(args)` call tools through the gate; what it returns is the answer.',
+    },
+    sideEffectingTools: {
+      ...stringList,
+      description:
+        'The side-effecting tools the script calls. The tool is pure when this is empty or absent; each listed tool must also be in the top-level sideEffectingTools, and any other side-effecting tool is refused inside the script.',
+    },
+    examples: {
+      type: 'array',
+      description: '`toolweave check` runs each as a dry run: side-effecting calls take their output from stepOutputs (by tool name or `call N`); given output, the answer (its JSON, when it is JSON) must match.',
+      items: EXAMPLE,
+    },
+  },
+} as const;
+
 /** How side-effecting calls are approved: a mode alone, or the mode with its settings. */
 const APPROVAL_MODES = ['none', 'elicit', 'queue'] as const;
 const APPROVALS = {
@@ -108,6 +159,12 @@ export const CONFIG_SCHEMA = {
       description:
         'Record every call to an upstream tool (arguments, output up to 64 KiB, outcome, time) into this folder, relative to this file: one JSON-lines file per client session, for `toolweave forge`. Off by default; the files hold your data.',
     },
+    scripts: {
+      type: 'object',
+      description: 'Scripts served as tools of their own, by name: each with its input schema, run in run_js\'s sandbox, every call through the gate.',
+      propertyNames: { pattern: '^[A-Za-z0-9_-]{1,64}$' },
+      additionalProperties: SNIPPET,
+    },
     codeOnly: {
       type: 'boolean',
       description: 'Offer only run_js and get_observation: a script finds every other tool (searchTools, describeTools) and calls it (tools.<name>). Default false.',
@@ -135,25 +192,7 @@ export const COMPOSITE_FILE_SCHEMA = {
     examples: {
       type: 'array',
       description: '`toolweave check` runs each as a dry run: it passes when the composite runs and, given output, when the output matches.',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['input'],
-        properties: {
-          name: { type: 'string' },
-          input: { type: 'object' },
-          stepOutputs: { type: 'object', description: 'Stub outputs of the side-effecting steps, by step name.' },
-          output: {
-            description:
-              'The output expected (leave it out to check only that the composite runs). Anywhere in it, { "$regex": "..." } matches a string the pattern finds; arrays match item by item, at the same length.',
-          },
-          match: {
-            enum: ['exact', 'partial'],
-            description: 'exact (the default): objects have the same keys; partial: only the keys output gives are compared, at every depth.',
-          },
-        },
-        dependencies: { match: ['output'] },
-      },
+      items: EXAMPLE,
     },
   },
 } as const;

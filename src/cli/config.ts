@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import type { SandboxPoolOptions, ScriptToolOptions } from '../index.js';
 import { COMPOSITE_FILE_SCHEMA, CONFIG_SCHEMA } from './config-schema.js';
 import type { MatchMode } from './example-match.js';
+import { snippetProblems } from './snippet-config.js';
 
 /** One upstream MCP server. */
 export interface ServerConfig {
@@ -46,6 +47,8 @@ export interface ProxyConfig {
   script?: Omit<ScriptToolOptions, 'sideEffectingTools' | 'pool' | 'scope'> & { pool?: SandboxPoolOptions };
   /** How side-effecting calls are approved: the mode, or the mode with its settings (see {@link ApprovalsConfig}). */
   approvals?: ApprovalsConfig['mode'] | ApprovalsConfig;
+  /** Scripts served as tools of their own, by name (see `snippets.ts`). */
+  scripts?: Record<string, SnippetConfig>;
   /** Offer only run_js and get_observation; a script finds and calls every other tool. */
   codeOnly?: boolean;
   /** Record every upstream call, one JSON-lines file per session, into this folder (relative to `base`). */
@@ -69,6 +72,17 @@ export interface CompositeFile {
   sideEffectingSteps?: string[];
   /** The file it was read from. */
   file: string;
+}
+
+/** A script the config serves as a tool: its input checked against `inputSchema`, run in run_js's sandbox. */
+export interface SnippetConfig {
+  description: string;
+  inputSchema: Record<string, unknown>;
+  /** The body of an async function; `input` holds the checked input. */
+  script: string;
+  /** The side-effecting tools it calls (each must be in the config's `sideEffectingTools` too); absent: it is pure. */
+  sideEffectingTools?: string[];
+  examples?: CompositeExample[];
 }
 
 /** An example `toolweave check` runs: without `output`, it passes when the composite runs. */
@@ -102,7 +116,10 @@ const checkComposite = ajv.compile(COMPOSITE_FILE_SCHEMA);
 export async function loadConfig(file: string): Promise<ProxyConfig> {
   const data = await readData(file);
   if (!checkConfig(data)) throw new ConfigError(problemsOf(file, checkConfig.errors ?? []));
-  return { ...(data as Omit<ProxyConfig, 'base' | 'source'>), base: path.dirname(path.resolve(file)), source: file };
+  const config = data as Omit<ProxyConfig, 'base' | 'source'>;
+  const problems = snippetProblems(config.scripts ?? {}).map((problem) => `${file}: ${problem}`);
+  if (problems.length) throw new ConfigError(problems);
+  return { ...config, base: path.dirname(path.resolve(file)), source: file };
 }
 
 /** Read and check one composite file. */

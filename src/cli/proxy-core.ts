@@ -4,13 +4,10 @@
  * files, and one list of the names taken, with the collisions found.
  */
 import {
-  COMPOSE_TOOL_NAME,
   createObservationStore,
   createSandboxPool,
   type SandboxPool,
   DEFAULT_OBSERVATION_STORE_BYTES,
-  RUN_PIPELINE_TOOL_NAME,
-  SCRIPT_TOOL_NAME,
   withObservations,
   type ITool,
   type ObservationStore,
@@ -22,12 +19,10 @@ import { RESUME_RUN_TOOL_NAME } from './approvals/queued-doors.js';
 import { approvalSettings } from './approvals/settings.js';
 import type { CompositeFile, ProxyConfig } from './config.js';
 import type { Log } from './log.js';
+import { OWN_TOOL_NAMES } from './own-names.js';
 import { Upstream } from './upstream.js';
 
-/** The name of the observation pager the proxy serves. */
-export const GET_OBSERVATION_TOOL_NAME = 'get_observation';
-/** Names the proxy's own tools hold: an upstream tool of the same name is a collision. */
-export const OWN_TOOL_NAMES: readonly string[] = [RUN_PIPELINE_TOOL_NAME, COMPOSE_TOOL_NAME, SCRIPT_TOOL_NAME, GET_OBSERVATION_TOOL_NAME];
+export { GET_OBSERVATION_TOOL_NAME, OWN_TOOL_NAMES } from './own-names.js';
 
 /**
  * The most bytes the store keeps of one result, and so the most bytes of one message read from a

@@ -16,6 +16,7 @@ import type { ProxyConfig } from './config.js';
 import type { Log } from './log.js';
 import { ProxyCore } from './proxy-core.js';
 import { createSession } from './session.js';
+import { refusedEffects } from './snippets.js';
 
 /** Where the proxy serves. */
 export interface ProxyServing {
@@ -48,6 +49,11 @@ const VERSION = '0.1.0';
 export async function runProxy(config: ProxyConfig, serving: ProxyServing, log: Log, stop?: AbortSignal): Promise<RunningProxy> {
   const { composites, problems } = await loadComposites(config.composites ?? [], config.base);
   for (const problem of problems) log.error('config_invalid', problem);
+  for (const [name, snippet] of Object.entries(config.scripts ?? {})) {
+    for (const tool of refusedEffects(snippet, config.sideEffectingTools ?? [])) {
+      log.error('step_not_chainable', `scripts.${name} declares "${tool}", which sideEffectingTools does not list: the script's calls to it are refused; list it there (or with --chain)`);
+    }
+  }
   const directory = config.record ? recordToDirectory(path.resolve(config.base, config.record)) : undefined;
   const recording = directory ? recordCalls([], (record) => directory.write(record)) : undefined;
   if (directory) log.info(`recording every upstream call to ${path.resolve(config.base, config.record!)}`);

@@ -27,6 +27,7 @@ import {
 } from '../index.js';
 import { createToolList, elicitationApprovals, type MutableToolList } from '../mcp/index.js';
 import { compositeCycles } from './composites.js';
+import { compositeClashes, createSnippetTool } from './snippets.js';
 import { proxyAdvice } from './advice.js';
 import { queueApprovals, queuedDoors, type QueuedDoors } from './approvals/queued-doors.js';
 import { approvalSettings } from './approvals/settings.js';
@@ -85,15 +86,23 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
       )
     : undefined;
   const runJs = createScriptTool(gate, { ...scriptOptions, sideEffectingTools, pool: core.pool, ...(discovery ? { discovery } : {}) });
+  // When recording, a door's run from outside is recorded too, and the calls inside carry its id.
+  const asRun = (tool: ITool): ITool => (core.recording ? core.recording.wrapRun(tool) : tool);
   const doors = discovery
-    ? [runJs, createGetObservationTool(core.store)]
+    ? [asRun(runJs), createGetObservationTool(core.store)]
     : [
-        createRunPipelineTool(gate, { sideEffectingTools }),
-        createComposeTool(gate, { sideEffectingTools }),
-        runJs,
+        asRun(createRunPipelineTool(gate, { sideEffectingTools })),
+        asRun(createComposeTool(gate, { sideEffectingTools })),
+        asRun(runJs),
         createGetObservationTool(core.store),
         ...(queued ? [queued.resumeTool] : []),
       ];
+  // The config's scripts, made once: each a run_js of its own over this session's gate.
+  const clashes = compositeClashes(config.scripts ?? {}, core.composites);
+  const snippets = Object.entries(config.scripts ?? {})
+    .filter(([name]) => !clashes.has(name))
+    .map(([name, snippet]) => asRun(createSnippetTool(name, snippet, { gate, sideEffectingTools, scriptOptions, pool: core.pool })));
+  for (const problem of clashes.values()) core.reportOnce('config_invalid', `${config.source}: ${problem}`);
   const builder = new ComposableToolBuilder(gate);
   builder.bind({ sideEffectingTools });
   const askedFirst = new WeakMap<ITool, ITool>();
@@ -107,8 +116,17 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
       // An undeclared tool runs only when called directly; with approvals on, it is asked about too.
       next.set(tool.name, approvals && tool.hasSideEffects === undefined ? asked(tool, approvals) : tool);
     }
+    // Before the composites, which may call them.
+    for (const snippet of snippets) {
+      if (next.has(snippet.name)) {
+        core.collision(snippet.name, `script "${snippet.name}" of ${config.source}`, 'an upstream server');
+        continue;
+      }
+      next.set(snippet.name, snippet);
+    }
     registry = next;
     for (const file of core.composites) {
+      if (clashes.has(file.name)) continue;
       if (registry.has(file.name)) {
         core.collision(file.name, `composite file ${file.file}`, 'an upstream server or the proxy itself');
         continue;

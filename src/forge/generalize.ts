@@ -56,6 +56,14 @@ export interface GeneralizeOptions {
   takenNames?: Set<string>;
   /** The most examples (default 3), from different sessions first. */
   maxExamples?: number;
+  /**
+   * Which constants the same in every occurrence still become input fields (by their value and
+   * path): with one occurrence (a composite forged from one run) nothing varies, and the values a
+   * run was given are its input. Default: none.
+   */
+  asInput?: (value: unknown, path: readonly FlowSegment[]) => boolean;
+  /** Where it was forged from, for its description (default: the sessions the chain was seen in). */
+  origin?: string;
 }
 
 /** The most characters of a composite's name. */
@@ -100,7 +108,8 @@ export function generalizeChain(shape: ChainShape, options: GeneralizeOptions = 
         case 'const':
         case 'line': {
           const values = shape.occurrences.map((occurrence) => occurrence.steps[s].values[p]);
-          if (construction.kind === 'const' && values.every((value) => JSON.stringify(value) === JSON.stringify(values[0]))) {
+          const same = values.every((value) => JSON.stringify(value) === JSON.stringify(values[0]));
+          if (construction.kind === 'const' && same && !options.asInput?.(values[0], part.path)) {
             expression = literal(values[0]);
           } else {
             field = uniqueName(fieldName(part.path), fieldNames);
@@ -130,7 +139,7 @@ export function generalizeChain(shape: ChainShape, options: GeneralizeOptions = 
   const inputFields = Object.keys(properties);
   return {
     name,
-    description: describe(shape, stepNames, sideEffecting),
+    description: describe(shape, stepNames, sideEffecting, options.origin),
     inputSchema: { type: 'object', properties, required: inputFields, additionalProperties: false },
     spec: { steps, ...(independent(shape.steps) ? { schedule: 'auto' as const } : {}) },
     sideEffectingSteps: sideEffecting.map((s) => callingNode(shape.steps[s], stepNames[s])),
@@ -261,10 +270,10 @@ function nameOf(steps: readonly StepShape[]): string {
   return joined.length <= MAX_NAME_CHARS - 4 ? joined : joined.slice(0, MAX_NAME_CHARS - 4).replace(/_+$/u, '');
 }
 
-function describe(shape: ChainShape, stepNames: readonly string[], sideEffecting: readonly number[]): string {
+function describe(shape: ChainShape, stepNames: readonly string[], sideEffecting: readonly number[], origin?: string): string {
   const steps = shape.steps.map((step) => (step.forEach ? `${step.tool} for each item of ${stepNames[step.forEach.step]}'s list` : step.tool)).join(', then ');
   const effects = sideEffecting.length ? ` Side effects: ${sideEffecting.map((s) => `${shape.steps[s].tool} (step ${stepNames[s]}${shape.steps[s].hasSideEffects === undefined ? ', undeclared' : ''})`).join(', ')}.` : '';
-  return `Calls ${steps}. Forged from the chain seen in ${shape.sessions} recorded sessions.${effects}`;
+  return `Calls ${steps}. Forged from ${origin ?? `the chain seen in ${shape.sessions} recorded sessions`}.${effects}`;
 }
 
 function identifier(text: string): string {

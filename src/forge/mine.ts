@@ -161,7 +161,8 @@ export function mineChains(sessions: readonly RecordedSession[], options: MineOp
  * chain's output and fed nothing, noise to the task, does not hide the chain), each once.
  */
 function chainsOf(session: RecordedSession, maxSteps = 16): SessionChain[] {
-  const calls = session.calls.filter((call) => call.ok);
+  // A run's own record (its script and answer) is not a call of a chain: its calls are recorded each.
+  const calls = session.calls.filter((call) => call.ok && call.isRun !== true);
   const flows = traceFlow(calls);
   const parent = calls.map((_, i) => i);
   const root = (i: number): number => {
@@ -248,8 +249,11 @@ function connected(calls: readonly number[], sources: readonly Set<number>[]): b
   return reached.size === calls.length;
 }
 
-/** One chain's steps, occurrence and signature. */
-function shapeOf(members: readonly number[], calls: readonly CallRecord[], flows: readonly CallFlow[], file: string): { signature: string; steps: StepShape[]; occurrence: ChainOccurrence } {
+/**
+ * One chain's steps, occurrence and signature: `members` (places in `calls`, in order) as steps,
+ * a run of calls over every item of an earlier list as one for_each step.
+ */
+export function shapeOf(members: readonly number[], calls: readonly CallRecord[], flows: readonly CallFlow[], file: string): { signature: string; steps: StepShape[]; occurrence: ChainOccurrence } {
   const stepOf = new Map<number, { step: number; item?: number }>();
   const steps: StepShape[] = [];
   const occurrence: ChainOccurrence = { session: file, steps: [] };

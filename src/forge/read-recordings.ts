@@ -100,6 +100,30 @@ export async function readRecordings(dir: string, options: ReadRecordingsOptions
 }
 
 /**
+ * Read one session's `.jsonl` file.
+ *
+ * A file that cannot be read, or is past the file bound, is a failure (`recordings_unreadable`);
+ * a line that cannot be read is a problem, and the rest is read.
+ *
+ * @param file - one file `toolweave mcp --record` wrote
+ * @param options - the bounds
+ *
+ * @category Build composites
+ */
+export async function readRecordingFile(file: string, options: ReadRecordingsOptions = {}): Promise<ToolExecutionResult<Recordings>> {
+  const bounds = { ...DEFAULTS, ...options };
+  try {
+    const size = (await stat(file)).size;
+    if (size > bounds.maxFileBytes) return failure('recordings_unreadable', `The recording ${file} has ${size} bytes, past the bound of ${bounds.maxFileBytes}.`, { file });
+    const problems: string[] = [];
+    const session = parseRecording(await readFile(file, 'utf8'), file, bounds, problems);
+    return { success: true, output: { sessions: session.calls.length ? [session] : [], problems } };
+  } catch (error) {
+    return failure('recordings_unreadable', `The recording ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}).`, { file });
+  }
+}
+
+/**
  * One session from the text of its file: every line a call of the current format is kept; a line
  * too long, not JSON or of another version is said in `problems`.
  *

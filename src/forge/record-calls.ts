@@ -3,6 +3,7 @@
  * sink when it ends, grouped by the observation scope of the call (one session's calls stay
  * apart from another's). The wrapper changes nothing of the call; a sink that throws is ignored.
  */
+import { randomUUID } from 'node:crypto';
 import { defaultObservationScope, resolveScope, type ObservationScope } from '../agent-tools/observations/observation-scope.js';
 import type { ToolEvent } from '../gate/events.js';
 import { messageOf } from '../gate/message-of.js';
@@ -38,7 +39,20 @@ export interface CallRecording {
   onEvent(event: ToolEvent): void;
   /** Wrap one more tool the same way (the same tool gives the same wrapper). */
   wrap(tool: ITool): ITool;
+  /**
+   * Wrap a door (run_js, run_pipeline, compose, a script served as a tool): a call to it from
+   * outside is recorded as a run (`isRun`, with an id in `run`), and every recorded call made
+   * inside it carries that id, through every door nested in it. A call to it from inside another
+   * run is not recorded itself: its calls belong to the outer run.
+   */
+  wrapRun(tool: ITool): ITool;
 }
+
+/**
+ * Where a run's id travels with the calls made inside it: a key of `sessionData`, which every door
+ * copies into the calls it makes. A symbol, so no tool reads it by name and no JSON carries it.
+ */
+const RUN_ID: unique symbol = Symbol('toolweave.recordedRun');
 
 /**
  * Record every call of `tools` into `sink`.
@@ -84,8 +98,65 @@ export function recordCalls(tools: readonly ITool[], sink: (record: CallRecord) 
     return recording;
   }
 
-  function write(tool: ITool, args: unknown, context: ToolExecutionContext, told: typeof started, time: string, ms: number, result: ToolExecutionResult): void {
+  const runsWrapped = new WeakMap<ITool, ITool>();
+  // Per run in progress: how many of its calls were recorded as failed.
+  const recordedFailures = new Map<string, number>();
+  let runs = 0;
+  // Ids unique across recordings too, so one names its run in a whole folder of them.
+  const runPrefix = randomUUID().slice(0, 8);
+
+  function wrapRun(tool: ITool): ITool {
+    const known = runsWrapped.get(tool);
+    if (known) return known;
+    const recording = copyTool(tool, async (args, context: ToolExecutionContext) => {
+      // Inside another run: its calls are that run's, and the frame on its context must stay.
+      if (frameOf(context) !== undefined) return tool.execute(args, context);
+      const told = started?.tool === tool.name ? started : undefined;
+      started = undefined;
+      const run = `run-${runPrefix}-${++runs}`;
+      // Every call under the run ends with an event; those that failed without a record of their
+      // own (refused before reaching a tool) are counted on the run's record.
+      let failedCalls = 0;
+      const listener = context?.onEvent;
+      const tagged: ToolExecutionContext = {
+        ...context,
+        sessionData: { ...context?.sessionData, [RUN_ID]: run },
+        onEvent(event) {
+          if (event.type === 'call_ended' && !event.ok) failedCalls++;
+          listener?.(event);
+        },
+      };
+      recordedFailures.set(run, 0);
+      const time = new Date().toISOString();
+      const begin = performance.now();
+      let result: ToolExecutionResult;
+      try {
+        result = await tool.execute(args, tagged);
+      } catch (error) {
+        write(tool, args, context, told, time, performance.now() - begin, { success: false, error: messageOf(error), details: { code: 'step_threw' } }, run, failedCalls);
+        throw error;
+      }
+      write(tool, args, context, told, time, performance.now() - begin, result, run, failedCalls);
+      return result;
+    });
+    // A description read when listed (a code-only run_js's) stays read when listed.
+    const description = Object.getOwnPropertyDescriptor(tool, 'description');
+    if (description?.get) Object.defineProperty(recording, 'description', description);
+    runsWrapped.set(tool, recording);
+    return recording;
+  }
+
+  function write(tool: ITool, args: unknown, context: ToolExecutionContext, told: typeof started, time: string, ms: number, result: ToolExecutionResult, ownRun?: string, failedCalls = 0): void {
     const scope = resolveScope(scopeOf, context) ?? '';
+    const tag = ownRun ?? (context?.sessionData as { [RUN_ID]?: unknown } | undefined)?.[RUN_ID];
+    const run = typeof tag === 'string' ? tag : undefined;
+    let unrecorded = 0;
+    if (ownRun !== undefined) {
+      unrecorded = Math.max(0, failedCalls - (recordedFailures.get(ownRun) ?? 0));
+      recordedFailures.delete(ownRun);
+    } else if (run !== undefined && result?.success !== true && recordedFailures.has(run)) {
+      recordedFailures.set(run, recordedFailures.get(run)! + 1);
+    }
     const seq = seqs.get(scope) ?? 0;
     seqs.set(scope, seq + 1);
     const door = told?.door ?? frameOf(context)?.door?.kind;
@@ -95,10 +166,13 @@ export function recordCalls(tools: readonly ITool[], sink: (record: CallRecord) 
       time,
       scope,
       tool: tool.name,
+      ...(run !== undefined ? { run } : {}),
+      ...(ownRun !== undefined ? { isRun: true as const } : {}),
+      ...(unrecorded > 0 ? { failedUnrecorded: unrecorded } : {}),
       ...(door ? { door } : {}),
       step: told?.step ?? tool.name,
       ...(tool.hasSideEffects !== undefined ? { hasSideEffects: tool.hasSideEffects } : {}),
-      args: args ?? {},
+      ...(ownRun !== undefined ? boundedArgs(args, maxChars) : { args: args ?? {} }),
       ok: result?.success === true,
       ms: Math.round(ms * 10) / 10,
     };
@@ -116,6 +190,7 @@ export function recordCalls(tools: readonly ITool[], sink: (record: CallRecord) 
   return {
     tools: tools.map(wrap),
     wrap,
+    wrapRun,
     onEvent(event) {
       if (event.type === 'call_started') started = { tool: event.tool, step: event.step, ...(event.door ? { door: event.door } : {}) };
     },
@@ -133,4 +208,16 @@ function boundedOutput(output: unknown, maxChars: number): Pick<CallRecord, 'out
   }
   if (text.length <= maxChars) return { output };
   return { outputCut: text.slice(0, maxChars), outputChars: text.length };
+}
+
+/** A run's arguments as its record holds them: whole when their JSON text fits `maxChars`, else that text cut, with its length. */
+function boundedArgs(args: unknown, maxChars: number): Pick<CallRecord, 'args' | 'argsCut' | 'argsChars'> {
+  let text: string;
+  try {
+    text = JSON.stringify(args ?? {}) ?? '{}';
+  } catch {
+    return { args: {}, argsCut: '', argsChars: 0 };
+  }
+  if (text.length <= maxChars) return { args: args ?? {} };
+  return { args: {}, argsCut: text.slice(0, maxChars), argsChars: text.length };
 }

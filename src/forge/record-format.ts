@@ -33,6 +33,24 @@ export interface CallRecord {
   scope: string;
   /** The tool's name, as served. */
   tool: string;
+  /**
+   * The run the call belongs to: a call made inside a run of a door (a run_js script, a
+   * run_pipeline or compose tree, a config's script) that a client called directly carries that
+   * run's id, unique within its session's recording; so does the record of the run itself
+   * (`isRun`). Absent for a direct call to a tool, and in recordings made without door wrapping.
+   */
+  run?: string;
+  /**
+   * `true` on the record of a run itself: the client's call to the door, its `args` (the script or
+   * the tree, cut to the bound as `argsCut` with `argsChars` when their JSON text is longer) and
+   * its answer. The calls inside it are the records with the same `run`. Mining leaves these out.
+   */
+  isRun?: true;
+  /**
+   * On a run's record: how many calls inside it failed with no record of their own (refused by the
+   * gate before reaching a tool, or a nested door's failure); absent when none did.
+   */
+  failedUnrecorded?: number;
   /** The door the call came through (`run_js`, `run_pipeline`, `compose`, `composite`); absent for a direct call. */
   door?: string;
   /** The step that made it (its name, its place, `call N` in a script), or the tool's name for a direct call. */
@@ -41,6 +59,10 @@ export interface CallRecord {
   hasSideEffects?: boolean;
   /** The arguments, as given. */
   args: unknown;
+  /** A run's arguments cut to the bound, when their JSON text did not fit (`args` is then `{}`). */
+  argsCut?: string;
+  /** The length in characters of a run's arguments' JSON text, when cut. */
+  argsChars?: number;
   /** Whether it succeeded. */
   ok: boolean;
   /** The failure's code. */

@@ -1,6 +1,7 @@
 /**
  * `toolweave mcp --record <dir>`: every upstream call, direct or made under a door, is written as a
- * JSON line to its session's file, through the real bin and the real filesystem server.
+ * JSON line to its session's file, and so is each run of a door a client called (its calls
+ * carrying its id), through the real bin and the real filesystem server.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -48,7 +49,8 @@ describe('toolweave mcp --record', () => {
     const files = (await readdir(recordings)).filter((name) => name.endsWith('.jsonl')).sort();
     expect(files).toHaveLength(2);
     const sessions = await Promise.all(files.map((name) => linesOf(path.join(recordings, name))));
-    const first = sessions.find((lines) => lines.length === 2)!;
+    // The first: the direct call, the script's call, and the script's run itself.
+    const first = sessions.find((lines) => lines.length === 3)!;
     const second = sessions.find((lines) => lines.length === 1)!;
     expect(first[0]).toMatchObject({ v: 1, seq: 0, tool: 'read_text_file', step: 'read_text_file', args: { path: readme }, ok: true, hasSideEffects: false, output: await readFile(readme, 'utf8') });
     expect(first[0]).not.toHaveProperty('door');
@@ -56,6 +58,11 @@ describe('toolweave mcp --record', () => {
     expect(typeof first[0].ms).toBe('number');
     expect(first[1]).toMatchObject({ seq: 1, tool: 'list_directory', door: 'run_js', step: 'call 1', args: { path: app }, ok: true });
     expect(String(first[1].output)).toContain('[FILE] cache.js');
+    // The run: its record names it, and the call made inside it carries its id.
+    expect(first[2]).toMatchObject({ seq: 2, tool: 'run_js', isRun: true, ok: true, args: { code: expect.stringContaining('list_directory') } });
+    expect(typeof first[2].run).toBe('string');
+    expect(first[1].run).toBe(first[2].run);
+    expect(first[0]).not.toHaveProperty('run');
     // The sessions are apart: each file holds one scope.
     expect(first[0].scope).toBe(first[1].scope);
     expect(second[0].scope).not.toBe(first[0].scope);
