@@ -3,7 +3,9 @@
  *
  * - 1,000 runs paused at once in one process hold memory only: the bytes each adds (heap and
  *   external after a full collection, less the same before), with the default in-memory journal,
- *   for a composite, run_pipeline and compose; and what is pending on the event loop (timers,
+ *   for a composite, run_pipeline, compose and run_js (whose sandbox pool must hold no run while
+ *   they wait: its threads serve other runs; the workers' own heaps are not in the figure, and
+ *   hold nothing of a paused run); and what is pending on the event loop (timers,
  *   handles, requests) before they started and once they all paused, which must be the same. The
  *   1,000 are then resumed, to show they were live runs, and the memory is measured again.
  * - Replay: resuming a run paused after 100 calls (the 100 answered from the journal, then the
@@ -22,6 +24,8 @@ import {
   ComposableToolBuilder,
   createComposeTool,
   createRunPipelineTool,
+  createSandboxPool,
+  createScriptTool,
   createStepGate,
   resumeRun,
   type ITool,
@@ -127,6 +131,20 @@ const DOORS: { name: string; make: (gate: StepGate) => { door: ITool; input: (i:
   },
 ];
 
+// run_js: every run holds a sandbox while it runs; paused, it must hold none (the pool's runs: 0).
+// Its pool admits 200 runs at a time, so the 1,000 start in waves and pause one by one.
+const scriptPool = createSandboxPool({ maxRuns: 200, maxRunsPerScope: 200, maxQueuedRuns: 1000 });
+DOORS.push({
+  name: 'run_js (3 reads, then the paused send; sandbox pool of 200)',
+  make: (gate) => ({
+    door: createScriptTool(gate, { pool: scriptPool, sideEffectingTools: SIDE_EFFECTING }),
+    input: (i) => ({
+      code: `const a = await callTool("read", { id: ${i} }); await callTool("read", { id: ${i} }); await callTool("read", { id: ${i} });
+const s = await callTool("send", { text: JSON.parse(a.text).text }); return (await callTool("after", { sent: JSON.parse(s.text).sent })).text;`,
+    }),
+  }),
+});
+
 const PAUSED = 1000;
 for (const { name, make } of DOORS) {
   // Warm the code paths on a gate of their own, so the measured gate's journal starts empty.
@@ -147,6 +165,7 @@ for (const { name, make } of DOORS) {
   results.length = 0;
   const paused = await settledMemory();
   const resourcesPaused = activeResources();
+  const sandboxes = name.startsWith('run_js') ? `; sandbox pool while paused: ${JSON.stringify(scriptPool.stats())}` : '';
   const perRun = (paused - before) / PAUSED;
   const allPaused = tokens.every((t) => t !== '');
   // Resumed, every one of them ends as a run that never paused would.
@@ -157,9 +176,9 @@ for (const { name, make } of DOORS) {
   row(
     `1,000 runs paused at once: ${name}`,
     `process before: ${(before / 1048576).toFixed(1)} MB; event loop: ${showResources(resourcesBefore)}`,
-    `${allPaused ? 'all 1,000 paused' : 'NOT all paused'}, +${(perRun / 1024).toFixed(1)} KB each (heap + external); event loop while paused: ${showResources(resourcesPaused)}; all resumed and done: ${allDone}, memory after: ${((end - before) / 1024).toFixed(0)} KB over before`,
+    `${allPaused ? 'all 1,000 paused' : 'NOT all paused'}, +${(perRun / 1024).toFixed(1)} KB each (heap + external); event loop while paused: ${showResources(resourcesPaused)}${sandboxes}; all resumed and done: ${allDone}, memory after: ${((end - before) / 1024).toFixed(0)} KB over before`,
     'memory only: event loop unchanged',
-    allPaused && allDone && sameResources(resourcesBefore, resourcesPaused),
+    allPaused && allDone && sameResources(resourcesBefore, resourcesPaused) && (sandboxes === '' || scriptPool.stats().runs === 0),
   );
 }
 
