@@ -53,16 +53,46 @@ const slow = tool(
 
 /**
  * Aborts the run's controller (each run makes its own) when item 3 ends, with a side effect per
- * call. Items take `ms` milliseconds and item 3 takes `ms3`: timers, not microtasks, decide which
- * items have started by then, so both paths (the general one has an async host check) agree.
+ * call. Items take `ms` milliseconds and item 3 takes `ms3`; in `latch` mode item 3 waits for item
+ * 5 to start instead, so the order holds however slow the machine. Items end after a timer, not a
+ * microtask, so both paths (the general one has an async host check) see the abort alike.
  */
 let controller = new AbortController();
+/** Per run: settled once item 5 has started, so item 3 aborts while item 5 is in flight (`latch` mode). */
+const fifthStarted = new WeakMap<AbortController, { started: Promise<void>; start: () => void }>();
+function latchOf(run: AbortController) {
+  let latch = fifthStarted.get(run);
+  if (latch === undefined) {
+    let start = () => {};
+    const started = new Promise<void>((resolve) => (start = resolve));
+    latch = { started, start };
+    fifthStarted.set(run, latch);
+  }
+  return latch;
+}
+const aborted = (signal: AbortSignal) => new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
 const stopper = tool(
   'stopper',
   async (a) => {
+    const run = controller;
+    if (a.latch === true) {
+      // Ordered by the calls themselves, not by time: item 5 starts, item 3 aborts, item 5 ends.
+      if (a.item === 5) {
+        latchOf(run).start();
+        await aborted(run.signal);
+        // Both lanes end after a timer: the abort is seen by each path before its next item.
+        await delay(1);
+      }
+      if (a.item === 3) {
+        await latchOf(run).started;
+        run.abort();
+        await delay(1);
+      }
+      return a.item;
+    }
     const wait = Number(a.item === 3 ? a.ms3 : a.ms);
     if (wait > 0) await delay(wait);
-    if (a.item === 3) controller.abort();
+    if (a.item === 3) run.abort();
     return a.item;
   },
   { hasSideEffects: true },
@@ -169,11 +199,12 @@ describe('the for_each fast path', () => {
   });
 
   it.each([
-    [1, 0, 0, 4],
-    [2, 10, 25, 6],
-  ])('gives the same abort in the middle at concurrency %i: later items refused, effects before it kept', async (concurrency, ms, ms3, index) => {
+    [1, false, 4],
+    [2, true, 6],
+  ])('gives the same abort in the middle at concurrency %i: later items refused, effects before it kept', async (concurrency, latch, index) => {
+    // At concurrency 2, item 3 holds one lane until item 5 runs on the other: items 0 to 5 have their effects.
     const { result } = await both(
-      forEach({ tool: 'stopper', inputMapping: { item: '$item', ms, ms3 } }, { concurrency }),
+      forEach({ tool: 'stopper', inputMapping: { item: '$item', ms: 0, ms3: 0, latch } }, { concurrency }),
       { items },
       () => ({ signal: (controller = new AbortController()).signal }),
     );
