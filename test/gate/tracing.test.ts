@@ -4,6 +4,7 @@ import { createComposeTool } from '../../src/agent-tools/compose.js';
 import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { createScriptTool } from '../../src/agent-tools/script/index.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
+import { endSpan } from '../../src/gate/tracing.js';
 import { registry, tool } from '../helpers/tools.js';
 
 const exporter = new InMemorySpanExporter();
@@ -236,5 +237,20 @@ describe('a name as a span records it', () => {
     for (const char of [' ', '~', '\u00a0', '\u2027', '\u202f', '\u2065', '\u206a']) {
       expect(await recorded(`x${char}y`)).toBe(`x${char}y`);
     }
+  });
+});
+
+describe('endSpan on failures without a code or a text', () => {
+  // The gate gives every failure both; a span still ends sensibly on a result that has neither.
+  it('names a failure without a code step_failed, and never records a missing text as the message', () => {
+    const noCode = tracer.startSpan('no code');
+    endSpan(noCode, { success: false, error: 'it broke' }, false);
+    const noText = tracer.startSpan('no text');
+    endSpan(noText, { success: false, details: { code: 'E_QUIET' } } as never, true);
+    const [first, second] = exporter.getFinishedSpans();
+    expect(first.attributes['error.type']).toBe('step_failed');
+    expect(first.status).toEqual({ code: 2, message: 'step_failed' });
+    expect(second.attributes['error.type']).toBe('E_QUIET');
+    expect(second.status).toEqual({ code: 2, message: 'E_QUIET' });
   });
 });
