@@ -7,9 +7,9 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freePort } from '../helpers/free-port.js';
 
 /** A running Postgres cluster this process started. */
 export interface PostgresServer {
@@ -34,19 +34,6 @@ export function postgresBin(): string {
   versions.sort((a, b) => Number(b) - Number(a));
   if (versions.length === 0) throw new Error('Postgres is not installed (no initdb on the PATH or under /usr/lib/postgresql/*/bin): apt-get install -y postgresql (.ci/run installs it)');
   return path.join(root, versions[0], 'bin');
-}
-
-/** A port nothing listens on right now. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** The user the cluster runs as: this one, unless it is root. */

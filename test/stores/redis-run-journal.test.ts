@@ -14,7 +14,7 @@ import { createRedisRunJournal, type RedisRunJournalOptions } from '../../src/st
 import type { ITool, ToolExecutionResult } from '../../src/tool.js';
 import { registry, tool } from '../helpers/tools.js';
 import { callRecord, describeRunJournalContract, newId, pausedRun } from '../runs/journal-contract.js';
-import { requireRedisServer, startRedisServer, type RedisServer } from './redis-server.js';
+import { requireRedisServer, startRedisServer, type RedisServer, bytesSent, eventually } from './redis-server.js';
 
 requireRedisServer();
 
@@ -31,21 +31,6 @@ function clientOf(server: RedisServer, options: RedisOptions = {}): Redis {
   client.on('error', () => {});
   clients.push(client);
   return client;
-}
-
-/** Retry `check` until it holds, at most `ms`. */
-async function eventually(check: () => Promise<boolean> | boolean, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** The bytes the server has sent to clients so far. */
-async function bytesSent(client: Redis): Promise<number> {
-  const stats = await client.info('stats');
-  return Number(/total_net_output_bytes:(\d+)/.exec(stats)?.[1]);
 }
 
 let server: RedisServer;

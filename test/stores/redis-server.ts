@@ -4,8 +4,8 @@
  * stopped and started again on the same port to play an outage.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
+import { freePort } from '../helpers/free-port.js';
 
 /** A running redis-server this process started. */
 export interface RedisServer {
@@ -30,19 +30,6 @@ export function requireRedisServer(): void {
   if (found.error || found.status !== 0) {
     throw new Error('redis-server is not installed: apt-get install -y redis-server (.ci/run installs it)');
   }
-}
-
-/** A port nothing listens on right now. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** Start redis-server on `port` and resolve once it accepts connections. */
@@ -110,4 +97,19 @@ export async function startRedisServer(): Promise<RedisServer> {
       child?.kill('SIGCONT');
     },
   };
+}
+
+/** Retry `check` until it holds, at most `ms`. */
+export async function eventually(check: () => Promise<boolean> | boolean, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The bytes the server has sent to clients so far. */
+export async function bytesSent(client: { info(section: string): Promise<string> }): Promise<number> {
+  const stats = await client.info('stats');
+  return Number(/total_net_output_bytes:(\d+)/.exec(stats)?.[1]);
 }

@@ -11,7 +11,7 @@ import { withObservations } from '../../src/agent-tools/observations/with-observ
 import { MAX_IN_FLIGHT } from '../../src/stores/redis-connection.js';
 import { createRedisObservationStore } from '../../src/stores/redis.js';
 import { mockTool, numberedLines, putText, readAll } from '../agent-tools/observations/helpers.js';
-import { requireRedisServer, startRedisServer, type RedisServer } from './redis-server.js';
+import { requireRedisServer, startRedisServer, type RedisServer, bytesSent, eventually } from './redis-server.js';
 
 // Without redis-server the file fails here, once, with the line that says how to install it,
 // rather than once for each group of tests below.
@@ -22,21 +22,6 @@ function clientOf(server: RedisServer, options: RedisOptions = {}): Redis {
   const client = new Redis({ host: '127.0.0.1', port: server.port, retryStrategy: () => 100, ...options });
   client.on('error', () => {});
   return client;
-}
-
-/** Retry `check` until it holds, at most `ms`. */
-async function eventually(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** The bytes the server has sent to clients so far. */
-async function bytesSent(client: Redis): Promise<number> {
-  const stats = await client.info('stats');
-  return Number(/total_net_output_bytes:(\d+)/.exec(stats)?.[1]);
 }
 
 const clients: Redis[] = [];
