@@ -509,15 +509,21 @@ class ScriptRun {
     return text[0] === '1';
   }
 
+  /** Evaluate a part of the prelude loaded only when a run needs it: its factory function, owned by the run, or how the run ended. */
+  private preludePart(source: string): QuickJSHandle | SandboxOutcome {
+    const evaluated = (this.vm as QuickJSContext).evalCode(source, PRELUDE_FILENAME, { type: 'global', strict: true });
+    if (evaluated.error) {
+      evaluated.error.dispose();
+      return { kind: 'crashed', message: 'the sandbox prelude failed to load' };
+    }
+    return this.own(evaluated.value);
+  }
+
   /** Put the recording over `Math.random` and the clock (see `RECORDING_SOURCE`); how the run ended when that failed. */
   private record(values: SandboxValues): SandboxOutcome | undefined {
     const vm = this.vm as QuickJSContext;
-    const source = vm.evalCode(RECORDING_SOURCE, PRELUDE_FILENAME, { type: 'global', strict: true });
-    if (source.error) {
-      source.error.dispose();
-      return { kind: 'crashed', message: 'the sandbox prelude failed to load' };
-    }
-    const factory = this.own(source.value);
+    const factory = this.preludePart(RECORDING_SOURCE);
+    if ('kind' in factory) return factory;
     const given = this.own(vm.newString(JSON.stringify([values.random, values.clock])));
     const cap = this.own(vm.newNumber(this.request.maxValues ?? 0));
     const made = vm.callFunction(factory, vm.undefined, given, cap);
@@ -670,12 +676,8 @@ class ScriptRun {
   private endingFunctions(): NonNullable<ScriptRun['ending']> | SandboxOutcome {
     if (this.ending) return this.ending;
     const vm = this.vm as QuickJSContext;
-    const source = vm.evalCode(ENDING_SOURCE, PRELUDE_FILENAME, { type: 'global', strict: true });
-    if (source.error) {
-      source.error.dispose();
-      return { kind: 'crashed', message: 'the sandbox prelude failed to load' };
-    }
-    const factory = this.own(source.value);
+    const factory = this.preludePart(ENDING_SOURCE);
+    if ('kind' in factory) return factory;
     const maxChars = this.own(vm.newNumber(this.request.maxReturnChars));
     const made = vm.callFunction(factory, vm.undefined, this.captured as QuickJSHandle, maxChars);
     if (made.error) {
