@@ -4,33 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g;
-
-/** Every module `entry` loads, by relative import, and every package it names. */
-function importGraph(entry: string): { files: Set<string>; packages: Set<string> } {
-  const files = new Set<string>();
-  const packages = new Set<string>();
-  const pending = [entry];
-  while (pending.length > 0) {
-    const file = pending.pop() as string;
-    if (files.has(file)) continue;
-    files.add(file);
-    const source = readFileSync(file, 'utf8');
-    for (const statement of source.split(';')) {
-      // Type-only imports are erased at build: they load nothing.
-      if (/^\s*(?:import|export)\s+type\b/m.test(statement)) continue;
-      for (const [, specifier] of statement.matchAll(SPECIFIER)) {
-        if (specifier.startsWith('.')) pending.push(path.resolve(path.dirname(file), specifier.replace(/\.js$/, '.ts')));
-        else packages.add(specifier);
-      }
-    }
-  }
-  return { files, packages };
-}
+import { importGraph, ROOT } from '../helpers/import-graph.js';
 
 describe('the package entry', () => {
   it("import 'toolweave' loads neither ioredis nor the Redis store", () => {
