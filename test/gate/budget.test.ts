@@ -226,8 +226,9 @@ describe('the calls waiting for a place in flight', () => {
     let answered = 0;
     const now = raw('now', (a) => (answered++, { success: true, output: a.n }));
     const reg = registry(hold.tool, now);
-    const compose = createComposeTool(reg.gate({ budget: { inFlight: 1, calls: 20_000 } }));
-    const n = 3_000;
+    const compose = createComposeTool(reg.gate({ budget: { inFlight: 1, calls: 30_000 } }));
+    // Enough that starting each from inside the one before would overflow the stack (3,000 did not).
+    const n = 20_000;
     const calls: Record<string, unknown> = { hold: { tool: 'hold', args: { n: 'h' } } };
     for (let i = 0; i < n; i++) calls[`c${i}`] = { tool: 'now', args: { n: i } };
     const running = compose.execute({ combinator: 'gather', calls }, {});
