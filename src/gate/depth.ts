@@ -27,7 +27,8 @@ export function depthOf(context: ToolExecutionContext | undefined): number {
 function depthIn(context: ToolExecutionContext | undefined, frame: RunFrame | undefined): number {
   if (frame !== undefined) return frame.depth;
   const depth = context?.sessionData?.[DEPTH_KEY];
-  return typeof depth === 'number' && Number.isFinite(depth) && depth >= 0 ? depth : 0;
+  // Number.isFinite is false for anything that is not a number; a negative depth counts as 0.
+  return Number.isFinite(depth) ? Math.max(depth as number, 0) : 0;
 }
 
 /** How a door enters one level of composition: made once per door, not per run. */
@@ -88,8 +89,6 @@ export function compositionRefusal(context: ToolExecutionContext, compositionId:
  * The context a composition's steps get, once {@link compositionRefusal} has let in: the
  * caller's fields, and a copy of `sessionData` with the depth one more and this composition on the
  * path, for the steps to read; the run's frame is kept beside that copy (see `run-frame.ts`).
- * Built once per run, so it avoids what it can: no spread with computed keys, and no empty object
- * or array made for a context that carries none.
  *
  * @param context - the caller's context
  * @param entry - how the door enters
@@ -100,42 +99,22 @@ export function nestedContext(context: ToolExecutionContext, entry: DoorEntry, s
   const parent = frameOf(context);
   const path = pathIn(context, parent);
   const depth = depthIn(context, parent) + 1;
-  // The frame's own path, never given to a tool: a caller's frame's path is shared as it is (no
-  // one writes it); a host's array is copied, so a later change of it changes nothing here.
-  let framePath: readonly string[];
-  if (compositionId !== undefined) framePath = path.length === 0 ? [compositionId] : [...path, compositionId];
-  else framePath = parent !== undefined || path === NO_PATH ? path : [...path];
-  // What the steps read: an array of their own, which they may change without harm.
-  const shown = framePath.length === 0 ? [] : [...framePath];
-  const sessionData = context.sessionData;
+  // The frame's path is its own copy, never given to a tool: a later change of the host's array
+  // changes nothing here. The steps get another copy, which they may change without harm.
+  const framePath = compositionId === undefined ? [...path] : [...path, compositionId];
+  const shown = [...framePath];
   // Literal keys (DEPTH_KEY, PATH_KEY): computed keys would take the literal's slow path.
   // The reader is written in the literal too: adding it afterwards would change the object's shape.
+  // Without a reader of its own, the caller's (if any) is kept by the spread.
   const reader = entry.reader;
-  let nested: Record<string, unknown>;
-  if (sessionData) {
-    nested = reader === undefined
-      ? { ...sessionData, emergentDepth: depth, compositionPath: shown }
-      : { ...sessionData, emergentDepth: depth, compositionPath: shown, resultReader: reader };
-  } else {
-    nested = reader === undefined
-      ? { emergentDepth: depth, compositionPath: shown }
-      : { emergentDepth: depth, compositionPath: shown, resultReader: reader };
-  }
+  const nested: Record<string, unknown> = reader === undefined
+    ? { ...context.sessionData, emergentDepth: depth, compositionPath: shown }
+    : { ...context.sessionData, emergentDepth: depth, compositionPath: shown, resultReader: reader };
   frameFor(parent, entry, nested, depth, framePath);
-  return withOwn(context, nested, signal);
-}
-
-/**
- * A copy of `context` with `sessionData` (and `signal`, when given) set. In V8 a spread followed by
- * a property the source lacks leaves the copy on a slow path (about 20x the cost of the copy
- * itself), so a context without those fields is copied with Object.assign and given them after.
- */
-function withOwn(context: ToolExecutionContext, sessionData: Record<string, unknown>, signal: AbortSignal | undefined): ToolExecutionContext {
-  if (Object.hasOwn(context, 'sessionData') && (signal === undefined || Object.hasOwn(context, 'signal'))) {
-    return signal ? { ...context, sessionData, signal } : { ...context, sessionData };
-  }
+  // Copied with Object.assign and then given the fields: in V8 a spread followed by a property the
+  // source lacks leaves the copy on a slow path (about 20x the cost of the copy itself).
   const next: ToolExecutionContext = Object.assign({}, context);
-  next.sessionData = sessionData;
+  next.sessionData = nested;
   if (signal) next.signal = signal;
   return next;
 }

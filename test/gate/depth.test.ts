@@ -9,7 +9,7 @@ import { createComposeTool } from '../../src/agent-tools/compose.js';
 import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { createSandboxPool, createScriptTool } from '../../src/agent-tools/script/index.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
-import { depthOf, MAX_COMPOSITION_DEPTH } from '../../src/gate/depth.js';
+import { compositionRefusal, depthOf, MAX_COMPOSITION_DEPTH, nestedContext } from '../../src/gate/depth.js';
 import { readerOf } from '../../src/shaping/result-reader.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../src/tool.js';
 import { registry, tool } from '../helpers/tools.js';
@@ -142,5 +142,52 @@ describe('who reads the results of the calls under a host context that carries s
     const kind = 'run_pipeline';
     expect(await readers(kind, { sessionId: 's1', resultReader: 'code' })).toEqual(['code']);
     expect(await readers(kind, { sessionId: 's1' })).toEqual(['model']);
+  });
+});
+
+describe('the context a door gives its steps', () => {
+  it.each([
+    ['negative', -3],
+    ['not finite', Number.POSITIVE_INFINITY],
+    ['not a number', '7'],
+  ])('a host depth that is %s counts as 0: the steps are one level deep', async (_, emergentDepth) => {
+    const leaf = tool('leaf', () => 'ran');
+    const { door: d, input } = door('composite', registry(leaf).gate(), 'leaf');
+    const result = await d.execute(input, { sessionData: { sessionId: 's1', emergentDepth } });
+    expect(result.success).toBe(true);
+    expect(depthOf(leaf.contexts[0])).toBe(1);
+    expect(leaf.contexts[0].sessionData).toMatchObject({ sessionId: 's1', emergentDepth: 1 });
+  });
+
+  it("keeps the host's abort signal when the door has none of its own, and adds none when there is none", () => {
+    const host = new AbortController();
+    const withSignal = nestedContext({ signal: host.signal, sessionData: { sessionId: 's1' } }, {});
+    expect(withSignal.signal).toBe(host.signal);
+    const own = new AbortController();
+    expect(nestedContext({ signal: host.signal }, {}, own.signal).signal).toBe(own.signal);
+    expect(Object.keys(nestedContext({ sessionData: { sessionId: 's1' } }, {}))).toEqual(['sessionData']);
+  });
+
+  it("copies the host's composition path: a later change of the host's array changes neither what the steps read nor the cycle guard", () => {
+    const hostPath = ['host:session'];
+    const nested = nestedContext({ sessionData: { compositionPath: hostPath } }, { compositionId: 'outer' });
+    hostPath.push('inner');
+    expect(nested.sessionData?.compositionPath).toEqual(['host:session', 'outer']);
+    expect(compositionRefusal(nested, 'inner')).toBeUndefined();
+    expect(compositionRefusal(nested, 'outer')).toMatchObject({ details: { code: 'composition_cycle', path: ['host:session', 'outer', 'outer'] } });
+  });
+
+  it("copies the host's path when the door enters no composition of its own too", () => {
+    const hostPath = ['host:session'];
+    const nested = nestedContext({ sessionData: { compositionPath: hostPath } }, {});
+    hostPath.push('later');
+    expect(nested.sessionData?.compositionPath).toEqual(['host:session']);
+    expect(compositionRefusal(nested, 'later')).toBeUndefined();
+  });
+
+  it('gives the steps a path of their own: a step that changes it changes nothing of the cycle guard', () => {
+    const nested = nestedContext({}, { compositionId: 'outer' });
+    (nested.sessionData?.compositionPath as string[]).length = 0;
+    expect(compositionRefusal(nested, 'outer')).toMatchObject({ details: { code: 'composition_cycle' } });
   });
 });
