@@ -17,10 +17,11 @@ export type ReferenceParse =
       /** Set when the reference is well formed but cannot resolve here (strict mode refuses it). */
       problem?: string;
       /**
-       * The problem is a `$steps` reference that cannot point backwards (a later step, or no such
-       * step): it can never resolve, so it is refused in every mode, not only in strict mode.
+       * A `$steps` reference: its problem, when it has one, is that it cannot point backwards (a
+       * later step, or no such step). It can never resolve, so it is refused in every mode, not only
+       * in strict mode.
        */
-      backwardsOnly?: true;
+      backwardsOnly: boolean;
     }
   | {
       /** Unknown root or malformed path: non-strict mode keeps the text as a literal. */
@@ -56,29 +57,35 @@ function unknownStep(name: string, allNames: ReadonlySet<string>): string {
  * the caller). The problem strings are completed with the step and expression by the caller.
  */
 export function compileReference(text: string, site: CompileSite): ReferenceParse {
-  const rootMatch = /^\$([^.[]*)/u.exec(text)!;
+  // `text` starts with its `$`: the root is the name up to the first `.` or `[`.
+  const rootMatch = /\$([^.[]*)/u.exec(text)!;
   const rootName = rootMatch[1];
   let rest = text.slice(rootMatch[0].length);
   let readRoot: (scope: RefScope) => unknown;
+  let walkRoot: (walk: PathWalker) => Accessor;
   let problem: string | undefined;
   const steps = rootName === 'steps';
 
   switch (rootName) {
     case 'input':
       readRoot = (s) => s.input;
+      walkRoot = walkInput;
       break;
     case 'prev':
       readRoot = (s) => s.prev;
+      walkRoot = walkPrev;
       if (!site.hasPrev) problem = 'has no previous step to read here';
       // In a pipe stage after the first (or a check) $prev is the stage before, not a top-level step.
       else if (!site.inPipeStage) site.onRead?.({ kind: 'prev' });
       break;
     case 'item':
       readRoot = (s) => s.item;
+      walkRoot = walkItem;
       if (!site.inForEach) problem = 'is only available inside a for_each template';
       break;
     case 'index':
       readRoot = (s) => s.index;
+      walkRoot = (walk) => walkFrom(readRoot, walk);
       if (!site.inForEach) problem = 'is only available inside a for_each template';
       break;
     case 'steps': {
@@ -114,6 +121,7 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
           problem = site.allNames.has(name) ? FORWARD : unknownStep(name, site.allNames);
         }
       }
+      walkRoot = (walk) => walkFrom(readRoot, walk);
       break;
     }
     default:
@@ -124,7 +132,7 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
   if (dotted.ok) {
     // Only a dotted path names fields; a JSONPath query may match any of them, or none.
     if (rootName === 'input' && site.checkInputPath) problem = site.checkInputPath(dotted.segments);
-    return known(dottedAccessor(rootName, readRoot, dotted.segments), problem, steps);
+    return known(walkRoot(compileWalk(dotted.segments)), problem, steps);
   }
   if (!looksLikeJsonPath(rest)) return { ok: false, problem: `is not a valid path: ${dotted.problem}` };
 
@@ -134,74 +142,64 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
   const query = compileJsonPath(path);
   const root = readRoot;
   const accessor: Accessor = (s) => {
-    let json: unknown;
+    // The query never throws; reading the root throws only on a scope the engine did not make.
     try {
-      json = root(s);
+      return query(root(s));
     } catch {
       return [];
     }
-    return query(json);
   };
   return known(accessor, problem, steps);
 }
 
-/**
- * The accessor of a reference with a dotted path: the root, then the walk; never throws. The
- * common roots are read inline rather than through `readRoot`: its call differs from root to root,
- * so V8 cannot inline it, and these accessors run once per step.
+/*
+ * The accessors of a reference with a dotted path: the root, then the walk. A host object's getter
+ * or a proxy trap can throw during the walk; the accessor never throws, it reads `undefined`. The
+ * common roots each have an accessor of their own that reads the root inline rather than through
+ * `readRoot`: that call differs from root to root, so V8 cannot inline it, and these run once per step.
  */
-function dottedAccessor(rootName: string, readRoot: (scope: RefScope) => unknown, segments: readonly PathSegment[]): Accessor {
-  if (segments.length === 0) {
-    // The scope's own fields cannot throw; any other root is guarded like a walk.
-    if (rootName === 'input') return (s) => s.input;
-    if (rootName === 'prev') return (s) => s.prev;
-    if (rootName === 'item') return (s) => s.item;
-    return (s) => {
-      try {
-        return readRoot(s);
-      } catch {
-        return undefined;
-      }
-    };
-  }
-  const walk: PathWalker = compileWalk(segments);
-  // A host object's getter or a proxy trap can throw during the walk: the accessor never throws.
-  switch (rootName) {
-    case 'input':
-      return (s) => {
-        try {
-          return walk(s.input);
-        } catch {
-          return undefined;
-        }
-      };
-    case 'prev':
-      return (s) => {
-        try {
-          return walk(s.prev);
-        } catch {
-          return undefined;
-        }
-      };
-    case 'item':
-      return (s) => {
-        try {
-          return walk(s.item);
-        } catch {
-          return undefined;
-        }
-      };
-    default:
-      return (s) => {
-        try {
-          return walk(readRoot(s));
-        } catch {
-          return undefined;
-        }
-      };
-  }
+
+function walkInput(walk: PathWalker): Accessor {
+  return (s) => {
+    try {
+      return walk(s.input);
+    } catch {
+      // A throwing getter reads as missing: undefined.
+    }
+  };
+}
+
+function walkPrev(walk: PathWalker): Accessor {
+  return (s) => {
+    try {
+      return walk(s.prev);
+    } catch {
+      // As in walkInput.
+    }
+  };
+}
+
+function walkItem(walk: PathWalker): Accessor {
+  return (s) => {
+    try {
+      return walk(s.item);
+    } catch {
+      // As in walkInput.
+    }
+  };
+}
+
+/** The accessor of a root read through `readRoot` (`$steps`, `$index`). */
+function walkFrom(readRoot: (scope: RefScope) => unknown, walk: PathWalker): Accessor {
+  return (s) => {
+    try {
+      return walk(readRoot(s));
+    } catch {
+      // As in walkInput.
+    }
+  };
 }
 
 function known(accessor: Accessor, problem: string | undefined, steps: boolean): ReferenceParse {
-  return problem !== undefined && steps ? { ok: true, accessor, problem, backwardsOnly: true } : { ok: true, accessor, problem };
+  return { ok: true, accessor, problem, backwardsOnly: steps };
 }

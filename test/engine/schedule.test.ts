@@ -132,3 +132,25 @@ describe("run_pipeline with schedule: 'auto'", () => {
     expect(pipeline.inputSchema).toEqual(createRunPipelineTool(reg.gate()).inputSchema);
   });
 });
+
+describe("schedule: 'auto' and a pipe", () => {
+  it("a later stage's $prev reads the stage before it, so the pipe does not wait for the step before", async () => {
+    const order: string[] = [];
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    // `hold` ends once the pipe's stages have run, or after 2 s if the pipe waits for it.
+    const hold = tool('hold', async () => (order.push('hold started'), await Promise.race([opened, delay(2000)]), order.push('hold ended'), { v: 'h' }));
+    const stage = tool('stage', (a) => (order.push(`stage ${String(a.v)}`), a.v === 2 && open(), { v: Number(a.v) + 1 }));
+    const builder = new ComposableToolBuilder(registry(hold, stage).gate());
+    const result = await builder.build('c', 'c', { type: 'object' }, {
+      schedule: 'auto',
+      steps: [
+        { name: 'held', tool: 'hold', inputMapping: {} },
+        { name: 'piped', combinator: 'pipe', stages: [{ tool: 'stage', inputMapping: { v: 1 } }, { tool: 'stage', inputMapping: { v: '$prev.v' } }] },
+      ],
+      output: { held: '$steps.held.v', piped: '$steps.piped.v' },
+    }).execute({}, {});
+    expect(result).toMatchObject({ success: true, output: { held: 'h', piped: 3 } });
+    expect(order).toEqual(['hold started', 'stage 1', 'stage 2', 'hold ended']);
+  });
+});

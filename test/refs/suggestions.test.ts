@@ -49,3 +49,11 @@ describe('a $steps name no step has', () => {
     expect(compileMapping('$steps.ghost', lenient).errors).toEqual(['step "summarise": "$steps.ghost" refers to no step named "ghost"']);
   });
 });
+
+describe('a $steps name close to several', () => {
+  it('names each of them, comma-separated', () => {
+    const names = new Set(['fetchUser', 'fetchUsers', 'later']);
+    const c = compileMapping('$steps.fetchUsr', { ...lenient, namesBefore: names, allNames: names });
+    expect(c.errors).toEqual(['step "summarise": "$steps.fetchUsr" refers to no step named "fetchUsr" (did you mean fetchUser, fetchUsers?)']);
+  });
+});
