@@ -162,6 +162,27 @@ describe("the gate's record form: a record aimed again after its call timed out"
   });
 });
 
+describe("the gate's record form: the watchdog's list", () => {
+  it('a record made for one call leaves the list when its call ends; one reused call after call stays until released', async () => {
+    const quick = raw('quick', () => delay(5).then(() => ({ success: true, output: 'ok' })));
+    const start = gateInternals(registry(quick).gate())!.start;
+    const once = new Recorder();
+    const kept = new Recorder();
+    kept.reused = true;
+    for (const record of [once, kept]) {
+      record.aim(quick, 'only', 1000, ticksFor(1000));
+      expect(start(record, {}, {}, undefined)).toBeUndefined();
+      expect(record.index).toBeGreaterThanOrEqual(0);
+      await vi.waitFor(() => expect(record.delivered).toEqual([{ success: true, output: 'ok' }]), { timeout: 1000, interval: 5 });
+    }
+    // Otherwise every call with a timeout would leave its record on the module's list for good.
+    expect(once.index).toBe(-1);
+    expect(kept.index).toBeGreaterThanOrEqual(0);
+    release(kept);
+    expect(kept.index).toBe(-1);
+  });
+});
+
 describe('what a tool returns must be a result', () => {
   const answers: [string, () => unknown][] = [
     ['null, resolved', () => Promise.resolve(null)],
