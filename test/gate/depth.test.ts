@@ -168,21 +168,16 @@ describe('the context a door gives its steps', () => {
     expect(Object.keys(nestedContext({ sessionData: { sessionId: 's1' } }, {}))).toEqual(['sessionData']);
   });
 
-  it("copies the host's composition path: a later change of the host's array changes neither what the steps read nor the cycle guard", () => {
+  it.each([
+    ['entering a composition of its own', { compositionId: 'outer' }, ['host:session', 'outer']],
+    ['entering none', {}, ['host:session']],
+  ] as const)("copies the host's composition path, %s: a later change of the host's array changes neither what the steps read nor the cycle guard", (_, entry, read) => {
     const hostPath = ['host:session'];
-    const nested = nestedContext({ sessionData: { compositionPath: hostPath } }, { compositionId: 'outer' });
-    hostPath.push('inner');
-    expect(nested.sessionData?.compositionPath).toEqual(['host:session', 'outer']);
-    expect(compositionRefusal(nested, 'inner')).toBeUndefined();
-    expect(compositionRefusal(nested, 'outer')).toMatchObject({ details: { code: 'composition_cycle', path: ['host:session', 'outer', 'outer'] } });
-  });
-
-  it("copies the host's path when the door enters no composition of its own too", () => {
-    const hostPath = ['host:session'];
-    const nested = nestedContext({ sessionData: { compositionPath: hostPath } }, {});
+    const nested = nestedContext({ sessionData: { compositionPath: hostPath } }, entry);
     hostPath.push('later');
-    expect(nested.sessionData?.compositionPath).toEqual(['host:session']);
+    expect(nested.sessionData?.compositionPath).toEqual(read);
     expect(compositionRefusal(nested, 'later')).toBeUndefined();
+    expect(compositionRefusal(nested, 'host:session')).toMatchObject({ details: { code: 'composition_cycle', path: [...read, 'host:session'] } });
   });
 
   it('gives the steps a path of their own: a step that changes it changes nothing of the cycle guard', () => {
