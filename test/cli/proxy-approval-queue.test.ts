@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyProject, FS_SERVER, processesLeft, type Project } from '../mcp/helpers.js';
+import { copyProject, FS_SERVER, processesLeft, stderrOnceMatching, type Project } from '../mcp/helpers.js';
 import { httpClient, proxyOverHttp, proxyOverStdio, runBin } from './proxy-process.js';
 
 let project: Project;
@@ -96,7 +96,8 @@ describe('approvals: queue, over stdio', () => {
       expect(paused.text).toContain(`call resume_run with {"run": "${run}"}`);
       expect(existsSync(from)).toBe(true);
       // The proxy's log tells a person who watches it, without the token.
-      expect(proxy.stderr()).toContain(`approval waits: run ${run} (archive_note) paused at ${run}.1 "move_file"`);
+      const waits = `approval waits: run ${run} (archive_note) paused at ${run}.1 "move_file"`;
+      expect(await stderrOnceMatching(proxy, waits)).toContain(waits);
 
       const { url, token } = await endpoint();
       expect(proxy.stderr()).toContain(`${url} with the bearer token in ${approvalsDir}`);

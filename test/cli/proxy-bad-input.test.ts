@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { liveProcesses, processesLeft, PLAIN_SERVER, REPO, sleep, type ChildClient } from '../mcp/helpers.js';
+import { liveProcesses, processesLeft, PLAIN_SERVER, REPO, sleep, stderrOnceMatching, type ChildClient } from '../mcp/helpers.js';
 import { proxyOverStdio, runBin } from './proxy-process.js';
 
 let dir: string;
@@ -119,7 +119,8 @@ describe('prefix: true', () => {
       expect(proxy.stderr()).not.toContain('tool_name_collision');
       expect(result(await proxy.client.callTool({ name: 'b__echo', arguments: { text: 'from b' } })).text).toBe('from b');
       // --verbose: each call and its verdict, on stderr.
-      expect(proxy.stderr()).toMatch(/toolweave: call b__echo: ok \(\d+ ms\)/u);
+      const line = /toolweave: call b__echo: ok \(\d+ ms\)/u;
+      expect(await stderrOnceMatching(proxy, line)).toMatch(line);
     } finally {
       await proxy.close();
     }

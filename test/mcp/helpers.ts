@@ -59,6 +59,17 @@ export async function connectStdio(command: string, args: string[], options: { c
   return { client, pid: transport.pid, stderr: () => stderr, close: () => client.close() };
 }
 
+/**
+ * What `child` wrote to stderr, once it matches `pattern` or `ms` have passed. A line the child
+ * logs as it answers comes down another pipe than the answer, and may be read after it.
+ */
+export async function stderrOnceMatching(child: ChildClient, pattern: RegExp | string, ms = 10_000): Promise<string> {
+  const end = Date.now() + ms;
+  const matches = () => (typeof pattern === 'string' ? child.stderr().includes(pattern) : pattern.test(child.stderr()));
+  while (!matches() && Date.now() < end) await sleep(20);
+  return child.stderr();
+}
+
 /** The filesystem server over stdio, serving `root`. */
 export function connectFilesystem(root: string): Promise<ChildClient> {
   return connectStdio(process.execPath, [FS_SERVER, root]);
