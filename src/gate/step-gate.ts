@@ -373,9 +373,7 @@ export function createStepGate(options: StepGateOptions): StepGate {
     : undefined;
 
   /** The record form: the host's checks, then the gate's own and the tool. */
-  const start: StartCall = (call, args, context, signal) => {
-    // Without host checks the call stays synchronous up to the tool: no extra promise per step.
-    if (!hasHostChecks) return callChecked(call, args, context, signal);
+  const checkedStart: StartCall = (call, args, context, signal) => {
     // A run that may pause records its leaf calls (a composition's own calls are recorded inside it).
     if (pausing !== undefined && call.tool.composition !== true) {
       const frame = call.frame ?? frameOf(context);
@@ -384,6 +382,8 @@ export function createStepGate(options: StepGateOptions): StepGate {
     startChecked(call, args, context, signal, false);
     return undefined;
   };
+  // Without host checks the call stays synchronous up to the tool: no extra promise per step.
+  const start: StartCall = hasHostChecks ? checkedStart : callChecked;
 
   /**
    * The host's checks, then the gate's own and the tool; `approved`: a person approved the call
@@ -392,9 +392,10 @@ export function createStepGate(options: StepGateOptions): StepGate {
   const startChecked = (call: GateCall, args: Record<string, unknown>, context: ToolExecutionContext, signal: AbortSignal | undefined, approved: boolean, run?: RunRecord): void => {
     hostChecks(call, args, context, signal ?? context.signal, approved).then(
       (outcome) => {
-        // An approval may take long: the lease is looked at again just before the call starts.
+        // An approval may take long: the lease is looked at again just before the call starts
+        // (`run` is given only for a side-effecting call, which the host's checks approve or refuse).
         // The refusal is not the call's outcome, so it bypasses the run's record of it.
-        const lapsed = run !== undefined && (outcome === APPROVED || outcome === undefined) ? run.fence(call.tool.name, call.step) : undefined;
+        const lapsed = run !== undefined && outcome === APPROVED ? run.fence(call.tool.name, call.step) : undefined;
         if (lapsed) return (call as RecordedCall).outer.deliver(lapsed);
         if (outcome === APPROVED) {
           const now = callCounted(call, args, context, signal);
@@ -462,7 +463,9 @@ export function createStepGate(options: StepGateOptions): StepGate {
     }
     startChecked(recorded, args, keyed, signal, approved);
     return undefined;
-  };  const listNames = options.names;
+  };
+
+  const listNames = options.names;
   const gate: StepGate & { [GATE]: true } = {
     [GATE]: true,
     resolve: (name) => {
@@ -485,16 +488,19 @@ export function createStepGate(options: StepGateOptions): StepGate {
       : {}),
     ...(options.advice ? { advice: options.advice } : {}),
     run(tool, args, context, signal, runOptions) {
+      // What a host's lookup answered for a name it does not know: a result, not a throw.
+      if (typeof tool !== 'object' || tool === null) {
+        return Promise.resolve(failure('step_missing', `No tool was given to run (got ${tool === null ? 'null' : typeof tool}): look the tool up by name, and run it only if it was found.`, runOptions?.step !== undefined ? { step: runOptions.step } : {}));
+      }
       return new Promise((resolve) => {
-        const now = start(new CallbackCall(tool, runOptions?.step ?? tool?.name ?? '', runOptions?.timeoutMs, resolve), args, context ?? {}, signal);
+        const now = start(new CallbackCall(tool, runOptions?.step ?? tool.name ?? '', runOptions?.timeoutMs, resolve), args, context ?? {}, signal);
         if (now) resolve(now);
       });
     },
   };
   // Frozen, and known by identity: a copy or a changed object is driven through its own `run`.
   Object.freeze(gate);
-  // Without host checks the engine calls the gate's own part directly: one function less per call.
-  registerGate(gate, { start: hasHostChecks ? start : callChecked, pausing, version: options.version, tracer: options.tracer, traceMessages: options.traceMessages === true, limits: budgetLimits(options.budget), lookup: resolve });
+  registerGate(gate, { start, pausing, version: options.version, tracer: options.tracer, traceMessages: options.traceMessages === true, limits: budgetLimits(options.budget), lookup: resolve });
 
   /**
    * The permission check, the host's checks, then the approval (side-effecting tools only): a
@@ -609,7 +615,7 @@ function callerOf(context: ToolExecutionContext): ApprovalCaller | undefined {
 
 /** A call the host's checks refused: whoever watches it (a listener, a tracer) is told, then it is delivered. */
 function refused(call: GateCall, context: ToolExecutionContext, refusal: ToolExecutionResult): void {
-  const observation = observe(context, call.frame ?? frameOf(context));
+  const observation = observe(context, frameOf(context));
   if (observation) observedEnd(observation, call, refusal);
   call.deliver(refusal);
 }

@@ -373,6 +373,9 @@ describe('where a run cannot pause', () => {
     const { gate, send } = setup();
     const result = await gate.run(send, { text: 'x' }, ctx());
     expect(result.details).toMatchObject({ code: 'approval_rejected', reason: 'pending outside a run' });
+    expect(result.error).toBe(
+      'The approval for tool "send" is pending, and this call comes from no run that can wait for it (a direct call, or a gate made without createStepGate), so the call is refused.',
+    );
     expect(send.calls.length).toBe(0);
   });
 
@@ -476,6 +479,20 @@ describe('a journal out of reach', () => {
     expect(send.calls.length).toBe(0);
     down = false;
     expect((await resumeRun(door, paused.resume, [{ approved: true }], ctx())).success).toBe(true);
+  });
+});
+
+describe('a run cancelled while a person is asked', () => {
+  it('does not pause when the answer is pending after the abort: the call ends step_aborted and no token is stored', async () => {
+    const controller = new AbortController();
+    const journal = createMemoryRunJournal();
+    const saved: string[] = [];
+    const watched: RunJournal = { ...journal, save: (run) => (saved.push(run.runId), journal.save(run)) };
+    const { builder, send } = setup({ journal: watched }, () => (controller.abort(), { pending: true }));
+    const result = await composite(builder).execute({ id: 6 }, { ...ctx(), signal: controller.signal });
+    expect(result.details).toMatchObject({ code: 'step_aborted', tool: 'send', step: 'send' });
+    expect(saved).toEqual([]);
+    expect(send.calls.length).toBe(0);
   });
 });
 

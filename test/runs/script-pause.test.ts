@@ -260,3 +260,39 @@ describe('a script that takes another path on replay', () => {
     expect(send.calls).toEqual([]);
   });
 });
+
+describe('a resumed script counts against the budget', () => {
+  const codes = (calls: string) => `
+    const out = [];
+    for (const [name, args] of ${calls}) {
+      const r = await callTool(name, args);
+      out.push(r.error ? r.error.code : 'ok');
+    }
+    return out;
+  `;
+  const READ_SEND_AFTER_AFTER = codes(`[['read', { id: 1 }], ['send', { text: 'x' }], ['after', { sent: 'x' }], ['after', { sent: 'y' }]]`);
+
+  it('a call answered from the journal counts as it did when it ran: the budget the first attempt began to fill is full one call sooner', async () => {
+    // read (1) and the question about send (2); resumed: read answered from the journal (1),
+    // send approved (2), after (3), and the second after is one too many.
+    const { script } = setup(undefined, { budget: { calls: 3 } });
+    const paused = pendingOf(await script.execute({ code: READ_SEND_AFTER_AFTER }, ctx()));
+    const done = await resumeRun(script, paused.resume, [{ approved: true }], ctx());
+    expect(JSON.parse(String(done.output))).toEqual(['ok', 'ok', 'ok', 'budget_exceeded']);
+    const roomy = setup(undefined, { budget: { calls: 4 } });
+    const again = pendingOf(await roomy.script.execute({ code: READ_SEND_AFTER_AFTER }, ctx()));
+    expect(JSON.parse(String((await resumeRun(roomy.script, again.resume, [{ approved: true }], ctx())).output))).toEqual(['ok', 'ok', 'ok', 'ok']);
+    expect(roomy.read.calls.length).toBe(1);
+  });
+
+  it('so does the call a person refused when resumed: it counts as the question did', async () => {
+    // The question about send (1); resumed with a refusal: send refused (1), read (2), and the
+    // second read is one too many.
+    const { script, send, read } = setup(undefined, { budget: { calls: 2 } });
+    const code = codes(`[['send', { text: 'a' }], ['read', { id: 1 }], ['read', { id: 2 }]]`);
+    const paused = pendingOf(await script.execute({ code }, ctx()));
+    const done = await resumeRun(script, paused.resume, [{ approved: false, reason: 'not a' }], ctx());
+    expect(JSON.parse(String(done.output))).toEqual(['approval_rejected', 'ok', 'budget_exceeded']);
+    expect([send.calls.length, read.calls.length]).toEqual([0, 1]);
+  });
+});
