@@ -1,7 +1,7 @@
 /**
  * What the gate makes of what a host hands it wrongly: pause settings that are not positive
  * milliseconds, a names list that throws, a permission decision whose details are not an object,
- * and no tool at all where `run` expects one.
+ * no tool at all where `run` expects one, and the context an approval is asked with.
  */
 import { describe, expect, it } from 'vitest';
 import { createStepGate } from '../../src/gate/step-gate.js';
@@ -70,5 +70,27 @@ describe('run given no tool', () => {
       error: `No tool was given to run (got ${what}): look the tool up by name, and run it only if it was found.`,
       details: { code: 'step_missing', step: 'lookup' },
     });
+  });
+});
+
+describe('the context an approval is asked with', () => {
+  it('is the very object the tool then runs with, when the call has no abort signal of its own', async () => {
+    const send = tool('send', () => 'sent', { hasSideEffects: true });
+    let asked: unknown;
+    const gate = registry(send).gate({ approvals: { requestApproval: (_, context) => ((asked = context), { approved: true }) } });
+    const context = { sessionId: 's1', signal: new AbortController().signal };
+    expect((await gate.run(send, {}, context)).success).toBe(true);
+    expect(asked).toBe(context);
+    expect(send.contexts[0]).toBe(context);
+  });
+
+  it("carries the call's own signal when it has one, and is otherwise the same", async () => {
+    const send = tool('send', () => 'sent', { hasSideEffects: true });
+    let asked: { signal?: AbortSignal; sessionId?: string } | undefined;
+    const gate = registry(send).gate({ approvals: { requestApproval: (_, context) => ((asked = context), { approved: true }) } });
+    const own = new AbortController().signal;
+    expect((await gate.run(send, {}, { sessionId: 's1', signal: new AbortController().signal }, own)).success).toBe(true);
+    expect(asked?.signal).toBe(own);
+    expect(asked?.sessionId).toBe('s1');
   });
 });

@@ -285,8 +285,9 @@ describe('a resumption that outlived its lease', () => {
   }
 
   it('starts no side-effecting call once its lease has lapsed, and ends or pauses nothing: the resumption that took over does', async () => {
-    const { send, log, door, release } = slowSetup();
+    const { send, log, door, release, journal } = slowSetup();
     const paused = pendingOf(await door.execute({ id: 1 }, ctx()));
+    const runId = paused.resume.split('.')[0];
     // The first resumption runs `send`, then hangs in `slow` past its lease.
     const stale = resumeRun(door, paused.resume, [{ approved: true }], ctx());
     await delay(350);
@@ -299,8 +300,33 @@ describe('a resumption that outlived its lease', () => {
     release();
     const late = await stale;
     expect([send.calls.length, log.calls.length]).toEqual([1, 1]);
+    // Nor does it record that it started `log` (the run has ended: the one that took over removed its records).
+    expect((await journal.records(runId)).filter((record) => record.tool === 'log')).toEqual([]);
     expect(late.details).toMatchObject({ code: 'resume_lease_lapsed', tool: 'log', step: 'log' });
     expect(late.error).toMatch(/past its lease/);
+  });
+
+  it.each([
+    ['approved', { approved: true }, { code: 'resume_lease_lapsed', tool: 'log', step: 'log' }],
+    // A refusal is the call's own outcome, which the run reports as it would under its lease.
+    ['refused', { approved: false, reason: 'no' }, { code: 'approval_rejected', tool: 'log', step: 'log', reason: 'no' }],
+  ])('a lease that lapses while a side-effecting call is asked about: the call does not start (%s late)', async (_, answer, expected) => {
+    // send waits for a person; log is answered only after the lease (300 ms) has lapsed.
+    const journal = createMemoryRunJournal();
+    const s = setup({ journal, pauses: { leaseMs: 300 } }, (a) => (a.toolName === 'send' ? { pending: true } : delay(350).then(() => answer)));
+    const log = tool('log', (a) => ({ logged: a.line }), { hasSideEffects: true });
+    s.reg.add(log);
+    s.builder.bind({ sideEffectingTools: ['send', 'log'] });
+    const door = composite(s.builder, {
+      steps: [
+        { name: 'send', tool: 'send', inputMapping: { text: '$input.id' } },
+        { name: 'log', tool: 'log', inputMapping: { line: '$prev.sent' } },
+      ],
+    });
+    const paused = pendingOf(await door.execute({ id: 'x' }, ctx()));
+    const late = await resumeRun(door, paused.resume, [{ approved: true }], ctx());
+    expect(late.details).toMatchObject(expected);
+    expect([s.send.calls.length, log.calls.length]).toEqual([1, 0]);
   });
 
   it('reaching a call a person must decide, it stores no pause over the one that took over: that one holds the only token, and resumes to the end', async () => {
@@ -492,6 +518,21 @@ describe('a run cancelled while a person is asked', () => {
     const result = await composite(builder).execute({ id: 6 }, { ...ctx(), signal: controller.signal });
     expect(result.details).toMatchObject({ code: 'step_aborted', tool: 'send', step: 'send' });
     expect(saved).toEqual([]);
+    expect(send.calls.length).toBe(0);
+  });
+});
+
+describe('a journal that cannot record a start', () => {
+  it('a resumption does not start the side-effecting call, and ends journal_unavailable with the journal\'s reason', async () => {
+    const memory = createMemoryRunJournal();
+    let full = false;
+    const journal: RunJournal = { ...memory, record: (id, record) => (full ? Promise.reject(new Error('disk full')) : memory.record(id, record)) };
+    const { builder, send } = setup({ journal });
+    const door = composite(builder);
+    const paused = pendingOf(await door.execute({ id: 1 }, ctx()));
+    full = true;
+    const resumed = await resumeRun(door, paused.resume, [{ approved: true }], ctx());
+    expect(resumed).toEqual({ success: false, error: 'The run journal could not be reached: disk full', details: { code: 'journal_unavailable' } });
     expect(send.calls.length).toBe(0);
   });
 });
