@@ -116,6 +116,21 @@ describe('OpenTelemetry traces', () => {
     expect(told.find((s) => s.name === 'execute_tool boom')!.status.message).toContain('token=abc123');
   });
 
+  it.each([
+    [true, 'cannot read /home/alice/secret.txt'],
+    [false, 'step_failed'],
+  ])('a door whose own gate has no tracer traces under its caller, with the caller\'s traceMessages (%s)', async (traceMessages, message) => {
+    const leaky = tool('leaky', () => ({ success: false, error: 'cannot read /home/alice/secret.txt', details: { code: 'E_READ' } }));
+    const reg = registry(leaky);
+    reg.add(new ComposableToolBuilder(reg.gate()).build('inner', 'inner', { type: 'object' }, { steps: [{ name: 'l', tool: 'leaky', inputMapping: {} }] }));
+    await createRunPipelineTool(reg.gate({ tracer, traceMessages })).execute({ steps: [{ tool: 'inner' }] }, {});
+    const all = spans();
+    const inner = all.find((s) => s.name === 'execute_tool inner' && s.attributes['toolweave.door'] === 'composite')!;
+    const call = all.find((s) => s.name === 'execute_tool leaky')!;
+    expect(parentOf(call)).toBe(idOf(inner));
+    expect(call.status.message).toBe(message);
+  });
+
   it('bounds a model-chosen step id or tool name in attributes and span names: capped, control characters escaped', async () => {
     const { gate } = setup();
     const id = `evil\n\u0000\u202e${'y'.repeat(500)}`;
