@@ -8,7 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectStdio, copyProject, FS_SERVER, processesLeft, REPO, stderrOnceMatching, type ChildClient, type Project } from '../mcp/helpers.js';
+import { connectStdio, copyProject, FS_SERVER, processesLeft, REPO, until, type ChildClient, type Project } from '../mcp/helpers.js';
 import { runBin } from './proxy-process.js';
 
 const BIN = path.join(REPO, 'dist/cli/toolweave.js');
@@ -53,7 +53,8 @@ describe('the server after --, its annotations trusted, with --verbose', () => {
     expect(refusal.message).not.toContain('builder.bind');
     // --verbose: the refused call under the script, on stderr, with its code and why.
     const line = `toolweave: call write_file in run_js, step call 1: step_not_chainable: ${refusal.message} (0 ms)`;
-    expect(await stderrOnceMatching(proxy, line)).toContain(line);
+    await until(() => proxy.stderr().includes(line), 10_000);
+    expect(proxy.stderr()).toContain(line);
   });
 
   it('so is a pipeline with such a step', async () => {
@@ -63,7 +64,8 @@ describe('the server after --, its annotations trusted, with --verbose', () => {
     expect(answer.text).toContain(advice);
     // Refused whole before any step ran: --verbose logs the pipeline's call, with why.
     const line = /toolweave: call run_pipeline: step_failed: .*step_2: Tool "write_file" has side effects.*--chain write_file.* \(\d+ ms\)/u;
-    expect(await stderrOnceMatching(proxy, line)).toMatch(line);
+    await until(() => line.test(proxy.stderr()), 10_000);
+    expect(proxy.stderr()).toMatch(line);
   });
 });
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyProject, FS_SERVER, processesLeft, stderrOnceMatching, type Project } from '../mcp/helpers.js';
+import { copyProject, FS_SERVER, processesLeft, until, type Project } from '../mcp/helpers.js';
 import { httpClient, proxyOverHttp, proxyOverStdio, runBin } from './proxy-process.js';
 
 let project: Project;
@@ -97,7 +97,8 @@ describe('approvals: queue, over stdio', () => {
       expect(existsSync(from)).toBe(true);
       // The proxy's log tells a person who watches it, without the token.
       const waits = `approval waits: run ${run} (archive_note) paused at ${run}.1 "move_file"`;
-      expect(await stderrOnceMatching(proxy, waits)).toContain(waits);
+      await until(() => proxy.stderr().includes(waits), 10_000);
+      expect(proxy.stderr()).toContain(waits);
 
       const { url, token } = await endpoint();
       expect(proxy.stderr()).toContain(`${url} with the bearer token in ${approvalsDir}`);

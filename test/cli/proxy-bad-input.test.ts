@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { liveProcesses, processesLeft, PLAIN_SERVER, REPO, sleep, stderrOnceMatching, type ChildClient } from '../mcp/helpers.js';
+import { liveProcesses, processesLeft, PLAIN_SERVER, REPO, sleep, type ChildClient } from '../mcp/helpers.js';
 import { proxyOverStdio, runBin } from './proxy-process.js';
 
 let dir: string;
@@ -120,7 +120,8 @@ describe('prefix: true', () => {
       expect(result(await proxy.client.callTool({ name: 'b__echo', arguments: { text: 'from b' } })).text).toBe('from b');
       // --verbose: each call and its verdict, on stderr.
       const line = /toolweave: call b__echo: ok \(\d+ ms\)/u;
-      expect(await stderrOnceMatching(proxy, line)).toMatch(line);
+      await until('the --verbose line', async () => (line.test(proxy.stderr()) ? true : undefined), 10_000);
+      expect(proxy.stderr()).toMatch(line);
     } finally {
       await proxy.close();
     }

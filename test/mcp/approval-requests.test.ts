@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { createRunPipelineTool, createScriptTool, createStepGate, type ITool } from '../../src/index.js';
 import { createMcpServer, elicitationApprovals } from '../../src/mcp/index.js';
 import { tool } from '../helpers/tools.js';
-import { sleep } from './helpers.js';
+import { until } from './helpers.js';
 
 /** One elicitation as the client got it, and as the server sent it. */
 interface Question {
@@ -21,13 +21,6 @@ interface Question {
   signal: AbortSignal;
   /** The client request the server sent it with (`relatedRequestId`). */
   relatedTo: unknown;
-}
-
-/** Wait until `check` holds, at most `ms`. */
-async function until(check: () => boolean, ms = 5000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (!check() && Date.now() < end) await sleep(10);
-  return check();
 }
 
 async function served(options: { scriptTimeoutMs?: number } = {}) {

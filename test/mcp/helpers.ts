@@ -60,14 +60,13 @@ export async function connectStdio(command: string, args: string[], options: { c
 }
 
 /**
- * What `child` wrote to stderr, once it matches `pattern` or `ms` have passed. A line the child
- * logs as it answers comes down another pipe than the answer, and may be read after it.
+ * Wait until `check` holds, at most `ms`; answers whether it held. A line a child logs as it
+ * answers comes down another pipe than the answer, and may be read after it: wait for it so.
  */
-export async function stderrOnceMatching(child: ChildClient, pattern: RegExp | string, ms = 10_000): Promise<string> {
+export async function until(check: () => boolean, ms = 5000): Promise<boolean> {
   const end = Date.now() + ms;
-  const matches = () => (typeof pattern === 'string' ? child.stderr().includes(pattern) : pattern.test(child.stderr()));
-  while (!matches() && Date.now() < end) await sleep(20);
-  return child.stderr();
+  while (!check() && Date.now() < end) await sleep(10);
+  return check();
 }
 
 /** The filesystem server over stdio, serving `root`. */

@@ -312,8 +312,7 @@ describe('a resumption that outlived its lease', () => {
     ['refused', { approved: false, reason: 'no' }, { code: 'approval_rejected', tool: 'log', step: 'log', reason: 'no' }],
   ])('a lease that lapses while a side-effecting call is asked about: the call does not start (%s late)', async (_, answer, expected) => {
     // send waits for a person; log is answered only after the lease (300 ms) has lapsed.
-    const journal = createMemoryRunJournal();
-    const s = setup({ journal, pauses: { leaseMs: 300 } }, (a) => (a.toolName === 'send' ? { pending: true } : delay(350).then(() => answer)));
+    const s = setup({ pauses: { leaseMs: 300 } }, (a) => (a.toolName === 'send' ? { pending: true } : delay(350).then(() => answer)));
     const log = tool('log', (a) => ({ logged: a.line }), { hasSideEffects: true });
     s.reg.add(log);
     s.builder.bind({ sideEffectingTools: ['send', 'log'] });
