@@ -329,17 +329,17 @@ export class WorkerPool implements SandboxPool {
   }
 
   /**
-   * A thread for a run: the least loaded of those not in a long stretch of computing; with none
-   * ready, the run waits for the first to be.
+   * A thread for a run: the least loaded of those ready for it; with none, the run waits for the
+   * first to be (a thread starting, or one ending its doomed run).
    */
   private thread(signal: AbortSignal | undefined): Promise<SandboxThread | Error | undefined> | SandboxThread | Error {
     // All the pool's threads start with its first run: a thread is cheap beside the runs it hosts,
     // and a run after one whose thread was stopped then finds another ready.
     while (this.alive.length + this.starting < this.threads) this.spawn();
-    const best = this.leastLoaded();
-    if (best !== undefined && (!best.busy || this.starting === 0)) return best.thread;
-    if (this.starting === 0) return new Error('no sandbox thread could be started');
-    // Waiting for a thread to start, the run still hears its abort (`undefined`).
+    const ready = this.readyThread();
+    if (ready !== undefined) return ready;
+    if (this.starting === 0 && this.alive.length === 0) return new Error('no sandbox thread could be started');
+    // Waiting for a thread, the run still hears its abort (`undefined`).
     return new Promise((resolve) => {
       const placed = (thread: SandboxThread | Error | undefined): void => {
         signal?.removeEventListener('abort', onAbort);
@@ -355,15 +355,25 @@ export class WorkerPool implements SandboxPool {
     });
   }
 
-  /** The thread with the fewest runs, preferring one not in a long stretch of computing. */
-  private leastLoaded(): { thread: SandboxThread; load: number; busy: boolean } | undefined {
-    let best: { thread: SandboxThread; load: number; busy: boolean } | undefined;
+  /**
+   * The thread a new run goes to now, if any: the least loaded one not in a long stretch of
+   * computing; a busy one only while no other thread is starting. Never a doomed one: a run placed
+   * there would be lost with the thread when the watchdog stops it, within a moment.
+   */
+  private readyThread(): SandboxThread | undefined {
+    const best = this.leastLoaded();
+    if (best === undefined || best.rank === DOOMED || (best.rank === BUSY && this.starting > 0)) return undefined;
+    return best.thread;
+  }
+
+  /** The thread with the fewest runs among those of the lowest rank (ready, busy, doomed). */
+  private leastLoaded(): { thread: SandboxThread; load: number; rank: ThreadRank } | undefined {
+    let best: { thread: SandboxThread; load: number; rank: ThreadRank } | undefined;
     const now = Date.now();
     for (const thread of this.alive) {
-      const episode = thread.episode();
-      const busy = episode !== undefined && now - episode.since > BUSY_MS;
+      const rank = rankOf(thread, now);
       const load = thread.load;
-      if (best === undefined || (best.busy && !busy) || (best.busy === busy && load < best.load)) best = { thread, load, busy };
+      if (best === undefined || rank < best.rank || (rank === best.rank && load < best.load)) best = { thread, load, rank };
     }
     return best;
   }
@@ -388,13 +398,13 @@ export class WorkerPool implements SandboxPool {
       );
   }
 
-  /** Place the runs waiting for a thread: on the least loaded, or tell them none could start. */
+  /** Place the runs waiting for a thread, once one is ready for them; or tell them none could start. */
   private placeWaiting(error?: Error): void {
-    const best = this.leastLoaded();
-    if (best === undefined && error === undefined) return;
+    const thread = error ?? this.readyThread();
+    if (thread === undefined) return;
     const waiting = this.placing;
     this.placing = [];
-    for (const resolve of waiting) resolve(best?.thread ?? error!);
+    for (const resolve of waiting) resolve(thread);
   }
 
   /**
@@ -422,7 +432,29 @@ export class WorkerPool implements SandboxPool {
       else if (computed > this.sliceMs + KILL_GRACE_MS && thread.othersWaiting(episode.runId)) thread.stop(episode.runId, 'slice', computed);
       else if (run !== undefined && run.abortedAt > 0 && now - run.abortedAt > KILL_GRACE_MS) thread.stop(episode.runId, 'aborted', computed);
     }
+    // Runs waiting for a thread that was busy or doomed: it may be ready for them now.
+    if (this.placing.length > 0) this.placeWaiting();
   }
+}
+
+/** How ready a thread is for a new run; lower is better. */
+type ThreadRank = typeof READY | typeof BUSY | typeof DOOMED;
+/** Not computing, or only for a moment. */
+const READY = 0;
+/** Computing one stretch for longer than {@link BUSY_MS}: a new run goes to another thread if one is ready. */
+const BUSY = 1;
+/**
+ * Computing a run that must stop (the host aborted it, or it is past its deadline) and that its
+ * own checks have not stopped yet: the watchdog stops the thread, and every run on it, if the run
+ * does not stop within {@link KILL_GRACE_MS}.
+ */
+const DOOMED = 2;
+
+function rankOf(thread: SandboxThread, now: number): ThreadRank {
+  const episode = thread.episode();
+  if (episode === undefined) return READY;
+  if (now > episode.deadline || (thread.runs.get(episode.runId)?.abortedAt ?? 0) > 0) return DOOMED;
+  return now - episode.since > BUSY_MS ? BUSY : READY;
 }
 
 function clamp(value: number | undefined, min: number, max: number, fallback: number): number {

@@ -81,6 +81,27 @@ describe('run_js on a worker thread', () => {
     expect(after).toMatchObject({ success: true, output: '{"n":1}' });
   });
 
+  // A thread computing a run that must stop is stopped, with every run on it, unless the run stops
+  // itself within a moment: a new run waits for another thread rather than go down with it.
+  it.each([
+    ['aborted by the host', 10_000, true],
+    ['past its time limit', 200, false],
+  ] as const)('puts no new run on a thread whose run is %s but still computes', async (_name, timeoutMs, abort) => {
+    const echo = mockTool('echo', (args) => args);
+    const pool = createSandboxPool({ threads: 1 });
+    const spinning = createScriptTool(registry().gate(), { timeoutMs, pool });
+    const quick = createScriptTool(registry(echo).gate(), { pool });
+    expect(await run(quick, 'return 1')).toMatchObject({ success: true });
+    const controller = new AbortController();
+    const spinner = run(spinning, SPINNERS[0][1], { signal: controller.signal });
+    // Past the time limit (200 ms), before the watchdog's grace (100 ms more) is over.
+    await delay(250);
+    if (abort) controller.abort();
+    const after = await run(quick, 'return (await callTool("echo", { n: 1 })).text');
+    expect(after).toMatchObject({ success: true, output: '{"n":1}' });
+    expect((await spinner).details?.code).toBe(abort ? 'step_aborted' : 'script_timeout');
+  });
+
   it('puts a new run beside a spinning one, not behind it: a spinning run does not hold up another', async () => {
     const echo = mockTool('echo', async (args) => {
       await delay(100);
