@@ -362,7 +362,7 @@ export function createStepGate(options: StepGateOptions): StepGate {
   const checks = options.checks ? [...options.checks] : [];
   const hasHostChecks = permissionManager !== undefined || approvals !== undefined || checks.length > 0;
 
-  // Only a gate that asks for approvals can pause: only its runs are recorded.
+  // Only a gate that asks for approvals can pause a run.
   const pausing: Pausing | undefined = approvals
     ? {
         journal: options.journal ?? createMemoryRunJournal(),
@@ -372,18 +372,21 @@ export function createStepGate(options: StepGateOptions): StepGate {
       }
     : undefined;
 
-  /** The record form: the host's checks, then the gate's own and the tool. */
-  const checkedStart: StartCall = (call, args, context, signal) => {
-    // A run that may pause records its leaf calls (a composition's own calls are recorded inside it).
-    if (pausing !== undefined && call.tool.composition !== true) {
-      const frame = call.frame ?? frameOf(context);
+  /**
+   * Every leaf call of a run that may pause is recorded, whichever gate it passes (a composite
+   * made with another gate, inside the run, included): a call not recorded would run again when
+   * the run resumes. A composition's own calls are recorded inside it.
+   */
+  const start: StartCall = (call, args, context, signal) => {
+    if (call.tool.composition !== true) {
+      const frame = (call.frame ??= frameOf(context));
       if (frame?.run !== undefined) return startRecorded(frame.run, frame, call, args, context, signal);
     }
+    // Without host checks the call stays synchronous up to the tool: no extra promise per step.
+    if (!hasHostChecks) return callChecked(call, args, context, signal);
     startChecked(call, args, context, signal, false);
     return undefined;
   };
-  // Without host checks the call stays synchronous up to the tool: no extra promise per step.
-  const start: StartCall = hasHostChecks ? checkedStart : callChecked;
 
   /**
    * The host's checks, then the gate's own and the tool; `approved`: a person approved the call
@@ -392,10 +395,10 @@ export function createStepGate(options: StepGateOptions): StepGate {
   const startChecked = (call: GateCall, args: Record<string, unknown>, context: ToolExecutionContext, signal: AbortSignal | undefined, approved: boolean, run?: RunRecord): void => {
     hostChecks(call, args, context, signal ?? context.signal, approved).then(
       (outcome) => {
-        // An approval may take long: the lease is looked at again just before the call starts
-        // (`run` is given only for a side-effecting call, which the host's checks approve or refuse).
-        // The refusal is not the call's outcome, so it bypasses the run's record of it.
-        const lapsed = run !== undefined && outcome === APPROVED ? run.fence(call.tool.name, call.step) : undefined;
+        // The host's checks (an approval above all) may take long: the lease is looked at again
+        // just before the call starts (`run` is given only for a side-effecting call). The
+        // refusal is not the call's outcome, so it bypasses the run's record of it.
+        const lapsed = run !== undefined && (outcome === APPROVED || outcome === undefined) ? run.fence(call.tool.name, call.step) : undefined;
         if (lapsed) return (call as RecordedCall).outer.deliver(lapsed);
         if (outcome === APPROVED) {
           const now = callCounted(call, args, context, signal);

@@ -328,6 +328,29 @@ describe('a resumption that outlived its lease', () => {
     expect([s.send.calls.length, log.calls.length]).toEqual([1, 0]);
   });
 
+  it('a lease that lapses while another gate checks a side-effecting call inside the run: the call does not start', async () => {
+    // send waits for a person; log, in a composite made with a gate that asks no one, is let
+    // through by that gate's own check only after the lease (300 ms) has lapsed.
+    const s = setup({ pauses: { leaseMs: 300 } });
+    const log = tool('log', (a) => ({ logged: a.line }), { hasSideEffects: true });
+    s.reg.add(log);
+    const slowCheck = s.reg.gate({ checks: [async ({ tool }) => (tool.name === 'log' ? await delay(350) : undefined, { isAllowed: true })] });
+    const auditBuilder = new ComposableToolBuilder(slowCheck);
+    auditBuilder.bind({ sideEffectingTools: ['log'] });
+    s.reg.add(auditBuilder.build('audit', 'log a line', { type: 'object' }, { steps: [{ name: 'log', tool: 'log', inputMapping: { line: '$input.line' } }] }) as ITool);
+    s.builder.bind({ sideEffectingTools: ['send', 'log', 'audit'] });
+    const door = composite(s.builder, {
+      steps: [
+        { name: 'send', tool: 'send', inputMapping: { text: '$input.id' } },
+        { name: 'audit', tool: 'audit', inputMapping: { line: '$prev.sent' } },
+      ],
+    });
+    const paused = pendingOf(await door.execute({ id: 'x' }, ctx()));
+    const late = await resumeRun(door, paused.resume, [{ approved: true }], ctx());
+    expect(late.details).toMatchObject({ code: 'resume_lease_lapsed' });
+    expect([s.send.calls.length, log.calls.length]).toEqual([1, 0]);
+  });
+
   it('reaching a call a person must decide, it stores no pause over the one that took over: that one holds the only token, and resumes to the end', async () => {
     const { send, door, release, journal } = slowSetup({
       steps: [
@@ -575,5 +598,41 @@ describe("a run named by the host (context.runName)", () => {
     const resumed = await resumeRun(composite(again.builder), paused.resume, [{ approved: true }], ctx());
     expect(resumed.output).toEqual({ done: 'note 7' });
     expect(again.send.contexts[0].idempotencyKey).toBe(key!.replace(/read#0$/, 'send#0'));
+  });
+});
+
+describe('a run whose steps pass through another gate (a composite made with a gate that asks no person)', () => {
+  it.each([
+    ['with no host checks', {}],
+    ['with host checks of its own', { checks: [() => ({ isAllowed: true })] }],
+  ] as const)('the calls made through it %s before the pause are answered from the journal on resumption, not run again', async (_name, inner) => {
+    const { read, send, reg, builder } = setup();
+    const log = tool('log', (a) => ({ logged: a.id }), { hasSideEffects: true });
+    reg.add(log);
+    const auditBuilder = new ComposableToolBuilder(reg.gate(inner));
+    auditBuilder.bind({ sideEffectingTools: ['log'] });
+    const audit = auditBuilder.build('audit', 'read a note and log it', { type: 'object' }, {
+      steps: [
+        { name: 'read', tool: 'read', inputMapping: { id: '$input.id' } },
+        { name: 'log', tool: 'log', inputMapping: { id: '$input.id' } },
+      ],
+    }) as ITool;
+    reg.add(audit);
+    builder.bind({ sideEffectingTools: ['send', 'log', 'audit'] });
+    const outer = composite(builder, {
+      steps: [
+        { name: 'audit', tool: 'audit', inputMapping: { id: '$input.id' } },
+        { name: 'send', tool: 'send', inputMapping: { text: 'hello' } },
+      ],
+    });
+    const paused = pendingOf(await outer.execute({ id: 3 }, ctx()));
+    expect(log.calls).toEqual([{ id: 3 }]);
+    // The inner calls carry the run's idempotency keys, as the outer gate's own calls do.
+    expect(log.contexts[0].idempotencyKey).toMatch(/^run_[A-Za-z0-9_-]{22}:toolweave:notify\/.*log#0$/);
+    const resumed = await resumeRun(outer, paused.resume, [{ approved: true }], ctx());
+    expect(resumed).toMatchObject({ success: true, output: { sent: 'hello' } });
+    expect(log.calls).toEqual([{ id: 3 }]);
+    expect(read.calls).toEqual([{ id: 3 }]);
+    expect(send.calls).toEqual([{ text: 'hello' }]);
   });
 });
