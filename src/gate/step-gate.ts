@@ -475,7 +475,7 @@ export function createStepGate(options: StepGateOptions): StepGate {
       try {
         return resolve(name);
       } catch {
-        return undefined;
+        // A resolver that throws resolves nothing.
       }
     },
     ...(listNames
@@ -647,7 +647,8 @@ async function asked(
       });
     }
     const reason = typeof d.reason === 'string' ? d.reason : undefined;
-    const details = typeof d.details === 'object' && d.details !== null ? d.details : undefined;
+    // Only an object is carried (null is an object to typeof, and falls out below).
+    const details = typeof d.details === 'object' ? d.details : undefined;
     return failure('permission_denied', reason ?? `Permission denied for tool "${tool.name}".`, {
       tool: tool.name,
       step,

@@ -1,7 +1,7 @@
 /**
  * What the gate makes of what a host hands it wrongly: pause settings that are not positive
  * milliseconds, a names list that throws, a permission decision whose details are not an object,
- * no tool at all where `run` expects one, and the context an approval is asked with.
+ * no tool at all where `run` expects one (or one without a name), and the context an approval is asked with.
  */
 import { describe, expect, it } from 'vitest';
 import { createStepGate } from '../../src/gate/step-gate.js';
@@ -69,6 +69,16 @@ describe('run given no tool', () => {
       success: false,
       error: `No tool was given to run (got ${what}): look the tool up by name, and run it only if it was found.`,
       details: { code: 'step_missing', step: 'lookup' },
+    });
+  });
+
+  it('a tool object without a name, run with no step: its refusal names the step as empty, not as something made up', async () => {
+    const nameless = { ...tool('t', () => 'ran'), name: undefined } as unknown as ITool;
+    const gate = createStepGate({ resolve: () => undefined, checks: [() => ({ isAllowed: false, reason: 'no' })] });
+    expect(await gate.run(nameless, {}, {})).toEqual({
+      success: false,
+      error: 'no',
+      details: { code: 'permission_denied', tool: undefined, step: '', reason: 'no' },
     });
   });
 });
