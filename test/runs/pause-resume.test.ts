@@ -45,6 +45,29 @@ function pendingOf(result: ToolExecutionResult) {
 
 const ctx = (sessionId = 's1'): ToolExecutionContext => ({ sessionId });
 
+/** Pause a two-step door (`send`, then `next`) at `send`, and resume it with an approval. */
+async function resumedAfterSend(builder: ComposableToolBuilder, next: { name: string; tool: string; inputMapping: Record<string, string> }) {
+  const door = composite(builder, { steps: [{ name: 'send', tool: 'send', inputMapping: { text: '$input.id' } }, next] });
+  const paused = pendingOf(await door.execute({ id: 'x' }, ctx()));
+  return resumeRun(door, paused.resume, [{ approved: true }], ctx());
+}
+
+/** Add `audit` to `reg`: a composite made with a gate of its own (`inner`: no approvals) that reads a note and logs the id. */
+function addAudit(reg: ReturnType<typeof setup>['reg'], inner: Omit<StepGateOptions, 'resolve'>) {
+  const log = tool('log', (a) => ({ logged: a.line }), { hasSideEffects: true });
+  reg.add(log);
+  const auditBuilder = new ComposableToolBuilder(reg.gate(inner));
+  auditBuilder.bind({ sideEffectingTools: ['log'] });
+  const audit = auditBuilder.build('audit', 'read a note and log a line', { type: 'object' }, {
+    steps: [
+      { name: 'read', tool: 'read', inputMapping: { id: '$input.line' } },
+      { name: 'log', tool: 'log', inputMapping: { line: '$input.line' } },
+    ],
+  }) as ITool;
+  reg.add(audit);
+  return log;
+}
+
 describe('a composite pauses at a call a person will decide about later', () => {
   it('stops at the side-effecting call: it does not run, nothing after it starts, the result carries a token and the call', async () => {
     const { read, send, after, builder } = setup();
@@ -316,14 +339,7 @@ describe('a resumption that outlived its lease', () => {
     const log = tool('log', (a) => ({ logged: a.line }), { hasSideEffects: true });
     s.reg.add(log);
     s.builder.bind({ sideEffectingTools: ['send', 'log'] });
-    const door = composite(s.builder, {
-      steps: [
-        { name: 'send', tool: 'send', inputMapping: { text: '$input.id' } },
-        { name: 'log', tool: 'log', inputMapping: { line: '$prev.sent' } },
-      ],
-    });
-    const paused = pendingOf(await door.execute({ id: 'x' }, ctx()));
-    const late = await resumeRun(door, paused.resume, [{ approved: true }], ctx());
+    const late = await resumedAfterSend(s.builder, { name: 'log', tool: 'log', inputMapping: { line: '$prev.sent' } });
     expect(late.details).toMatchObject(expected);
     expect([s.send.calls.length, log.calls.length]).toEqual([1, 0]);
   });
@@ -332,21 +348,9 @@ describe('a resumption that outlived its lease', () => {
     // send waits for a person; log, in a composite made with a gate that asks no one, is let
     // through by that gate's own check only after the lease (300 ms) has lapsed.
     const s = setup({ pauses: { leaseMs: 300 } });
-    const log = tool('log', (a) => ({ logged: a.line }), { hasSideEffects: true });
-    s.reg.add(log);
-    const slowCheck = s.reg.gate({ checks: [async ({ tool }) => (tool.name === 'log' ? await delay(350) : undefined, { isAllowed: true })] });
-    const auditBuilder = new ComposableToolBuilder(slowCheck);
-    auditBuilder.bind({ sideEffectingTools: ['log'] });
-    s.reg.add(auditBuilder.build('audit', 'log a line', { type: 'object' }, { steps: [{ name: 'log', tool: 'log', inputMapping: { line: '$input.line' } }] }) as ITool);
+    const log = addAudit(s.reg, { checks: [async ({ tool }) => (tool.name === 'log' ? await delay(350) : undefined, { isAllowed: true })] });
     s.builder.bind({ sideEffectingTools: ['send', 'log', 'audit'] });
-    const door = composite(s.builder, {
-      steps: [
-        { name: 'send', tool: 'send', inputMapping: { text: '$input.id' } },
-        { name: 'audit', tool: 'audit', inputMapping: { line: '$prev.sent' } },
-      ],
-    });
-    const paused = pendingOf(await door.execute({ id: 'x' }, ctx()));
-    const late = await resumeRun(door, paused.resume, [{ approved: true }], ctx());
+    const late = await resumedAfterSend(s.builder, { name: 'audit', tool: 'audit', inputMapping: { line: '$prev.sent' } });
     expect(late.details).toMatchObject({ code: 'resume_lease_lapsed' });
     expect([s.send.calls.length, log.calls.length]).toEqual([1, 0]);
   });
@@ -607,31 +611,21 @@ describe('a run whose steps pass through another gate (a composite made with a g
     ['with host checks of its own', { checks: [() => ({ isAllowed: true })] }],
   ] as const)('the calls made through it %s before the pause are answered from the journal on resumption, not run again', async (_name, inner) => {
     const { read, send, reg, builder } = setup();
-    const log = tool('log', (a) => ({ logged: a.id }), { hasSideEffects: true });
-    reg.add(log);
-    const auditBuilder = new ComposableToolBuilder(reg.gate(inner));
-    auditBuilder.bind({ sideEffectingTools: ['log'] });
-    const audit = auditBuilder.build('audit', 'read a note and log it', { type: 'object' }, {
-      steps: [
-        { name: 'read', tool: 'read', inputMapping: { id: '$input.id' } },
-        { name: 'log', tool: 'log', inputMapping: { id: '$input.id' } },
-      ],
-    }) as ITool;
-    reg.add(audit);
+    const log = addAudit(reg, inner);
     builder.bind({ sideEffectingTools: ['send', 'log', 'audit'] });
     const outer = composite(builder, {
       steps: [
-        { name: 'audit', tool: 'audit', inputMapping: { id: '$input.id' } },
+        { name: 'audit', tool: 'audit', inputMapping: { line: '$input.id' } },
         { name: 'send', tool: 'send', inputMapping: { text: 'hello' } },
       ],
     });
     const paused = pendingOf(await outer.execute({ id: 3 }, ctx()));
-    expect(log.calls).toEqual([{ id: 3 }]);
+    expect(log.calls).toEqual([{ line: 3 }]);
     // The inner calls carry the run's idempotency keys, as the outer gate's own calls do.
     expect(log.contexts[0].idempotencyKey).toMatch(/^run_[A-Za-z0-9_-]{22}:toolweave:notify\/.*log#0$/);
     const resumed = await resumeRun(outer, paused.resume, [{ approved: true }], ctx());
     expect(resumed).toMatchObject({ success: true, output: { sent: 'hello' } });
-    expect(log.calls).toEqual([{ id: 3 }]);
+    expect(log.calls).toEqual([{ line: 3 }]);
     expect(read.calls).toEqual([{ id: 3 }]);
     expect(send.calls).toEqual([{ text: 'hello' }]);
   });
