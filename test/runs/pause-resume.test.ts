@@ -52,7 +52,7 @@ async function resumedAfterSend(builder: ComposableToolBuilder, next: { name: st
   return resumeRun(door, paused.resume, [{ approved: true }], ctx());
 }
 
-/** Add `audit` to `reg`: a composite made with a gate of its own (`inner`: no approvals) that reads a note and logs the id. */
+/** Add `audit` to `reg`: a composite made with a gate of its own (`inner`, which asks no one) that reads a note and logs a line. */
 function addAudit(reg: ReturnType<typeof setup>['reg'], inner: Omit<StepGateOptions, 'resolve'>) {
   const log = tool('log', (a) => ({ logged: a.line }), { hasSideEffects: true });
   reg.add(log);

@@ -400,11 +400,11 @@ export class WorkerPool implements SandboxPool {
 
   /** Place the runs waiting for a thread, once one is ready for them; or tell them none could start. */
   private placeWaiting(error?: Error): void {
-    const thread = error ?? this.readyThread();
-    if (thread === undefined) return;
+    const answer = error ?? this.readyThread();
+    if (answer === undefined) return;
     const waiting = this.placing;
     this.placing = [];
-    for (const resolve of waiting) resolve(thread);
+    for (const resolve of waiting) resolve(answer);
   }
 
   /**
