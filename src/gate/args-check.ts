@@ -34,9 +34,10 @@ const checks = new WeakMap<ITool, ValidateFunction | null>();
 export function argsCheckOf(tool: ITool): ValidateFunction | null {
   let check = checks.get(tool);
   if (check !== undefined) return check;
+  // A missing schema (or one whose getter throws) fails the read here, as one ajv cannot compile does.
   try {
     const schema = tool.inputSchema;
-    const draft = typeof schema?.$schema === 'string' && /2020-12|2019-09/.test(schema.$schema) ? draft2020 : draft7;
+    const draft = typeof schema.$schema === 'string' && /2020-12|2019-09/.test(schema.$schema) ? draft2020 : draft7;
     check = draft.compile(schema);
   } catch {
     check = null;
@@ -59,7 +60,7 @@ export function argsCheckOf(tool: ITool): ValidateFunction | null {
  * @category The gate
  */
 export function argsRefusal(tool: ITool, name: string, step: string, args: Record<string, unknown>): ToolExecutionResult | undefined {
-  const proto = protoField(args, '', 0);
+  const proto = protoField(args);
   if (proto !== undefined) {
     const problem = `${proto} is not a name an argument may have`;
     return failure('args_invalid', `Step "${step}": the arguments of tool "${name}" are refused: ${problem}. Fix the arguments and call again.`, {
@@ -83,31 +84,43 @@ export function argsRefusal(tool: ITool, name: string, step: string, args: Recor
   });
 }
 
-/** Deeper than this, arguments are not searched for `__proto__` (a hostile value stays bounded). */
-const MAX_DEPTH = 64;
-
 /**
  * Whether `value` holds an own `__proto__` field at any depth: the cheap question a run asks of
- * every call whose arguments passed their schema (which skips such a field), without building a
- * path; {@link protoField} names it only when there is one.
+ * every call whose arguments passed their schema (which skips such a field). Arguments without a
+ * nested object are answered in one pass that allocates nothing; any other are searched by
+ * {@link protoField}. A yes is only a filter: the refusal searches again to name the field.
  */
-export function hasProtoField(value: unknown, depth = 0): boolean {
-  if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return false;
+export function hasProtoField(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
   if (Object.hasOwn(value, '__proto__')) return true;
   for (const key in value) {
     const inner = (value as Record<string, unknown>)[key];
-    if (typeof inner === 'object' && inner !== null && hasProtoField(inner, depth + 1)) return true;
+    if (typeof inner === 'object' && inner !== null) return protoField(value) !== undefined;
   }
   return false;
 }
 
-/** The path of the first own `__proto__` field in `value` (`opts.list.0.__proto__`), or `undefined`. */
-function protoField(value: unknown, at: string, depth: number): string | undefined {
-  if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return undefined;
-  if (Object.hasOwn(value, '__proto__')) return `${at}__proto__`;
-  for (const key of Object.keys(value)) {
-    const found = protoField((value as Record<string, unknown>)[key], `${at}${key}.`, depth + 1);
-    if (found !== undefined) return found;
+/**
+ * The path of an own `__proto__` field in `value` (`opts.list.0.__proto__`, the shallowest), or
+ * `undefined`. Each object is looked at once, however often it is shared: a tool's output passed
+ * on as arguments may share one object under two keys at every level (60 such objects would make
+ * a walk of every path take 2^60 steps) or hold a cycle. Iterative, so no depth overflows it.
+ */
+function protoField(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const seen = new Set<object>([value]);
+  const nodes: object[] = [value];
+  const paths: string[] = [''];
+  for (let next = 0; next < nodes.length; next++) {
+    const node = nodes[next];
+    if (Object.hasOwn(node, '__proto__')) return `${paths[next]}__proto__`;
+    for (const key of Object.keys(node)) {
+      const inner = (node as Record<string, unknown>)[key];
+      if (typeof inner !== 'object' || inner === null || seen.has(inner)) continue;
+      seen.add(inner);
+      nodes.push(inner);
+      paths.push(`${paths[next]}${key}.`);
+    }
   }
   return undefined;
 }

@@ -2,9 +2,23 @@ import { describe, expect, it } from 'vitest';
 import { createComposeTool } from '../../src/agent-tools/compose.js';
 import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
-import { argsRefusal } from '../../src/gate/args-check.js';
+import { argsRefusal, hasProtoField } from '../../src/gate/args-check.js';
 import type { ITool } from '../../src/tool.js';
 import { registry, tool } from '../helpers/tools.js';
+
+/**
+ * `depth` + 1 objects, each holding the next under two keys (a tree of 2^depth paths over a few
+ * objects), and how many times their keys were listed: a search that looks at each object once
+ * lists about `depth` + 1, one that walks every path about 2^depth.
+ */
+function sharedLevels(depth: number): { top: Record<string, unknown>; listed: () => number } {
+  let listed = 0;
+  const counted = (target: Record<string, unknown>) =>
+    new Proxy(target, { ownKeys: (inner) => (listed++, Reflect.ownKeys(inner)) });
+  let top = counted({ end: true });
+  for (let i = 0; i < depth; i++) top = counted({ left: top, right: top });
+  return { top, listed: () => listed };
+}
 
 const nameSchema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
 
@@ -132,6 +146,51 @@ describe('the argument check reads own properties only', () => {
     expect(refusal?.details).toMatchObject({ code: 'args_invalid', field: 'opts.list.0.__proto__' });
     expect(refusal?.error).toContain('opts.list.0.__proto__ is not a name an argument may have');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('an argument named __proto__ is found under any key and below any depth, and the refusal names it in every field', () => {
+    const t = named({ type: 'object' });
+    const later = JSON.parse('{"a": {"x": 1}, "b": [1, {"__proto__": 1}]}') as Record<string, unknown>;
+    expect(hasProtoField(later)).toBe(true);
+    expect(argsRefusal(t, 't', 's', later)?.details).toEqual({
+      code: 'args_invalid',
+      tool: 't',
+      step: 's',
+      field: 'b.1.__proto__',
+      fields: ['b.1.__proto__'],
+      errors: ['b.1.__proto__ is not a name an argument may have'],
+    });
+    // Far deeper than any real argument: the search has no depth it gives up at.
+    const deep = JSON.parse(`${'{"d":'.repeat(5000)}{"__proto__": 1}${'}'.repeat(5000)}`) as Record<string, unknown>;
+    expect(hasProtoField(deep)).toBe(true);
+    expect(argsRefusal(t, 't', 's', deep)?.details?.field).toBe(`${'d.'.repeat(5000)}__proto__`);
+  });
+
+  it('arguments that share one object at every level, or hold a cycle, are searched once per object', () => {
+    const t = named({ type: 'object' });
+    // 21 objects, each holding the next under two keys: 2^20 paths, if each were walked.
+    const shared = sharedLevels(20);
+    expect(hasProtoField(shared.top)).toBe(false);
+    expect(argsRefusal(t, 't', 's', shared.top)).toBeUndefined();
+    expect(shared.listed()).toBeLessThanOrEqual(3 * 21);
+    const cyclic: Record<string, unknown> = { list: [] };
+    (cyclic.list as unknown[]).push(cyclic, JSON.parse('{"__proto__": 1}'));
+    expect(hasProtoField(cyclic)).toBe(true);
+    expect(argsRefusal(t, 't', 's', cyclic)?.details?.field).toBe('list.1.__proto__');
+    const clean: Record<string, unknown> = { n: 1 };
+    clean.self = clean;
+    expect(hasProtoField(clean)).toBe(false);
+  });
+
+  it("a composite step's arguments built from a tool's output that shares objects are checked once per object, and the step runs", async () => {
+    const shared = sharedLevels(20);
+    const produce = tool('produce', () => shared.top, { hasSideEffects: false });
+    const take = tool('take', (a) => Object.keys(a).join(','), { hasSideEffects: false, inputSchema: { type: 'object' } });
+    const composite = new ComposableToolBuilder(registry(produce, take).gate()).build('c', 'c', { type: 'object' }, {
+      steps: [{ tool: 'produce' }, { tool: 'take', inputMapping: { data: '$prev', again: '$prev' } }],
+    });
+    expect(await composite.execute({}, {})).toMatchObject({ success: true, output: 'data,again' });
+    expect(shared.listed()).toBeLessThanOrEqual(2 * 21);
   });
 
   it('through a door: run_pipeline refuses an argument named __proto__ before the tool runs', async () => {
