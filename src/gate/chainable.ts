@@ -122,7 +122,7 @@ export function chainProblem(name: string, tool: ITool | undefined, names?: () =
     try {
       known = names?.();
     } catch {
-      known = undefined;
+      // Names that cannot be listed suggest nothing: `known` stays undefined.
     }
     // The suggestion ends with its own question mark.
     const suggestion = didYouMean(name, known);
@@ -161,8 +161,9 @@ export function declareAdvice(name: string, advice?: RefusalAdvice): string {
 export function adviceFor(advice: RefusalAdvice | undefined, kind: keyof RefusalAdvice, name: string): string | undefined {
   try {
     const text: unknown = advice?.[kind]?.(name);
-    return typeof text === 'string' && text !== '' ? text : undefined;
+    if (typeof text === 'string' && text !== '') return text;
   } catch {
-    return undefined;
+    // Advice that throws is left out, as advice that answers nothing is.
   }
+  return undefined;
 }

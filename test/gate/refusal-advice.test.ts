@@ -109,5 +109,9 @@ describe("with the gate's advice, every refusal gives the host's words", () => {
     expect(chain).toContain('list "write_file" in sideEffectingTools');
     expect(declare).toContain('declare hasSideEffects on the tool');
     expect(missing).toBe('No tool named "wirte_fiel" is registered; did you mean write_file?');
+    // Empty words are no words: the default ones are given, not an empty sentence.
+    const [emptyChain, emptyDeclare] = await scriptRefusals({ chain: () => '', declare: () => '' });
+    expect(emptyChain).toContain('call it directly, or list "write_file" in sideEffectingTools');
+    expect(emptyDeclare).toContain('call it directly, or declare hasSideEffects on the tool');
   });
 });
