@@ -108,11 +108,7 @@ export function observedEnd(observation: CallObservation, call: GateCall, result
   const listener = observation.listener;
   if (!listener) return;
   const ms = observation.startedAt > 0 ? performance.now() - observation.startedAt : 0;
-  const ended: ToolCallEnded = { type: 'call_ended', ...about(call.tool.name, call.step, observation.context), ok: result.success === true, ms };
-  const code = result.details?.code;
-  if (typeof code === 'string') ended.code = code;
-  if (!ended.ok && typeof result.error === 'string') ended.error = result.error;
-  tell(listener, ended);
+  tell(listener, endedEvent(call.tool.name, call.step, observation.context, result, ms));
 }
 
 /**
@@ -140,11 +136,16 @@ export function observeRefusal(
   if (listener === undefined && tracer === undefined) return;
   if (tracer !== undefined) endSpan(startCallSpan(tracer, name, tool, step, frame!.span), result, frame!.traceMessages);
   if (listener === undefined) return;
-  const ended: ToolCallEnded = { type: 'call_ended', ...about(name, step, context), ok: false, ms: 0 };
+  tell(listener, endedEvent(name, step, context, result, 0));
+}
+
+/** The end of a call: its verdict, and a failure's code and message when it has them. */
+function endedEvent(tool: string, step: string, context: ToolExecutionContext, result: ToolExecutionResult, ms: number): ToolCallEnded {
+  const ended: ToolCallEnded = { type: 'call_ended', ...about(tool, step, context), ok: result.success === true, ms };
   const code = result.details?.code;
   if (typeof code === 'string') ended.code = code;
-  if (typeof result.error === 'string') ended.error = result.error;
-  tell(listener, ended);
+  if (!ended.ok && typeof result.error === 'string') ended.error = result.error;
+  return ended;
 }
 
 function about(tool: string, step: string, context: ToolExecutionContext): ToolEventBase {
