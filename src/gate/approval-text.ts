@@ -190,8 +190,8 @@ function argumentLines(args: unknown, mark: string): string[] {
 export function approvalText(action: ApprovalAction): string {
   const caller = action.caller;
   // Read defensively: a host may build an action of its own to show.
-  const chosen = new Set<unknown>(Array.isArray(caller?.modelChosen) ? caller.modelChosen : []);
-  const byModel = (what: 'step' | 'intention' | 'args') => (chosen.has(what) ? ' (chosen by the model)' : '');
+  const chosen: unknown = caller?.modelChosen;
+  const byModel = (what: 'step' | 'intention' | 'args') => (Array.isArray(chosen) && chosen.includes(what) ? ' (chosen by the model)' : '');
   const lines = ['Allow a call that changes something?', `Tool: ${hostName(String(action.toolName))}`, `Step${byModel('step')}: ${screenQuote(String(action.step), STEP_CHARS)}`];
   if (caller) {
     const composite = caller.composite !== undefined ? ` ${screenQuote(String(caller.composite), HOST_NAME_CHARS)}` : '';

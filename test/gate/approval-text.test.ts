@@ -47,6 +47,12 @@ describe('screenQuote', () => {
     expect(screenQuote('tag\u{E0041}')).toBe('"tag\\u{E0041}"');
   });
 
+  it('escapes each character by its own rule', () => {
+    expect(screenQuote('a\rb\tc"d\\e\nf g')).toBe('"a\\rb\\tc\\"d\\\\e\\nf g"');
+    // The last code point of the first plane keeps the four-digit form; the planes above take braces.
+    expect(screenQuote('\uFFFF\u{10FFFF}')).toBe('"\\uFFFF\\u{10FFFF}"');
+  });
+
   it('cuts a long string at the bound, saying how long it was, never inside an escape', () => {
     expect(screenQuote('abcdef', 3)).toBe('"abc…" (6 characters; the first 3 shown)');
     expect(screenQuote('ab\ncd', 3)).toBe('"ab…" (5 characters; the first 2 shown)');
@@ -98,6 +104,63 @@ describe('approvalText', () => {
       '  "cyclic": (a value that cannot be written as JSON)',
       '  "list": [1,"x"]',
       '  "f": (function: not a JSON value)',
+    ]);
+  });
+});
+
+describe('approvalText, for an action a host builds', () => {
+  const action = (args: unknown, more: Partial<ApprovalAction> = {}): ApprovalAction => ({ toolId: 't', toolName: 'w', step: 'w', args: args as Record<string, unknown>, ...more });
+  const argumentLines = (text: string) => text.split('\n').slice(4);
+
+  it('a direct call, and a call through a composite inside others: host names escaped but not quoted, a long one cut', () => {
+    expect(approvalText(action('text', { toolName: `say"${'w'.repeat(246)}` })).split('\n')).toEqual([
+      'Allow a call that changes something?',
+      `Tool: say"${'w'.repeat(196)}… (250 characters)`,
+      'Step: "w"',
+      'Through: a direct call from the client',
+      'Arguments (as the client sent them): "text"',
+    ]);
+    const caller = { door: 'composite' as const, composite: 'tidy "up"', path: ['outer', 'inner\n'], modelChosen: [] };
+    expect(approvalText(action([1, 'two'], { caller })).split('\n')).toEqual([
+      'Allow a call that changes something?',
+      'Tool: w',
+      'Step: "w"',
+      'Through: composite "tidy \\"up\\""',
+      'Inside: outer > inner\\n',
+      'Arguments: [1,"two"]',
+    ]);
+    // A caller without the list of what the model chose marks nothing.
+    expect(approvalText(action({}, { caller: { door: 'run_js', path: [] } as never })).split('\n').slice(2)).toEqual(['Step: "w"', 'Through: run_js', 'Arguments: none']);
+  });
+
+  it('arguments that cannot be read, a value that cannot be read, and a long value as JSON', () => {
+    const unreadable = new Proxy({}, { ownKeys: () => { throw new Error('no keys'); } });
+    expect(argumentLines(approvalText(action(unreadable)))).toEqual(['Arguments (as the client sent them): (arguments that cannot be read)']);
+    const getter = { get x(): unknown { throw new Error('no value'); } };
+    expect(argumentLines(approvalText(action(getter)))).toEqual(['Arguments (as the client sent them), 1 field:', '  "x": "(a value that cannot be read)"']);
+    const list = new Array<number>(300).fill(1);
+    expect(argumentLines(approvalText(action({ list })))[1]).toBe(`  "list": [${'1,'.repeat(249)}1… (601 characters of JSON; the first 500 shown)`);
+  });
+
+  it('past 40 fields, or 6,000 characters of argument lines, the rest are named; past 2,000 characters of names, counted', () => {
+    const fields = (n: number, name: (i: number) => string, value: unknown) => Object.fromEntries(Array.from({ length: n }, (_, i) => [name(i), value]));
+    const one = argumentLines(approvalText(action(fields(41, (i) => `f${i}`, 0))));
+    expect(one).toHaveLength(1 + 40 + 2);
+    expect(one.slice(-2)).toEqual(['  … and 1 more field, values not shown; by name:', '  "f40"']);
+    // 20 values of 500 characters: each line is about 510, so the 12th passes 6,000.
+    const long = argumentLines(approvalText(action(fields(20, (i) => `f${i}`, 'x'.repeat(500)))));
+    expect(long.slice(0, 1)).toEqual(['Arguments (as the client sent them), 20 fields:']);
+    expect(long.slice(13)).toEqual([
+      '  … and 8 more fields, values not shown; by name:',
+      `  ${Array.from({ length: 8 }, (_, i) => `"f${i + 12}"`).join(', ')}`,
+    ]);
+    // 100 names of 48 characters: 40 shown with values, then 38 names fit in 2,000 characters.
+    const named = (i: number) => `n${String(i).padStart(3, '0')}`.padEnd(48, '_');
+    const many = argumentLines(approvalText(action(fields(100, named, 0))));
+    expect(many.slice(41)).toEqual([
+      '  … and 60 more fields, values not shown; by name:',
+      `  ${Array.from({ length: 38 }, (_, i) => `"${named(i + 40)}"`).join(', ')}`,
+      '  … and 22 more field names not shown',
     ]);
   });
 });
