@@ -28,12 +28,15 @@ describe('context.onEvent hears every call under the context, through every door
   it("an end carries a failure's message, never a success's", async () => {
     const odd = tool('odd', () => ({ success: true, output: 1, error: 'not an error', details: { code: 'E_ODD' } }));
     const bare = tool('bare', () => ({ success: false, error: 'no' }));
+    const plain = tool('plain', () => 'text');
     const events: ToolEvent[] = [];
-    const gate = registry(odd, bare).gate();
+    const gate = registry(odd, bare, plain).gate();
+    await gate.run(plain, {}, { onEvent: (e) => events.push(e) });
     await gate.run(odd, {}, { onEvent: (e) => events.push(e) });
     await gate.run(bare, {}, { onEvent: (e) => events.push(e) }, undefined, { step: 'mine' });
     const ended = events.filter((e) => e.type === 'call_ended');
     expect(ended.map((e) => ({ ...e, ms: 0 }))).toStrictEqual([
+      { type: 'call_ended', tool: 'plain', step: 'plain', path: [], ok: true, ms: 0 },
       { type: 'call_ended', tool: 'odd', step: 'odd', path: [], ok: true, code: 'E_ODD', ms: 0 },
       { type: 'call_ended', tool: 'bare', step: 'mine', path: [], ok: false, code: 'step_failed', error: 'no', ms: 0 },
     ]);
