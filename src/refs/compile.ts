@@ -85,7 +85,7 @@ function guarded(node: object, ctx: Context, build: () => Compiled): Compiled {
 function compileString(text: string, ctx: Context): Compiled {
   if (ctx.site.references === false) {
     // Model-sent text: only holes are read; a `$` is just a character.
-    if (ctx.holes.has(text) || isTemplate(text, ctx.holes, false)) return compileTemplate(text, ctx.site, ctx.holes, () => {});
+    if (isTemplate(text, ctx.holes, false)) return compileTemplate(text, ctx.site, ctx.holes, () => {});
     return { accessor: () => text, dynamic: false };
   }
   if (text.startsWith('$$')) {
@@ -93,7 +93,8 @@ function compileString(text: string, ctx: Context): Compiled {
     return { accessor: () => literal, dynamic: false };
   }
   const report = reporter(text, ctx);
-  if (ctx.holes.has(text) || isTemplate(text, ctx.holes)) {
+  // A whole-string hole is a template too: compileTemplate gives its value as it is.
+  if (isTemplate(text, ctx.holes)) {
     const compiled: CompiledString = compileTemplate(text, ctx.site, ctx.holes, report);
     return compiled;
   }
