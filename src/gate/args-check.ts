@@ -90,11 +90,10 @@ export function argsRefusal(tool: ITool, name: string, step: string, args: Recor
  * nested object are answered in one pass that allocates nothing; any other are searched by
  * {@link protoField}. A yes is only a filter: the refusal searches again to name the field.
  */
-export function hasProtoField(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return false;
+export function hasProtoField(value: Record<string, unknown>): boolean {
   if (Object.hasOwn(value, '__proto__')) return true;
   for (const key in value) {
-    const inner = (value as Record<string, unknown>)[key];
+    const inner = value[key];
     if (typeof inner === 'object' && inner !== null) return protoField(value) !== undefined;
   }
   return false;
