@@ -149,6 +149,8 @@ export function checkJsonPath(path: string): string | undefined {
   for (const seg of segments) {
     if (typeof seg !== 'string') return 'cannot be parsed';
     for (const part of [seg, ...seg.split(',')]) {
+      // jsonpath-plus reads `[ ?(...)]` as a name, so the filter would silently match nothing.
+      if (/^\s+\??\(/u.test(part)) return `${JSON.stringify(part)} starts with a space: write "[?(" or "[(" with nothing between`;
       if (part.startsWith('(')) return 'script expressions "[(...)]" are not allowed';
       if (part.startsWith('?(')) {
         // Mirrors jsonpath-plus: the code is what lies between "?(" and the last ")".

@@ -155,6 +155,8 @@ describe('the shape of a filter', () => {
     ['$input.items[1,(@.length - 1)]', 'script expressions "[(...)]" are not allowed'],
     ['$input.items[(1)]', 'script expressions "[(...)]" are not allowed'],
     ['$input.items[?(@.a)x]', 'filter "?(@.a)x" is not allowed: it is malformed'],
+    ['$input.items[ ?(@.a == 1)]', '" ?(@.a == 1)" starts with a space: write "[?(" or "[(" with nothing between'],
+    ['$input.items[\t(1)]', '"\\t(1)" starts with a space'],
   ])('refuses %s: %s', (path, reason) => {
     expectRefused(path, reason, { items: [{ a: 1 }] });
   });
