@@ -158,7 +158,8 @@ function argumentLines(args: unknown, mark: string): string[] {
     quoted.push(name);
     namesSize += name.length + 2;
   }
-  if (quoted.length > 0) lines.push(`  ${quoted.join(', ')}`);
+  // Never empty: a name is cut at 100 characters, so the first always fits.
+  lines.push(`  ${quoted.join(', ')}`);
   const unnamed = names.length - next;
   if (unnamed > 0) lines.push(`  … and ${unnamed} more field names not shown`);
   return lines;

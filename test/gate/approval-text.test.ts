@@ -162,5 +162,17 @@ describe('approvalText, for an action a host builds', () => {
       `  ${Array.from({ length: 38 }, (_, i) => `"${named(i + 40)}"`).join(', ')}`,
       '  … and 22 more field names not shown',
     ]);
+    // At the bounds exactly: ten lines of 600 characters make 6,000, so the eleventh field is named;
+    // 26 names of 75 characters quoted, with their separators, make 2,000, so the 27th is counted.
+    const atLines = argumentLines(approvalText(action(fields(11, (i) => `${i}`.padEnd(100, 'n'), 'v'.repeat(492)))));
+    expect(atLines[1]).toHaveLength(600);
+    expect(atLines.slice(11)).toEqual(['  … and 1 more field, values not shown; by name:', `  "${'10'.padEnd(100, 'n')}"`]);
+    const wide = (i: number) => `w${String(i).padStart(3, '0')}`.padEnd(73, '_');
+    const atNames = argumentLines(approvalText(action(fields(70, wide, 0))));
+    expect(atNames.slice(41)).toEqual([
+      '  … and 30 more fields, values not shown; by name:',
+      `  ${Array.from({ length: 26 }, (_, i) => `"${wide(i + 40)}"`).join(', ')}`,
+      '  … and 4 more field names not shown',
+    ]);
   });
 });
