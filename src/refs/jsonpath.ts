@@ -49,30 +49,27 @@ const NESTED_FILTER = /@.?([^?]*)[['](\??\(.*?\))(?!.\)\])[\]']/u;
  * Returns a problem, or `undefined` when the code is allowed.
  */
 export function checkFilterCode(code: string): string | undefined {
+  // Tabs are controls too: after this check the only blank a filter can hold is the space.
   if (/[\u0000-\u001f\u007f]/u.test(code)) return 'control characters are not allowed';
   if (NESTED_FILTER.test(code)) return 'nested filters are not allowed';
+  if (/^ *$/u.test(code)) return 'empty filter';
   let i = 0;
   let expectOperand = true;
   let memberable = false;
   let depth = 0;
-  let tokens = 0;
   while (i < code.length) {
     const ch = code[i];
-    if (ch === ' ' || ch === '\t') {
+    if (ch === ' ') {
       i++;
       continue;
     }
-    tokens++;
     const rest = code.slice(i);
     if (expectOperand) {
       if (ch === '@') {
         const word = IDENT.exec(rest.slice(1))?.[0] ?? '';
         if (!AT_WORDS.has(word)) return `unknown @${word}`;
-        const next = code[i + 1 + word.length];
         // jsonpath-plus only substitutes a bare `@` before `.`, `[`, whitespace or `)`.
-        if (word === '' && !(next === '.' || next === '[' || next === ' ' || next === '\t' || next === ')')) {
-          return 'a bare @ must be followed by a member, a space or ")"';
-        }
+        if (word === '' && !['.', '[', ' ', ')'].includes(code[i + 1])) return 'a bare @ must be followed by a member, a space or ")"';
         i += 1 + word.length;
         expectOperand = false;
         memberable = true;
@@ -129,7 +126,6 @@ export function checkFilterCode(code: string): string | undefined {
     expectOperand = true;
     memberable = false;
   }
-  if (tokens === 0) return 'empty filter';
   if (expectOperand) return 'the filter ends in an operator';
   if (depth !== 0) return 'unbalanced "("';
   return undefined;
