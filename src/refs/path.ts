@@ -95,8 +95,8 @@ const OBJECT_PROTOTYPE: object = Object.prototype;
  * Compile segments into a walker. Short paths get straight-line closures because they are the
  * common case on the hot path. The caller guards against throwing getters.
  */
-export function compileWalk(segments: readonly PathSegment[]): PathWalker {
-  const segs = segments.slice();
+export function compileWalk(segs: readonly PathSegment[]): PathWalker {
+  // Kept, not copied: every caller passes the segments of a parse of its own, which nothing changes.
   switch (segs.length) {
     case 0:
       return (root) => root;
