@@ -109,16 +109,23 @@ function protoField(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const seen = new Set<object>([value]);
   const nodes: object[] = [value];
-  const paths: string[] = [''];
+  // Each node's parent and key: the path is spelled only for the node that has the field.
+  const parents: number[] = [-1];
+  const keys: string[] = [''];
   for (let next = 0; next < nodes.length; next++) {
     const node = nodes[next];
-    if (Object.hasOwn(node, '__proto__')) return `${paths[next]}__proto__`;
+    if (Object.hasOwn(node, '__proto__')) {
+      let path = '__proto__';
+      for (let at = next; at > 0; at = parents[at]) path = `${keys[at]}.${path}`;
+      return path;
+    }
     for (const key of Object.keys(node)) {
       const inner = (node as Record<string, unknown>)[key];
       if (typeof inner !== 'object' || inner === null || seen.has(inner)) continue;
       seen.add(inner);
       nodes.push(inner);
-      paths.push(`${paths[next]}${key}.`);
+      parents.push(next);
+      keys.push(key);
     }
   }
   return undefined;

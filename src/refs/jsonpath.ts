@@ -25,6 +25,9 @@ export function looksLikeJsonPath(rest: string): boolean {
 /** The `@`-words jsonpath-plus substitutes inside a filter. */
 const AT_WORDS = new Set(['', 'root', 'parent', 'parentProperty', 'property', 'path']);
 
+/** What a bare `@` may stand before: jsonpath-plus substitutes it only there (a tab is refused as a control). */
+const BARE_AT_BEFORE = new Set(['.', '[', ' ', ')']);
+
 /** The only bare words a filter may use (jsep literals). */
 const LITERAL_WORDS = new Set(['true', 'false', 'null', 'undefined']);
 
@@ -68,8 +71,7 @@ export function checkFilterCode(code: string): string | undefined {
       if (ch === '@') {
         const word = IDENT.exec(rest.slice(1))?.[0] ?? '';
         if (!AT_WORDS.has(word)) return `unknown @${word}`;
-        // jsonpath-plus only substitutes a bare `@` before `.`, `[`, whitespace or `)`.
-        if (word === '' && !['.', '[', ' ', ')'].includes(code[i + 1])) return 'a bare @ must be followed by a member, a space or ")"';
+        if (word === '' && !BARE_AT_BEFORE.has(code[i + 1])) return 'a bare @ must be followed by a member, a space or ")"';
         i += 1 + word.length;
         expectOperand = false;
         memberable = true;

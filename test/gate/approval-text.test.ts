@@ -111,6 +111,8 @@ describe('approvalText', () => {
 describe('approvalText, for an action a host builds', () => {
   const action = (args: unknown, more: Partial<ApprovalAction> = {}): ApprovalAction => ({ toolId: 't', toolName: 'w', step: 'w', args: args as Record<string, unknown>, ...more });
   const argumentLines = (text: string) => text.split('\n').slice(4);
+  /** The line naming `count` fields by name, from field `from` on. */
+  const namesLine = (name: (i: number) => string, from: number, count: number) => `  ${Array.from({ length: count }, (_, i) => `"${name(from + i)}"`).join(', ')}`;
 
   it('a direct call, and a call through a composite inside others: host names escaped but not quoted, a long one cut', () => {
     expect(approvalText(action('text', { toolName: `say"${'w'.repeat(246)}` })).split('\n')).toEqual([
@@ -152,14 +154,14 @@ describe('approvalText, for an action a host builds', () => {
     expect(long.slice(0, 1)).toEqual(['Arguments (as the client sent them), 20 fields:']);
     expect(long.slice(13)).toEqual([
       '  … and 8 more fields, values not shown; by name:',
-      `  ${Array.from({ length: 8 }, (_, i) => `"f${i + 12}"`).join(', ')}`,
+      namesLine((i) => `f${i}`, 12, 8),
     ]);
     // 100 names of 48 characters: 40 shown with values, then 38 names fit in 2,000 characters.
     const named = (i: number) => `n${String(i).padStart(3, '0')}`.padEnd(48, '_');
     const many = argumentLines(approvalText(action(fields(100, named, 0))));
     expect(many.slice(41)).toEqual([
       '  … and 60 more fields, values not shown; by name:',
-      `  ${Array.from({ length: 38 }, (_, i) => `"${named(i + 40)}"`).join(', ')}`,
+      namesLine(named, 40, 38),
       '  … and 22 more field names not shown',
     ]);
     // At the bounds exactly: ten lines of 600 characters make 6,000, so the eleventh field is named;
@@ -171,7 +173,7 @@ describe('approvalText, for an action a host builds', () => {
     const atNames = argumentLines(approvalText(action(fields(70, wide, 0))));
     expect(atNames.slice(41)).toEqual([
       '  … and 30 more fields, values not shown; by name:',
-      `  ${Array.from({ length: 26 }, (_, i) => `"${wide(i + 40)}"`).join(', ')}`,
+      namesLine(wide, 40, 26),
       '  … and 4 more field names not shown',
     ]);
   });
