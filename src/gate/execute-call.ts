@@ -55,9 +55,10 @@ export function callChecked(
  * cannot put questions to a person without end. Returns the refusal, or `undefined` with the call
  * counted; an approved call then goes on with {@link callCounted}.
  */
-export function countBeforeAsking(call: GateCall, context: ToolExecutionContext, abort: AbortSignal | undefined): ToolExecutionResult | undefined {
+export function countBeforeAsking(call: GateCall, abort: AbortSignal | undefined): ToolExecutionResult | undefined {
   if (abort?.aborted) return aborted(call);
-  const frame = call.frame ?? frameOf(context);
+  // Only leaf calls are asked about, and the gate's start found every leaf call's frame.
+  const frame = call.frame;
   if (frame === undefined) return undefined;
   const tool = call.tool;
   if (frame.noInteractive !== undefined && frame.refusesInteractive(tool.name, tool.interactive)) return interactive(call);
@@ -69,9 +70,9 @@ export function countBeforeAsking(call: GateCall, context: ToolExecutionContext,
 
 /**
  * {@link callChecked} for a call {@link countBeforeAsking} counted and a person approved: the abort
- * check again (the answer may come after the run ended), a place in flight, then the tool. Only
- * leaf calls are asked about, so the call always holds a place. Kept apart from callChecked, which
- * every call runs, so that one stays as small as it is.
+ * check (the answer may come after the run ended), a place in flight, then the tool. Only leaf
+ * calls are asked about, so the call always holds a place, in the frame the gate's start found.
+ * Kept apart from callChecked, which every call runs, so that one stays as small as it is.
  */
 export function callCounted(
   call: GateCall,
@@ -79,7 +80,7 @@ export function callCounted(
   context: ToolExecutionContext,
   signal: AbortSignal | undefined,
 ): ToolExecutionResult | undefined {
-  const frame = call.frame ?? frameOf(context);
+  const frame = call.frame;
   call.observed = context.onEvent === undefined && frame?.tracer === undefined ? undefined : observe(context, frame);
   const abort = signal ?? context.signal;
   if (abort?.aborted) return ended(call, aborted(call));

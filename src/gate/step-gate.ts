@@ -530,7 +530,7 @@ export function createStepGate(options: StepGateOptions): StepGate {
     // One prompt per effect: a composition is not asked about; each side-effecting call inside it is.
     if (approvals && tool.hasSideEffects === true && tool.composition !== true) {
       // No one is asked about a call that could not run anyway.
-      const cannot = countBeforeAsking(call, context, abort);
+      const cannot = countBeforeAsking(call, abort);
       if (cannot) return cannot;
       // A person approved it already, when the run paused here: they are not asked again.
       if (approved) return APPROVED;
@@ -543,9 +543,10 @@ export function createStepGate(options: StepGateOptions): StepGate {
       } catch (error) {
         refusal = failure('approval_rejected', `The approval for tool "${tool.name}" failed: ${messageOf(error)}`, { tool: tool.name, step, reason: 'approval failed' });
       }
-      // Whatever the answer, a call whose run ended meanwhile does not run.
-      if (abort?.aborted) return abortedBeforeRun(call);
-      return refusal ?? APPROVED;
+      // An approved call's abort is checked by callCounted, just before it starts; a refused or
+      // deferred one whose run ended meanwhile is answered as aborted (no pause for a run that ended).
+      if (refusal === undefined) return APPROVED;
+      return abort?.aborted ? abortedBeforeRun(call) : refusal;
     }
     return undefined;
   }
