@@ -44,7 +44,9 @@ function editDistance(a: string, b: string, limit: number): number {
     for (let j = 1; j <= m; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let d = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2] + 1);
+      // A swap of two neighbours. On the first row or column one read falls before the start of
+      // its string, and `undefined` equals no character, so no bounds check is needed.
+      if (a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2] + 1);
       current.push(d);
       best = Math.min(best, d);
     }
