@@ -280,8 +280,9 @@ function settleOther(tool: ITool, step: string, result: unknown): ToolExecutionR
   if (typeof result !== 'object' || result === null || typeof (result as ToolExecutionResult).success !== 'boolean') {
     return badResult(tool, step);
   }
+  // A success was passed on by settle: this is a failure (a `success` getter that changes its
+  // answer between reads is read as one too).
   const r = result as ToolExecutionResult;
-  if (r.success) return r;
   const details = r.details;
   const error = r.error;
   const effects = r.effects;

@@ -147,4 +147,39 @@ describe('a call asked about when the budget has no room', () => {
     expect(error.message).toMatch(/^Tool "write_file" was not started: the call's budget allows 1 tool calls in all\./);
     expect(asked).toEqual(['a']);
   });
+
+  it('that is interactive, under a script, is refused as such before anyone is asked', async () => {
+    const asked: string[] = [];
+    const confirm = tool('confirm_send', () => 'sent', { hasSideEffects: true, interactive: true });
+    const reg = registry(confirm);
+    const gate = reg.gate({ approvals: { requestApproval: (a) => (asked.push(a.toolName), { approved: true }) } });
+    // A host tool the script calls, which calls confirm_send through the gate with the context it
+    // was given: the gate, not the script's own door, finds the script above the call.
+    let refusal: unknown;
+    reg.add(tool('relay', async (_a, context) => ((refusal = await gate.run(confirm, {}, context, undefined, { step: 'inner' })), 'relayed')));
+    const script = createScriptTool(gate);
+    const result = await script.execute({ code: "await callTool('relay', {}); return 'done';" }, {});
+    expect(result).toMatchObject({ success: true, output: 'done' });
+    expect(refusal).toEqual({
+      success: false,
+      error: 'Tool "confirm_send" needs its own moment with a person or the host, and this call comes from a script; call it directly.',
+      details: { code: 'tool_interactive', tool: 'confirm_send', step: 'inner' },
+    });
+    expect(asked).toEqual([]);
+    expect(confirm.calls).toEqual([]);
+  });
+});
+
+describe('a call with no timeout of its own that waits for a place', () => {
+  it('waits as long as it takes, and runs once the place is free', async () => {
+    const leaf = tool('leaf', () => 'leaf ran');
+    const reg = registry(leaf);
+    const gate = reg.gate({ budget: { inFlight: 1 } });
+    let child: Promise<unknown> | undefined;
+    // The step starts a call through the gate with its own context and no timeout, and holds the only place 80 ms more.
+    reg.add(tool('spawn', async (_a, context) => ((child = gate.run(leaf, {}, context)), await delay(80), 'spawned')));
+    const composite = new ComposableToolBuilder(gate).build('c', 'c', { type: 'object' }, { steps: [{ name: 's', tool: 'spawn', inputMapping: {} }] });
+    expect(await composite.execute({}, {})).toMatchObject({ success: true, output: 'spawned' });
+    expect(await child).toMatchObject({ success: true, output: 'leaf ran' });
+  });
 });
