@@ -280,8 +280,8 @@ function settleOther(tool: ITool, step: string, result: unknown): ToolExecutionR
   if (typeof result !== 'object' || result === null || typeof (result as ToolExecutionResult).success !== 'boolean') {
     return badResult(tool, step);
   }
-  // A success was passed on by settle: this is a failure (a `success` getter that changes its
-  // answer between reads is read as one too).
+  // settle passed every success on already, so this is a failure (as is a `success` getter that
+  // answered otherwise when settle read it).
   const r = result as ToolExecutionResult;
   const details = r.details;
   const error = r.error;

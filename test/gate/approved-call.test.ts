@@ -4,7 +4,8 @@ import { createComposeTool } from '../../src/agent-tools/compose.js';
 import { createScriptTool } from '../../src/agent-tools/script/index.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import type { ToolEvent } from '../../src/gate/events.js';
-import type { StepGateOptions } from '../../src/gate/step-gate.js';
+import type { ApprovalAction, StepGateOptions } from '../../src/gate/step-gate.js';
+import type { ITool } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';
 
 /** A side-effecting tool that counts how many of its calls run at once, and takes `ms` to answer. */
@@ -24,16 +25,20 @@ function slowWrite(ms: number) {
   return { write, stats };
 }
 
-/** A gate whose person approves every call (after `answerMs`), and a compose tool on it. */
-function approving(extra: Omit<StepGateOptions, 'resolve'> = {}, ms = 5, answerMs = 0) {
+/** A gate over `tools` whose person approves every call, noting what they were asked (after `onAsk` has run). */
+function approvingGate(tools: ITool[], extra: Omit<StepGateOptions, 'resolve'> = {}, onAsk: () => void = () => {}) {
+  const asked: ApprovalAction[] = [];
+  const reg = registry(...tools);
+  const gate = reg.gate({ ...extra, approvals: { requestApproval: (action) => (onAsk(), asked.push(action), { approved: true }) } });
+  return { reg, gate, asked };
+}
+
+/** An approving gate over a write that takes `ms`, and a compose tool on it. */
+function approving(extra: Omit<StepGateOptions, 'resolve'> = {}, ms = 5) {
   const { write, stats } = slowWrite(ms);
-  const reg = registry(write);
-  const gate = reg.gate({
-    ...extra,
-    approvals: { requestApproval: async () => (answerMs > 0 ? await delay(answerMs) : undefined, { approved: true }) },
-  });
+  const { gate } = approvingGate([write], extra);
   const compose = createComposeTool(gate, { sideEffectingTools: ['write_file'] });
-  return { reg, gate, compose, write, stats };
+  return { gate, compose, write, stats };
 }
 
 const gatherOf = (paths: string[]) => ({ combinator: 'gather', calls: Object.fromEntries(paths.map((p) => [p, { tool: 'write_file', args: { path: p } }])) });
@@ -109,7 +114,7 @@ describe('a call a person approved', () => {
   it('whose run was aborted while the person decided is heard as aborted, and never started', async () => {
     const controller = new AbortController();
     const { write } = slowWrite(1);
-    const gate = registry(write).gate({ approvals: { requestApproval: () => (controller.abort(), { approved: true }) } });
+    const { gate } = approvingGate([write], {}, () => controller.abort());
     const events: ToolEvent[] = [];
     const result = await gate.run(write, { path: 'a' }, { signal: controller.signal, onEvent: (e) => events.push(e) });
     expect(result.details).toMatchObject({ code: 'step_aborted', tool: 'write_file', step: 'write_file' });
@@ -136,23 +141,20 @@ describe('a composition called by name under a script', () => {
 
 describe('a call asked about when the budget has no room', () => {
   it('is refused before anyone is asked, naming the tool and the limit', async () => {
-    const asked: string[] = [];
     const { write } = slowWrite(1);
-    const gate = registry(write).gate({ budget: { calls: 1 }, approvals: { requestApproval: (a) => (asked.push(String(a.args.path)), { approved: true }) } });
+    const { gate, asked } = approvingGate([write], { budget: { calls: 1 } });
     const script = createScriptTool(gate, { sideEffectingTools: ['write_file'] });
     const code = "await callTool('write_file', { path: 'a' }); const b = await callTool('write_file', { path: 'b' }); return b.error;";
     const result = await script.execute({ code }, {});
     const error = JSON.parse(String(result.output));
     expect(error.code).toBe('budget_exceeded');
     expect(error.message).toMatch(/^Tool "write_file" was not started: the call's budget allows 1 tool calls in all\./);
-    expect(asked).toEqual(['a']);
+    expect(asked.map((a) => a.args.path)).toEqual(['a']);
   });
 
   it('that is interactive, under a script, is refused as such before anyone is asked', async () => {
-    const asked: string[] = [];
     const confirm = tool('confirm_send', () => 'sent', { hasSideEffects: true, interactive: true });
-    const reg = registry(confirm);
-    const gate = reg.gate({ approvals: { requestApproval: (a) => (asked.push(a.toolName), { approved: true }) } });
+    const { reg, gate, asked } = approvingGate([confirm]);
     // A host tool the script calls, which calls confirm_send through the gate with the context it
     // was given: the gate, not the script's own door, finds the script above the call.
     let refusal: unknown;
