@@ -124,36 +124,26 @@ function reporter(text: string, ctx: Context): ProblemReporter {
 }
 
 function compileArray(items: readonly unknown[], ctx: Context): Compiled {
-  const n = items.length;
-  const accessors: Accessor[] = [];
-  let dynamic = false;
-  for (let i = 0; i < n; i++) {
-    const child = compileNode(items[i], ctx);
-    accessors.push(child.accessor);
-    dynamic ||= child.dynamic;
-  }
+  const children = items.map((item) => compileNode(item, ctx));
+  const accessors = children.map((child) => child.accessor);
+  const n = accessors.length;
   return {
     accessor: (s) => {
       const out: unknown[] = new Array<unknown>(n);
       for (let i = 0; i < n; i++) out[i] = accessors[i](s);
       return out;
     },
-    dynamic,
+    dynamic: children.some((child) => child.dynamic),
   };
 }
 
 function compileObject(obj: Record<string, unknown>, ctx: Context): Compiled {
   const keys = Object.keys(obj);
+  const children = keys.map((key) => compileNode(obj[key], ctx));
+  const accessors = children.map((child) => child.accessor);
+  const dynamic = children.some((child) => child.dynamic);
   const n = keys.length;
-  const accessors: Accessor[] = [];
-  let dynamic = false;
-  let protoKey = -1;
-  for (let i = 0; i < n; i++) {
-    const child = compileNode(obj[keys[i]], ctx);
-    accessors.push(child.accessor);
-    dynamic ||= child.dynamic;
-    if (keys[i] === '__proto__') protoKey = i;
-  }
+  const protoKey = keys.indexOf('__proto__');
   if (protoKey < 0) return { accessor: buildObject(keys, accessors), dynamic };
   // Assigning `out.__proto__` would call Object.prototype's setter and swap the prototype;
   // defining it makes an ordinary own property, as JSON.parse does.

@@ -125,8 +125,8 @@ export function checkFilterCode(code: string): string | undefined {
     const op = BINARY_OPS.find((o) => rest.startsWith(o));
     if (!op) return ch === '(' ? 'calls are not allowed' : `unexpected ${JSON.stringify(ch)}`;
     i += op.length;
+    // `memberable` is left as it is: an operand comes next, and every operand sets it.
     expectOperand = true;
-    memberable = false;
   }
   if (expectOperand) return 'the filter ends in an operator';
   if (depth !== 0) return 'unbalanced "("';
@@ -138,6 +138,10 @@ export function checkFilterCode(code: string): string | undefined {
  * every comma-separated part of a segment, that it would run as a script.
  */
 export function checkJsonPath(path: string): string | undefined {
+  // jsonpath-plus lifts each filter out of the path and marks its place `#0`, `#1`, ...; any other
+  // `#` and digit would be read as such a mark and swapped for a filter, or for nothing.
+  const mark = /#\d+/u.exec(path);
+  if (mark) return `${JSON.stringify(mark[0])} cannot be read: jsonpath-plus takes "#" and a digit in a path for its own mark`;
   let segments: string[];
   try {
     segments = JSONPath.toPathArray(path);

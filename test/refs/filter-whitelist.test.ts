@@ -157,6 +157,7 @@ describe('the shape of a filter', () => {
     ['$input.items[?(@.a)x]', 'filter "?(@.a)x" is not allowed: it is malformed'],
     ['$input.items[ ?(@.a == 1)]', '" ?(@.a == 1)" starts with a space: write "[?(" or "[(" with nothing between'],
     ['$input.items[\t(1)]', '"\\t(1)" starts with a space'],
+    ['$input.items[  ?(@.a == 1)]', '"  ?(@.a == 1)" starts with a space'],
   ])('refuses %s: %s', (path, reason) => {
     expectRefused(path, reason, { items: [{ a: 1 }] });
   });
@@ -174,6 +175,24 @@ describe('the shape of a filter', () => {
     expect(a('!(@.a > 1) || -@.a < -20 || +@.a == 2')).toEqual([1, 2, 30]);
     expect(a('@.a == 1.5e1 * 2 || @.a == 0.5 + 0.5')).toEqual([1, 30]);
     expect(a('@.a==2')).toEqual([2]);
+    expect(a('@.a == 1 || (@.a == 30)')).toEqual([1, 30]);
+  });
+});
+
+describe('"#" and a digit, the mark jsonpath-plus puts where it lifts a filter out', () => {
+  it.each([
+    // Read by jsonpath-plus as the place of the first filter: `.c` would be that filter again.
+    ['$input.items[?(@.a == 1)].c#0', '"#0"'],
+    // A mark with no filter behind it: jsonpath-plus reads the segment as nothing.
+    ['$input..a#12', '"#12"'],
+    // Inside a filter it would be read right, but one rule for the whole path keeps it simple.
+    ["$input.items[?(@.tag == 'v#1')]", '"#1"'],
+  ])('refuses %s', (path, mark) => {
+    expectRefused(path, `${mark} cannot be read: jsonpath-plus takes "#" and a digit in a path for its own mark`, { items: [{ a: 1, c: 2, tag: 'v#1' }] });
+  });
+
+  it('allows a "#" before anything else', () => {
+    expect(run("$input.items[?(@.tag == 'v#')].n", { input: { items: [{ tag: 'v#', n: 1 }, { tag: 'v', n: 2 }] } })).toEqual([1]);
   });
 });
 
