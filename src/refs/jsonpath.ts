@@ -142,6 +142,8 @@ export function checkJsonPath(path: string): string | undefined {
   // `#` and digit would be read as such a mark and swapped for a filter, or for nothing.
   const mark = /#\d+/u.exec(path);
   if (mark) return `${JSON.stringify(mark[0])} cannot be read: jsonpath-plus takes "#" and a digit in a path for its own mark`;
+  // With no such mark, jsonpath-plus 10.3 splits any `$` path into strings without throwing; the
+  // two guards below keep a refusal (not a throw, not a silent `[]`) if a later version does not.
   let segments: string[];
   try {
     segments = JSONPath.toPathArray(path);
