@@ -193,10 +193,14 @@ describe('the argument check reads own properties only', () => {
     expect(shared.listed()).toBeLessThanOrEqual(2 * 21);
   });
 
-  it('through a door: run_pipeline refuses an argument named __proto__ before the tool runs', async () => {
+  it.each([
+    ['an object', '{"__proto__": {"x": 1}}'],
+    // No nested object at all: the cheap question answers from the top level alone.
+    ['a number, beside a plain field', '{"a": 1, "__proto__": 1}'],
+  ])('through a door: run_pipeline refuses an argument named __proto__ holding %s before the tool runs', async (_, args) => {
     const seen = tool('seen', (a) => Object.keys(a).join(','), { hasSideEffects: false, inputSchema: { type: 'object' } });
     const pipeline = createRunPipelineTool(registry(seen).gate());
-    const result = await pipeline.execute(JSON.parse('{"steps": [{"tool": "seen", "args": {"__proto__": {"x": 1}}}]}') as Record<string, unknown>, {});
+    const result = await pipeline.execute(JSON.parse(`{"steps": [{"tool": "seen", "args": ${args}}]}`) as Record<string, unknown>, {});
     expect(result.details).toMatchObject({ code: 'args_invalid', field: '__proto__' });
     expect(seen.calls).toEqual([]);
   });
