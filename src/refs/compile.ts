@@ -124,7 +124,8 @@ function reporter(text: string, ctx: Context): ProblemReporter {
 }
 
 function compileArray(items: readonly unknown[], ctx: Context): Compiled {
-  const children = items.map((item) => compileNode(item, ctx));
+  // Array.from, not map: a hole in a sparse array is compiled as `undefined`, not skipped.
+  const children = Array.from(items, (item) => compileNode(item, ctx));
   const accessors = children.map((child) => child.accessor);
   const n = accessors.length;
   return {

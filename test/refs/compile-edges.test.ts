@@ -75,6 +75,15 @@ describe('values in a mapping that are not plain data', () => {
     expect(Object.keys(out)).toEqual(['a']);
   });
 
+  it('a hole in a sparse array reads as an undefined item, and the items after it are read', () => {
+    const sparse: unknown[] = [1];
+    sparse[2] = '$input.x';
+    const out = run(sparse, { input: { x: 'v' } }) as unknown[];
+    expect(out).toHaveLength(3);
+    expect(Object.hasOwn(out, 1)).toBe(true);
+    expect(out).toEqual([1, undefined, 'v']);
+  });
+
   it('objects of every size keep every key', () => {
     for (let size = 0; size <= 7; size++) {
       const mapping = Object.fromEntries(Array.from({ length: size }, (_, i) => [`k${i}`, i % 2 ? `$input.v${i}` : `lit${i}`]));

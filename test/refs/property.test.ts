@@ -109,7 +109,7 @@ describe('property: compile and run never throw and never pollute', () => {
 
   it('any value at all as the mapping', () => {
     fc.assert(
-      fc.property(fc.anything({ withNullPrototype: true }), siteArb, scopeArb, (m, si, sc) => {
+      fc.property(fc.anything({ withNullPrototype: true, withSparseArray: true }), siteArb, scopeArb, (m, si, sc) => {
         compileMapping(m, si).accessor(sc);
         assertNoPollution();
       }),
