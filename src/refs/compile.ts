@@ -123,10 +123,15 @@ function reporter(text: string, ctx: Context): ProblemReporter {
   };
 }
 
-function compileArray(items: readonly unknown[], ctx: Context): Compiled {
+/** The accessors of `values`, in order, and whether any of them reads the scope. */
+function compileChildren(values: ArrayLike<unknown>, ctx: Context): { accessors: Accessor[]; dynamic: boolean } {
   // Array.from, not map: a hole in a sparse array is compiled as `undefined`, not skipped.
-  const children = Array.from(items, (item) => compileNode(item, ctx));
-  const accessors = children.map((child) => child.accessor);
+  const children = Array.from(values, (value) => compileNode(value, ctx));
+  return { accessors: children.map((child) => child.accessor), dynamic: children.some((child) => child.dynamic) };
+}
+
+function compileArray(items: readonly unknown[], ctx: Context): Compiled {
+  const { accessors, dynamic } = compileChildren(items, ctx);
   const n = accessors.length;
   return {
     accessor: (s) => {
@@ -134,15 +139,13 @@ function compileArray(items: readonly unknown[], ctx: Context): Compiled {
       for (let i = 0; i < n; i++) out[i] = accessors[i](s);
       return out;
     },
-    dynamic: children.some((child) => child.dynamic),
+    dynamic,
   };
 }
 
 function compileObject(obj: Record<string, unknown>, ctx: Context): Compiled {
   const keys = Object.keys(obj);
-  const children = keys.map((key) => compileNode(obj[key], ctx));
-  const accessors = children.map((child) => child.accessor);
-  const dynamic = children.some((child) => child.dynamic);
+  const { accessors, dynamic } = compileChildren(keys.map((key) => obj[key]), ctx);
   const n = keys.length;
   const protoKey = keys.indexOf('__proto__');
   if (protoKey < 0) return { accessor: buildObject(keys, accessors), dynamic };
