@@ -9,7 +9,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { ComposableToolBuilder, createStepGate, SpecError, type ComposableToolSpec, type ITool } from '../index.js';
 import { compositeCycles, loadComposites } from './composites.js';
-import type { CompositeExample, CompositeFile, ProxyConfig, SnippetConfig } from './config.js';
+import type { CompositeExample, CompositeFile, ProxyConfig, SnippetConfig } from './config-types.js';
 import { compositeClashes, createSnippetTool, refusedEffects } from './snippets.js';
 import { describeDifferences, outputDifferences } from './example-match.js';
 import { proxyAdvice } from './advice.js';

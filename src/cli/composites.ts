@@ -7,7 +7,8 @@ import path from 'node:path';
 import { DEFAULT_STEP_TIMEOUT_MS } from '../engine/plan.js';
 import { cycleFrom, cycleProblem } from '../spec/cycles.js';
 import { checkAndCompile } from '../spec/validate.js';
-import { ConfigError, loadCompositeFile, type CompositeFile } from './config.js';
+import { ConfigError, loadCompositeFile } from './config.js';
+import type { CompositeFile } from './config-types.js';
 
 /** The most files one pattern may name. */
 const MAX_FILES_PER_PATTERN = 500;

@@ -17,7 +17,7 @@ import type { McpTool } from '../mcp/index.js';
 import { ApprovalQueue } from './approvals/queue.js';
 import { RESUME_RUN_TOOL_NAME } from './approvals/queued-doors.js';
 import { approvalSettings } from './approvals/settings.js';
-import type { CompositeFile, ProxyConfig } from './config.js';
+import type { CompositeFile, ProxyConfig } from './config-types.js';
 import type { Log } from './log.js';
 import { OWN_TOOL_NAMES } from './own-names.js';
 import { Upstream } from './upstream.js';

@@ -12,7 +12,7 @@ import { serveApprovals } from './approvals/endpoint.js';
 import { removeEndpointFile, writeEndpointFile } from './approvals/endpoint-file.js';
 import { approvalSettings } from './approvals/settings.js';
 import { loadComposites } from './composites.js';
-import type { ProxyConfig } from './config.js';
+import type { ProxyConfig } from './config-types.js';
 import type { Log } from './log.js';
 import { ProxyCore } from './proxy-core.js';
 import { createSession } from './session.js';

@@ -4,7 +4,7 @@
  * problem names the field and says how to fix it.
  */
 import { Ajv } from 'ajv';
-import type { SnippetConfig } from './config.js';
+import type { SnippetConfig } from './config-types.js';
 import { OWN_TOOL_NAMES } from './own-names.js';
 
 const ajv = new Ajv({ allErrors: true, strict: false });

@@ -5,7 +5,7 @@
  * reach only the side-effecting tools it declares, and only those the config lets be chained.
  */
 import { createScriptTool, failure, type ITool, type SandboxPool, type ScriptToolOptions, type StepGate } from '../index.js';
-import type { CompositeFile, SnippetConfig } from './config.js';
+import type { CompositeFile, SnippetConfig } from './config-types.js';
 import { inputChecker, inputErrors } from './snippet-config.js';
 
 /** What a session gives each script tool. */

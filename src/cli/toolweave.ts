@@ -10,7 +10,8 @@ import path from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { stopEveryGroup } from '../mcp/process-group.js';
 import { parseArgs, USAGE, UsageError, type McpArgs } from './args.js';
-import { ConfigError, loadConfig, type ProxyConfig } from './config.js';
+import { ConfigError, loadConfig } from './config.js';
+import type { ProxyConfig } from './config-types.js';
 import { PUBLISHED_SCHEMA } from './config-schema.js';
 import { createLog } from './log.js';
 

@@ -14,7 +14,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { failure, type ToolExecutionResult } from '../index.js';
 import { mcpTools, type McpTool } from '../mcp/index.js';
 import { UpstreamStdioTransport } from '../mcp/upstream-stdio.js';
-import type { ServerConfig } from './config.js';
+import type { ServerConfig } from './config-types.js';
 import { coalesced } from './coalesced.js';
 import { prefixLines, type Log } from './log.js';
 

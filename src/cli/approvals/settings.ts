@@ -1,5 +1,5 @@
 /** The config's `approvals`, in its short form (a mode) or its long one, read as one shape. */
-import type { ProxyConfig } from '../config.js';
+import type { ProxyConfig } from '../config-types.js';
 import { DEFAULT_MAX_QUEUED_RUNS } from './queue.js';
 import { DEFAULT_APPROVER } from './queued-doors.js';
 
