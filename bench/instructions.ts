@@ -36,7 +36,7 @@ const BY_FUNCTION = process.env.BY_FUNCTION === '1';
 /** The workloads to count (`CASES`), or all of them. */
 const ONLY = process.env.CASES ? new Set(process.env.CASES.split(',')) : undefined;
 /** How many functions a case lists under `BY_FUNCTION`. */
-const TOP = 15;
+const TOP = Number(process.env.TOP ?? 15);
 
 /** A workload measured against its hand-written baseline (the first case). */
 interface Group {

@@ -4,10 +4,13 @@
  */
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { failure } from './codes.js';
-import { checkChainable, namesOf, toToolSet, type ChainCheck, type SideEffectingTools } from './gate/chainable.js';
-import type { DoorInfo } from './gate/run-frame.js';
-import { isStepGate, messageOf, type StepGate } from './gate/step-gate.js';
-import { DEFAULT_STEP_TIMEOUT_MS, dryRunOf, runSettings, settingsFit, type RunSettings } from './engine/plan.js';
+import { checkChainable, namesOf, toToolSet, type ChainCheck, type SideEffectingTools } from './gate/stages/chainable.js';
+import type { DoorInfo } from './tool-events.js';
+import { isStepGate } from './gate/step-gate.js';
+import { messageOf } from './gate/message-of.js';
+import type { StepGate } from './gate/options.js';
+import { DEFAULT_STEP_TIMEOUT_MS } from './engine/compile-env.js';
+import { dryRunOf, runSettings, settingsFit, type RunSettings } from './engine/run-settings.js';
 import type { SnapshotProvider } from './engine/snapshot.js';
 import { beginRun, registerDoor, runRecorded } from './runs/door-run.js';
 import { compileSchema, schemaProblems, type SchemaCheck } from './spec/ajv.js';

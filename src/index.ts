@@ -23,36 +23,32 @@ export type {
   ToolResolver,
 } from './tool.js';
 export { ERROR_CODES, failure, type ErrorCode, type FailureDetails } from './codes.js';
-export { checkChainable, type ChainCheck, type SideEffectingTools } from './gate/chainable.js';
+export { checkChainable, type ChainCheck, type SideEffectingTools } from './gate/stages/chainable.js';
 export { MAX_COMPOSITION_DEPTH } from './gate/depth.js';
-export {
-  createStepGate,
-  isStepGate,
-  type StepGate,
-  type StepGateOptions,
-  type GateRunOptions,
-  type PermissionManager,
-  type PermissionDecision,
-  type ApprovalProvider,
-  type ApprovalAction,
-  type ApprovalDecision,
-  type ApprovalPending,
-  type ApprovalCaller,
-  type GateCheck,
-  type GateCheckRequest,
-  type RefusalAdvice,
-} from './gate/step-gate.js';
+export { createStepGate, isStepGate } from './gate/step-gate.js';
+export type { StepGate, StepGateOptions, GateRunOptions } from './gate/options.js';
+export type {
+  PermissionManager,
+  PermissionDecision,
+  ApprovalProvider,
+  ApprovalAction,
+  ApprovalDecision,
+  ApprovalPending,
+  ApprovalCaller,
+  GateCheck,
+  GateCheckRequest,
+  RefusalAdvice,
+} from './gate/host-hooks.js';
 export { approvalText, screenQuote } from './gate/approval-text.js';
 export { resumeRun, type ResumeDecision } from './runs/resume.js';
 export { createMemoryRunJournal, DEFAULT_JOURNAL_MAX_RUNS, type MemoryRunJournalOptions } from './runs/memory-journal.js';
 export type { RunJournal, PausedRun, PendingCall, JournalPendingCall, RunCallRecord, SandboxValues } from './runs/journal.js';
-export { DEFAULT_PAUSE_TTL_MS, DEFAULT_RESUME_LEASE_MS, type PauseOptions } from './runs/run-record.js';
+export { DEFAULT_PAUSE_TTL_MS, DEFAULT_RESUME_LEASE_MS, type PauseOptions } from './runs/pausing.js';
 export { DEFAULT_BUDGET_LIMITS, type BudgetLimits, type BudgetLimitName } from './gate/budget.js';
 export { createToolRegistry, type ToolRegistry } from './gate/tool-registry.js';
-export type { DoorKind, DoorInfo } from './gate/run-frame.js';
-export type { ToolEvent, ToolCallStarted, ToolCallEnded } from './gate/events.js';
+export type { DoorKind, DoorInfo, ToolEvent, ToolCallStarted, ToolCallEnded } from './tool-events.js';
 export { callByName, callResolved, type CallByNameOptions, type CallByNameResult } from './gate/call.js';
-export { argsRefusal } from './gate/args-check.js';
+export { argsRefusal } from './gate/stages/arguments.js';
 export { ComposableToolBuilder, SpecError, type ComposableToolBuilderOptions, type RunPipelineOptions, type ExecuteCallback, type InputOf } from './builder.js';
 export type { ValidateOptions } from './builder.js';
 export type { SnapshotProvider } from './engine/snapshot.js';
@@ -60,7 +56,7 @@ export type { ComposableToolSpec, SpecNode, StepNode, GatherNode, ForEachNode, P
 export { COMPOSABLE_TOOL_SPEC_SCHEMA, MAX_TREE_DEPTH } from './spec/schema.js';
 export type { ValidationResult } from './spec/validate.js';
 export type { TraceEntry } from './engine/run-state.js';
-export { DEFAULT_STEP_TIMEOUT_MS } from './engine/plan.js';
+export { DEFAULT_STEP_TIMEOUT_MS } from './engine/compile-env.js';
 export { createRunPipelineTool, DEFAULT_MAX_PIPELINE_STEPS, type RunPipelineToolOptions, type PipelineStep, type PipelineStepReport } from './agent-tools/run-pipeline.js';
 export { createComposeTool, composeInputSchema, type ComposeToolOptions } from './agent-tools/compose.js';
 export { renderUsageGuide, type GuideTool, type UsageGuideOptions } from './agent-tools/usage-guide.js';

@@ -3,7 +3,7 @@
  * {@link ITool} like any other, so a host registers it without knowing it is a composition.
  */
 
-import type { ToolEvent } from './gate/events.js';
+import type { ToolEvent } from './tool-events.js';
 
 /**
  * A JSON Schema object, as published in a tool's `inputSchema` and `outputSchema`.

@@ -4,10 +4,12 @@
  * by the same engine, every call through the same StepGate.
  */
 import { failure } from '../codes.js';
-import { toToolSet, type SideEffectingTools } from '../gate/chainable.js';
-import { messageOf, type StepGate } from '../gate/step-gate.js';
-import { compilePlan, dryRunOf } from '../engine/plan.js';
-import type { DoorInfo } from '../gate/run-frame.js';
+import { toToolSet, type SideEffectingTools } from '../gate/stages/chainable.js';
+import { messageOf } from '../gate/message-of.js';
+import type { StepGate } from '../gate/options.js';
+import { compilePlan } from '../engine/plan.js';
+import { dryRunOf } from '../engine/run-settings.js';
+import type { DoorInfo } from '../tool-events.js';
 import type { SnapshotProvider } from '../engine/snapshot.js';
 import { childrenOf } from '../spec/nodes.js';
 import { modelNodeFields, modelNodeSchema } from '../spec/schema.js';

@@ -4,12 +4,13 @@
  * again when it runs, since a tool is replaced by name.)
  */
 import { failure } from '../codes.js';
-import { checkChainable, namesOf, type SideEffectingTools } from '../gate/chainable.js';
+import { checkChainable, namesOf, type SideEffectingTools } from '../gate/stages/chainable.js';
 import { nestedContext } from '../gate/depth.js';
 import { listenerOf, observeRefusal } from '../gate/events.js';
-import { gateInternals } from '../gate/gate-call.js';
-import { frameOf, type DoorInfo } from '../gate/run-frame.js';
-import type { StepGate } from '../gate/step-gate.js';
+import { gateSettings } from '../gate/settings.js';
+import { frameOf } from '../gate/run-frame.js';
+import type { DoorInfo } from '../tool-events.js';
+import type { StepGate } from '../gate/options.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 
 /** The door a batch is checked for, and the context it was called with: a refusal is told to whoever watches it. */
@@ -47,7 +48,7 @@ export function precheckCalls(
  * told as the gate's own refusals are: a span under the door's span, which ends with the refusal.
  */
 function refusedBatch(gate: StepGate, site: PrecheckSite, call: { tool: string; at: string }, tool: ITool | undefined, refusal: ToolExecutionResult): ToolExecutionResult {
-  const internals = gateInternals(gate);
+  const internals = gateSettings(gate);
   const { context, door } = site;
   if (internals?.tracer === undefined && listenerOf(context) === undefined) return refusal;
   const nested = nestedContext(context, { door, tracer: internals?.tracer, traceMessages: internals?.traceMessages, limits: internals?.limits, dryRun: context.dryRun !== undefined });

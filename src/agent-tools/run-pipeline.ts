@@ -4,13 +4,16 @@
  * `${step_N.output}` (1-based) or `${<id>.output}` to thread an earlier step's output.
  */
 import { failure } from '../codes.js';
-import { toToolSet, type SideEffectingTools } from '../gate/chainable.js';
-import { messageOf, type StepGate } from '../gate/step-gate.js';
+import { toToolSet, type SideEffectingTools } from '../gate/stages/chainable.js';
+import { messageOf } from '../gate/message-of.js';
+import type { StepGate } from '../gate/options.js';
 import { compileNode } from '../engine/compile-node.js';
-import { createCompileEnv, dryRunOf, ended, enterRun } from '../engine/plan.js';
-import type { DoorInfo } from '../gate/run-frame.js';
+import { createCompileEnv } from '../engine/compile-env.js';
+import { dryRunOf, ended, enterRun } from '../engine/run-settings.js';
+import type { DoorInfo } from '../tool-events.js';
 import { plannedRefusal } from '../engine/planned-calls.js';
-import { runSequence, type NodeOutcome, type NodePlan } from '../engine/run-state.js';
+import { runSequence } from '../engine/sequence.js';
+import type { NodeOutcome, NodePlan } from '../engine/run-state.js';
 import { runAuto } from '../engine/schedule.js';
 import type { RefScope } from '../refs/scope.js';
 import { compileSchema } from '../spec/ajv.js';

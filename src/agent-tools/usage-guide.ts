@@ -5,7 +5,7 @@
  * example says, and a capability no given tool can use is left out.
  */
 import type { ToolGroup } from '../discovery/catalog.js';
-import type { SideEffectingTools } from '../gate/chainable.js';
+import type { SideEffectingTools } from '../gate/stages/chainable.js';
 import { isRecord } from '../spec/nodes.js';
 import type { ITool } from '../tool.js';
 import { COMPOSE_TOOL_NAME, RUN_PIPELINE_TOOL_NAME, SCRIPT_TOOL_NAME } from './batching-names.js';

@@ -4,7 +4,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { DEFAULT_STEP_TIMEOUT_MS } from '../engine/plan.js';
+import { DEFAULT_STEP_TIMEOUT_MS } from '../engine/compile-env.js';
 import { cycleFrom, cycleProblem } from '../spec/cycles.js';
 import { checkAndCompile } from '../spec/validate.js';
 import { ConfigError, loadCompositeFile } from './config.js';

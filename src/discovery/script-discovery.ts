@@ -7,9 +7,9 @@
  * offers a tool whose call would be refused.
  */
 import { COMPOSE_TOOL_NAME, RUN_PIPELINE_TOOL_NAME, SCRIPT_TOOL_NAME } from '../agent-tools/batching-names.js';
-import { isChainable, toToolSet, type SideEffectingTools } from '../gate/chainable.js';
-import { gateInternals } from '../gate/gate-call.js';
-import type { StepGate } from '../gate/step-gate.js';
+import { isChainable, toToolSet, type SideEffectingTools } from '../gate/stages/chainable.js';
+import { gateSettings } from '../gate/settings.js';
+import type { StepGate } from '../gate/options.js';
 import type { ITool } from '../tool.js';
 import { createToolCatalog, type ToolCatalog } from './catalog.js';
 import { renderCodeOnlyDescription, type CodeOnlyDescriptionOptions } from './script-description.js';
@@ -87,7 +87,7 @@ export function createScriptDiscovery(gate: StepGate, options: ScriptDiscoveryOp
   const aliases = new WeakMap<ITool, Map<string, ITool>>();
   const source = options.tools ?? (() => gateTools(gate, aliases));
   // The gate's own version holds for the gate's own tools, not for a list the host gives.
-  const version = options.version ?? (options.tools ? undefined : gateInternals(gate)?.version);
+  const version = options.version ?? (options.tools ? undefined : gateSettings(gate)?.version);
   const catalog = createToolCatalog(source, {
     ...(version ? { version } : {}),
     exclude: (tool) => refused.has(tool.name) || tool.interactive === true || !isChainable(tool.name, tool, sideEffecting),

@@ -1,6 +1,46 @@
 /** What compiling one node needs to know about where it sits, and where its problems go. */
 import { compileMapping } from '../refs/compile.js';
 import type { Accessor, CompileSite, CompiledMapping, StepRead } from '../refs/scope.js';
+import { inputPathCheck } from '../spec/input-paths.js';
+import { collectNames } from '../spec/nodes.js';
+
+/**
+ * The default per-step timeout: long enough for real tools, short enough that a hung one ends.
+ *
+ * @category Build composites
+ */
+export const DEFAULT_STEP_TIMEOUT_MS = 120_000;
+
+/** How a plan is compiled. */
+export interface PlanOptions {
+  /** Refuse unresolvable references at compile time. */
+  strict?: boolean;
+  /** The default per-step timeout. */
+  stepTimeoutMs?: number;
+  /** `false` for a tree a model sent: its strings are text, only holes are filled (default true). */
+  references?: boolean;
+  /** What the top-level steps are called in labels (default `steps[i]`), e.g. `tree` for a single tree. */
+  stepPath?: (index: number) => string;
+  /** The composite's inputSchema: a `$input` path to a field it does not declare is a problem. */
+  inputSchema?: unknown;
+}
+
+/** The compile settings for a list of top-level nodes. */
+export function createCompileEnv(nodes: readonly unknown[], options: PlanOptions): CompileEnv {
+  return {
+    strict: options.strict ?? false,
+    references: options.references ?? true,
+    stepTimeoutMs: options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS,
+    allNames: collectNames(nodes),
+    checkInputPath: options.inputSchema !== undefined ? inputPathCheck(options.inputSchema) : undefined,
+    errors: [],
+    warnings: [],
+    tools: new Set(),
+    leaves: [],
+    toolSlots: new Map(),
+    annotations: [],
+  };
+}
 
 /** Per-spec compile settings and the problems found so far. */
 export interface CompileEnv {

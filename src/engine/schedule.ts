@@ -8,7 +8,7 @@
  */
 import type { RefScope } from '../refs/scope.js';
 import type { NodeOutcome, NodePlan, RunState, TraceEntry } from './run-state.js';
-import { threwOutcome } from './run-state.js';
+import { threwOutcome } from './step-records.js';
 import type { EffectRecord } from '../tool.js';
 
 /** What the schedule needs of one top-level step. */

@@ -4,8 +4,9 @@
  * apart from another's). The wrapper changes nothing of the call; a sink that throws is ignored.
  */
 import { randomUUID } from 'node:crypto';
-import { defaultObservationScope, resolveScope, type ObservationScope } from '../agent-tools/observations/observation-scope.js';
-import type { ToolEvent } from '../gate/events.js';
+import { resolveScope, type ObservationScope } from '../agent-tools/observations/observation-scope.js';
+import { defaultObservationScope } from '../session-scope.js';
+import type { ToolEvent } from '../tool-events.js';
 import { messageOf } from '../gate/message-of.js';
 import { frameOf } from '../gate/run-frame.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';

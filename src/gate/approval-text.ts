@@ -8,7 +8,7 @@
  * a layout escaped, each cut on its own and saying by how much, so a long value never hides the
  * next.
  */
-import type { ApprovalAction } from './step-gate.js';
+import type { ApprovalAction } from './host-hooks.js';
 
 /** The most characters a step's name shows. */
 const STEP_CHARS = 200;

@@ -1,10 +1,15 @@
-import { failure } from '../codes.js';
+/**
+ * Calls by name, for a host's own door: the public way into the call pipeline from `chainable` on
+ * (see `pipeline.ts`), through any gate.
+ */
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
-import { checkChainable, namesOf, type SideEffectingTools } from './chainable.js';
-import { observeRefusal } from './events.js';
-import { messageOf } from './execute-call.js';
+import { GateCall, type CallDoor } from './call-record.js';
+import type { GateRunOptions, StepGate } from './options.js';
+import { ENTRY, startCall } from './pipeline.js';
 import { frameOf } from './run-frame.js';
-import type { GateRunOptions, StepGate } from './step-gate.js';
+import { gateSettings } from './settings.js';
+import { isChainable, type SideEffectingTools } from './stages/chainable.js';
+import { ticksFor } from './watchdog.js';
 
 /**
  * Options of {@link callByName}: the host's chainability list and the per-call gate options.
@@ -67,7 +72,7 @@ export function callByName(
  *
  * @category The gate
  */
-export async function callResolved(
+export function callResolved(
   gate: StepGate,
   name: string,
   tool: ITool | undefined,
@@ -75,55 +80,36 @@ export async function callResolved(
   context: ToolExecutionContext,
   options: CallByNameOptions = {},
 ): Promise<CallByNameResult> {
-  const check = checkChainable(name, tool, options.sideEffectingTools, namesOf(gate), gate.advice);
-  if (!check.ok) {
-    observeRefusal(context, frameOf(context), name, tool, options.step ?? name, check.refusal);
-    return { result: check.refusal };
-  }
-  const result = await runThroughGate(gate, check.tool, args, context, options.signal, options);
-  return { result, tool: check.tool };
+  const sideEffectingTools = options.sideEffectingTools ?? NONE;
+  // The instance that passed the rule is the one that ran, whatever the gate then answered.
+  const ran = isChainable(name, tool, sideEffectingTools) ? tool : undefined;
+  return new Promise((done) => {
+    const call = new ByNameCall((result) => done(ran === undefined ? { result } : { result, tool: ran }));
+    const ctx = context ?? {};
+    const timeoutMs = options.timeoutMs;
+    call.aim(name, options.step ?? name, timeoutMs, ticksFor(timeoutMs), args, ctx, options.signal, gateSettings(gate));
+    call.door = { gate, sideEffectingTools, validateArgs: false, dry: undefined, version: undefined, resolved: undefined };
+    call.tool = tool;
+    call.frame = frameOf(ctx);
+    const now = startCall(call, ENTRY.chainable);
+    if (now) call.deliver(now);
+  });
 }
 
-/**
- * `gate.run`, for any gate: a host-made gate may throw, reject or answer something that is not a
- * result, and its failures may carry no code. Each becomes a result with a code (`step_threw`,
- * `step_bad_result`, `step_failed` for a failure without one, its own fields kept), so every door
- * keeps its promise of a `details.code` on every failure, whatever gate it was given.
- */
-export async function runThroughGate(
-  gate: StepGate,
-  tool: ITool,
-  args: Record<string, unknown>,
-  context: ToolExecutionContext,
-  signal: AbortSignal | undefined,
-  options: GateRunOptions | undefined,
-): Promise<ToolExecutionResult> {
-  const step = options?.step ?? tool.name;
-  let answer: unknown;
-  try {
-    answer = await gate.run(tool, args, context, signal, options);
-  } catch (error) {
-    return failure('step_threw', `The gate failed running tool "${tool.name}": ${messageOf(error)}`, { tool: tool.name, step });
+const NONE: ReadonlySet<string> = new Set();
+
+/** The record of a call by name: one per call, hands the result to `done`. */
+class ByNameCall extends GateCall {
+  // Declared and set in the constructor, not a class field: see GateCall.
+  private declare readonly done: (result: ToolExecutionResult) => void;
+
+  constructor(done: (result: ToolExecutionResult) => void) {
+    super();
+    this.done = done;
   }
-  return gateResult(answer, tool, step);
+
+  override deliver(result: ToolExecutionResult): void {
+    this.done(result);
+  }
 }
 
-/** What a gate answered, as a result with a code on every failure; see {@link runThroughGate}. */
-export function gateResult(answer: unknown, tool: ITool, step: string): ToolExecutionResult {
-  try {
-    const result = answer as ToolExecutionResult;
-    if (typeof answer !== 'object' || answer === null || typeof result.success !== 'boolean') {
-      return failure('step_bad_result', `The gate answered something that is not a tool result for tool "${tool.name}".`, { tool: tool.name, step });
-    }
-    if (result.success) return result;
-    const details = result.details;
-    if (typeof details?.code === 'string') return result;
-    return {
-      ...result,
-      error: typeof result.error === 'string' && result.error ? result.error : `Tool "${tool.name}" failed.`,
-      details: { ...details, code: 'step_failed', tool: tool.name, step },
-    };
-  } catch {
-    return failure('step_bad_result', `The gate answered something unreadable for tool "${tool.name}".`, { tool: tool.name, step });
-  }
-}

@@ -5,56 +5,9 @@
  * listener that throws is ignored: it is told, it cannot change the run.
  */
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
-import type { GateCall } from './gate-call.js';
-import { frameOf, type DoorKind, type RunFrame } from './run-frame.js';
+import type { ToolCallEnded, ToolCallStarted, ToolEvent } from '../tool-events.js';
+import { frameOf, type RunFrame } from './run-frame.js';
 import { endSpan, startCallSpan, type Span, type Tracer } from './tracing.js';
-
-/** What every event says about its call. */
-interface ToolEventBase {
-  /** The tool's name. */
-  tool: string;
-  /** The step that calls it (its name, its place, or `call N` in a script). */
-  step: string;
-  /** The door the call comes through; absent for a direct call. */
-  door?: DoorKind;
-  /** The ids of the compositions on the call path, outermost first. */
-  path: readonly string[];
-}
-
-/**
- * A tool was started (every check passed).
- *
- * @category The gate
- */
-export interface ToolCallStarted extends ToolEventBase {
-  /** The kind. */
-  type: 'call_started';
-}
-
-/**
- * A call ended: ran, failed, or was refused by the gate.
- *
- * @category The gate
- */
-export interface ToolCallEnded extends ToolEventBase {
-  /** The kind. */
-  type: 'call_ended';
-  /** Whether it succeeded. */
-  ok: boolean;
-  /** The failure's code. */
-  code?: string;
-  /** The failure's message: what went wrong, or why the call was refused. */
-  error?: string;
-  /** Milliseconds from its start (0 for a call refused before it started). */
-  ms: number;
-}
-
-/**
- * A call starting or ending.
- *
- * @category The gate
- */
-export type ToolEvent = ToolCallStarted | ToolCallEnded;
 
 /** The listener a context carries, if any. */
 export function listenerOf(context: ToolExecutionContext): ((event: ToolEvent) => void) | undefined {
@@ -91,30 +44,30 @@ export function observe(context: ToolExecutionContext, frame: RunFrame | undefin
   return { listener, context, startedAt: 0, tracer, messages: frame?.traceMessages === true, parent: frame?.span, span: undefined };
 }
 
-/** The call's tool starts: the listener is told, and its span begins. */
-export function observedStart(observation: CallObservation, call: GateCall): void {
+/** The call's tool `tool` (called `name`) starts at `step`: the listener is told, and its span begins. */
+export function observedStart(observation: CallObservation, name: string, tool: ITool, step: string): void {
   observation.startedAt = performance.now();
   // A composition's run is a span of its own (its door's), the child of this one's door: not twice.
-  if (observation.tracer && call.tool.composition !== true) observation.span = startCallSpan(observation.tracer, call.tool.name, call.tool, call.step, observation.parent);
-  if (observation.listener) tell(observation.listener, { type: 'call_started', ...about(call.tool.name, call.step, observation.context) });
+  if (observation.tracer && tool.composition !== true) observation.span = startCallSpan(observation.tracer, name, tool, step, observation.parent);
+  if (observation.listener) tell(observation.listener, { type: 'call_started', ...about(name, step, observation.context) });
 }
 
 /** The call ended with `result` (started or not): the listener is told, and its span ends. */
-export function observedEnd(observation: CallObservation, call: GateCall, result: ToolExecutionResult): void {
+export function observedEnd(observation: CallObservation, name: string, tool: ITool | undefined, step: string, result: ToolExecutionResult): void {
   // A call refused before it started still gets its span, with the refusal's code.
   const refusedEarly = observation.startedAt === 0 && observation.tracer !== undefined;
-  const span = observation.span ?? (refusedEarly ? startCallSpan(observation.tracer!, call.tool.name, call.tool, call.step, observation.parent) : undefined);
+  const span = observation.span ?? (refusedEarly ? startCallSpan(observation.tracer!, name, tool, step, observation.parent) : undefined);
   if (span) endSpan(span, result, observation.messages);
   const listener = observation.listener;
   if (!listener) return;
   const ms = observation.startedAt > 0 ? performance.now() - observation.startedAt : 0;
-  tell(listener, endedEvent(call.tool.name, call.step, observation.context, result, ms));
+  tell(listener, endedEvent(name, step, observation.context, result, ms));
 }
 
 /**
- * A call refused before the gate's own part ran (the chainability rule, the cycle guard, the
- * arguments, a script's own refusals): whoever watches the run is told as of a call the gate
- * refused, the listener with its end and the tracer with a span of its own under the door's.
+ * A call refused before its tool started (a stage of the pipeline, a door's check of a whole
+ * batch, a script's own refusals): whoever watches the run is told as of a call the gate refused,
+ * the listener with its end and the tracer with a span of its own under the door's.
  *
  * @param context - the context the call would have run with
  * @param frame - the frame of the run that makes it
@@ -148,7 +101,7 @@ function endedEvent(tool: string, step: string, context: ToolExecutionContext, r
   return ended;
 }
 
-function about(tool: string, step: string, context: ToolExecutionContext): ToolEventBase {
+function about(tool: string, step: string, context: ToolExecutionContext): Omit<ToolCallStarted, 'type'> {
   // The frame's path, not the one in `sessionData`, which a tool may have changed.
   const frame = frameOf(context);
   const door = frame?.door?.kind;

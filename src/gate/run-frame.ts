@@ -12,30 +12,10 @@
  * starts a new one (a fresh budget), counting its depth from the `emergentDepth` it carries.
  */
 import type { ToolExecutionContext, ToolExecutionResult } from '../tool.js';
+import type { DoorInfo } from '../tool-events.js';
 import type { RunRecord } from '../runs/run-record.js';
 import { CallBudget, DEFAULT_BUDGET_LIMITS, type BudgetLimits } from './budget.js';
 import { endSpan, startDoorSpan, type Span, type Tracer } from './tracing.js';
-
-/**
- * The doors a call can come through.
- *
- * @category The gate
- */
-export type DoorKind = 'composite' | 'run_pipeline' | 'compose' | 'run_js';
-
-/**
- * Which door made the calls under a frame, for approvals and traces.
- *
- * @category The gate
- */
-export interface DoorInfo {
-  /** The door. */
-  kind: DoorKind;
-  /** A composite's name (the host chose it). */
-  name?: string;
-  /** A script's stated intention (the model chose it). */
-  intention?: string;
-}
 
 /** The frame of a call from outside; see the module comment. */
 export class RunFrame {

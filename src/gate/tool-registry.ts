@@ -6,7 +6,7 @@
  * it forgets to bump would keep resolving the old tool.
  */
 import type { ITool } from '../tool.js';
-import type { StepGateOptions } from './step-gate.js';
+import type { StepGateOptions } from './options.js';
 
 /**
  * What {@link createToolRegistry} makes.

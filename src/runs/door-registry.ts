@@ -2,7 +2,7 @@
  * Which tools are doors, and the gate each runs through: how `resumeRun` finds the journal of
  * the run a door paused. A copy of a door (a wrapper such as `withObservations`) is the same door.
  */
-import type { StepGate } from '../gate/step-gate.js';
+import type { StepGate } from '../gate/options.js';
 import type { ITool } from '../tool.js';
 
 /** Each door's gate, as it stands now (a builder's may be bound again). */

@@ -3,11 +3,13 @@
  * its journal), and the outermost door of a run makes the run's record, hands it to the run's
  * frame and turns the run's end into the door's result (see `RunRecord.finish`).
  */
-import { gateInternals } from '../gate/gate-call.js';
+import { gateSettings } from '../gate/settings.js';
 import { frameOf, handRun } from '../gate/run-frame.js';
-import type { StepGate } from '../gate/step-gate.js';
+import type { StepGate } from '../gate/options.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
-import { RunRecord, newRunId, runIdOf, type Pausing } from './run-record.js';
+import { RunRecord } from './run-record.js';
+import { newRunId, runIdOf } from './run-token.js';
+import type { Pausing } from './pausing.js';
 
 export { gateOfDoor, registerDoor } from './door-registry.js';
 
@@ -27,7 +29,7 @@ export function sendResumption(sessionData: object, record: RunRecord): void {
  */
 export function beginRun(gate: StepGate, context: ToolExecutionContext, door: string, input: unknown): RunRecord | undefined {
   if (frameOf(context) !== undefined) return undefined;
-  const pausing = gateInternals(gate)?.pausing;
+  const pausing = gateSettings(gate)?.pausing;
   if (pausing === undefined) return undefined;
   const sessionData = context.sessionData;
   if (sessionData !== undefined && sessionData !== null) {

@@ -4,7 +4,7 @@
  * key (the run's id and the call's position), and a paused run is stored with what resuming it
  * needs (its door, its input, its scope, its expiry, the calls it waits on).
  */
-import type { ApprovalCaller } from '../gate/step-gate.js';
+import type { ApprovalCaller } from '../gate/host-hooks.js';
 import type { ToolExecutionResult } from '../tool.js';
 
 /**

@@ -4,11 +4,12 @@
  * person's decisions.
  */
 import { failure } from '../codes.js';
-import { gateInternals } from '../gate/gate-call.js';
+import { gateSettings } from '../gate/settings.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { gateOfDoor, scopeIn, sendResumption } from './door-run.js';
 import type { RunCallRecord } from './journal.js';
-import { RunRecord, journalUnavailable, readToken } from './run-record.js';
+import { RunRecord, journalUnavailable } from './run-record.js';
+import { readToken } from './run-token.js';
 
 /**
  * A person's answer to one call a paused run waits on.
@@ -55,7 +56,7 @@ export async function resumeRun(door: ITool, token: string, decisions: readonly 
 async function resume(door: ITool, token: string, decisions: readonly ResumeDecision[], context: ToolExecutionContext): Promise<ToolExecutionResult> {
   const read = readToken(token);
   const gate = gateOfDoor(door);
-  const pausing = gate ? gateInternals(gate)?.pausing : undefined;
+  const pausing = gate ? gateSettings(gate)?.pausing : undefined;
   if (read === undefined || pausing === undefined) return unknownToken(pausing === undefined ? 'this tool is not a door whose gate asks for approvals' : 'it is not a token this library issued');
   const { journal } = pausing;
   let run;

@@ -9,56 +9,13 @@
  * resumption writes through: each call's outcome as it ends, and a side-effecting call's start
  * before it runs, so a resumption whose process stops leaves no call that may have run unmarked.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { failure } from '../codes.js';
-import type { ToolExecutionContext, ToolExecutionResult } from '../tool.js';
+import type { ToolExecutionResult } from '../tool.js';
 import { canonicalJson } from './canonical-json.js';
-import type { JournalPendingCall, PausedRun, PendingCall, RunCallRecord, RunJournal, SandboxValues } from './journal.js';
-
-/**
- * How runs that wait for a person are kept; see {@link StepGateOptions.pauses}.
- *
- * @category The gate
- */
-export interface PauseOptions {
-  /** How long a paused run's token stays valid, in milliseconds (default {@link DEFAULT_PAUSE_TTL_MS}: a day). */
-  ttlMs?: number;
-  /**
-   * How long a resumption holds its token against another resumption with the same token, in
-   * milliseconds (default {@link DEFAULT_RESUME_LEASE_MS}). Past it the token may be used again,
-   * for a resumption whose process stopped: a side-effecting call it had started then comes back
-   * pending, marked `unknown`.
-   */
-  leaseMs?: number;
-  /**
-   * The scope a run belongs to, from the context of the call that started it, and of the call
-   * that resumes it: a token from another scope reads as unknown. Must not depend on anything a
-   * model writes. Default: the session (`sessionData.sessionId`, then `sessionId`), else the user
-   * (`userId`), as observation ids are scoped.
-   */
-  scope?: (context: ToolExecutionContext) => string;
-}
-
-/**
- * The default life of a paused run's token: a day.
- *
- * @category The gate
- */
-export const DEFAULT_PAUSE_TTL_MS = 24 * 60 * 60 * 1000;
-/**
- * The default time a resumption holds its token: ten minutes.
- *
- * @category The gate
- */
-export const DEFAULT_RESUME_LEASE_MS = 10 * 60 * 1000;
-
-/** What a gate with an approval hook keeps for pausing: its journal and its settings. */
-export interface Pausing {
-  readonly journal: RunJournal;
-  readonly ttlMs: number;
-  readonly leaseMs: number;
-  readonly scope: (context: ToolExecutionContext) => string;
-}
+import type { JournalPendingCall, PausedRun, PendingCall, RunCallRecord, SandboxValues } from './journal.js';
+import type { Pausing } from './pausing.js';
+import { tokenOf } from './run-token.js';
+import { valuesOf, type ScriptValues } from './sandbox-values.js';
 
 /** What a resumption brings to the run it replays. */
 export interface Replay {
@@ -78,22 +35,6 @@ export type ReplayAnswer =
   | { kind: 'unknown' }
   | { kind: 'refused'; result: ToolExecutionResult }
   | { kind: 'approved' };
-
-/**
- * The most values of each kind (`Math.random`, the clock) a run keeps for one `run_js` script.
- * Past it the script's values are drawn fresh and not kept, so the journal stays bounded however
- * long a script loops: a replay then draws fresh values there too, and a script whose later calls
- * depend on them ends with `replay_diverged` rather than taking one call's outcome for another's.
- *
- * @category The gate
- */
-export const MAX_SANDBOX_VALUES = 1000;
-
-/** A script's values in a run: those a replay hands back (`given`) and all it has drawn so far (`kept`, `given` first). */
-export interface ScriptValues {
-  readonly given: SandboxValues;
-  readonly kept: SandboxValues;
-}
 
 /** A call a first run has seen end: kept in memory until the run pauses (or forgotten with it). */
 interface SeenCall {
@@ -326,29 +267,6 @@ export class RunRecord {
   }
 }
 
-/** Add what a script drew since it last said (`drawn`) to what is kept of it, up to {@link MAX_SANDBOX_VALUES} of each kind. */
-export function keepDrawn(kept: SandboxValues, drawn: Partial<SandboxValues>): void {
-  keepNumbers(kept.random, drawn.random);
-  keepNumbers(kept.clock, drawn.clock);
-}
-
-function keepNumbers(into: number[], from: unknown): void {
-  if (!Array.isArray(from)) return;
-  for (let i = 0; i < from.length && into.length < MAX_SANDBOX_VALUES; i++) {
-    const value: unknown = from[i];
-    // Only numbers are kept: anything else would make a replay hand back something no draw gives.
-    if (typeof value !== 'number' || !Number.isFinite(value)) return;
-    into.push(value);
-  }
-}
-
-/** Values read back from a journal, as numbers only, at most {@link MAX_SANDBOX_VALUES} of each kind. */
-function valuesOf(stored: unknown): SandboxValues {
-  const values: SandboxValues = { random: [], clock: [] };
-  if (typeof stored === 'object' && stored !== null) keepDrawn(values, stored as Partial<SandboxValues>);
-  return values;
-}
-
 /** A copy of the door's input for the journal (what the door may change of it later changes nothing there); the value itself when it cannot be copied. */
 function copyOf(input: unknown): unknown {
   try {
@@ -376,29 +294,6 @@ function pendingResult(resume: string, pending: readonly JournalPendingCall[], e
 export function journalUnavailable(error: unknown): ToolExecutionResult {
   const why = error instanceof Error ? error.message : String(error);
   return failure('journal_unavailable', `The run journal could not be reached: ${why}`);
-}
-
-/** A new run's id: `run_` and 22 characters (128 random bits). */
-export function newRunId(): string {
-  return `run_${randomBytes(16).toString('base64url')}`;
-}
-
-/** The id of the run a host named `name` (see `ToolExecutionContext.runName`): the same for the same name in every process. */
-export function runIdOf(name: string): string {
-  return `run_${createHash('sha256').update(name).digest('base64url').slice(0, 22)}`;
-}
-
-/** The token of pause `pause` of run `runId`: opaque to the host, it also says when it expires. */
-function tokenOf(runId: string, pause: number, expiresAt: number): string {
-  return `${runId}.${pause}.${expiresAt.toString(36)}`;
-}
-
-/** A token read back: the run, the pause it names and its expiry; `undefined` for anything this library did not issue. */
-export function readToken(token: unknown): { runId: string; pause: number; expiresAt: number } | undefined {
-  if (typeof token !== 'string' || token.length > 200) return undefined;
-  const match = /^(run_[A-Za-z0-9_-]{22})\.(\d{1,9})\.([0-9a-z]{1,12})$/u.exec(token);
-  if (!match) return undefined;
-  return { runId: match[1], pause: Number(match[2]), expiresAt: parseInt(match[3], 36) };
 }
 
 /** What a call that comes after the run stopped answers: it does not run. */

@@ -4,14 +4,14 @@
  * found when the composite is built, not when a model first calls it. (The registry may change
  * after build; every run checks again.)
  */
-import { gateInternals } from '../gate/gate-call.js';
-import { messageOf } from '../gate/execute-call.js';
-import type { StepGate } from '../gate/step-gate.js';
+import { gateSettings } from '../gate/settings.js';
+import { messageOf } from '../gate/message-of.js';
+import type { StepGate } from '../gate/options.js';
 import { didYouMean } from '../gate/suggest.js';
-import { adviceFor } from '../gate/chainable.js';
+import { adviceFor } from '../gate/stages/chainable.js';
 import type { PlanCall } from '../engine/compile-env.js';
 import type { ITool } from '../tool.js';
-import { argsRefusal } from '../gate/args-check.js';
+import { argsRefusal } from '../gate/stages/arguments.js';
 import { cycleFrom, cycleProblem, type StepToolsOf } from './cycles.js';
 import { isRecord } from './nodes.js';
 
@@ -34,7 +34,7 @@ export function registryProblems(
   validateArgs = false,
 ): string[] {
   const problems: string[] = [];
-  const internals = gateInternals(gate);
+  const internals = gateSettings(gate);
   const lookup = internals ? internals.lookup : (name: string) => gate.resolve(name);
   let names: string[] | undefined;
   const known = (): string[] => {

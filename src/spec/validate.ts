@@ -1,5 +1,6 @@
 /** `validate`: the structure (every node against its schema) and the meaning (references, the output schema), every problem listed. */
-import { compilePlan, type PlanOptions } from '../engine/plan.js';
+import { compilePlan } from '../engine/plan.js';
+import type { PlanOptions } from '../engine/compile-env.js';
 import type { Plan } from '../engine/plan.js';
 import { schemaProblems } from './ajv.js';
 import { isRecord } from './nodes.js';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runIdOf } from '../../src/runs/run-record.js';
+import { runIdOf } from '../../src/runs/run-token.js';
 import { readLedger } from './dbos-shop.js';
 import { startPostgres, type PostgresServer } from './postgres-server.js';
 

@@ -10,7 +10,7 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerApproval, durableTool, pendingApproval, registerDbosDoors, type DbosDoors } from '../../src/durable/dbos.js';
 import type { ToolExecutionResult } from '../../src/tool.js';
-import { runIdOf } from '../../src/runs/run-record.js';
+import { runIdOf } from '../../src/runs/run-token.js';
 import { tool } from '../helpers/tools.js';
 import { readLedger, refundDoor } from './dbos-shop.js';
 import { startPostgres, type PostgresServer } from './postgres-server.js';

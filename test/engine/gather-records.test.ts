@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ComposableToolBuilder } from '../../src/builder.js';
-import { gateInternals } from '../../src/gate/gate-call.js';
+import { gateSettings } from '../../src/gate/settings.js';
 import { delay, registry, tool } from '../helpers/tools.js';
 import { raw } from '../gate/raw-tool.js';
 
@@ -46,7 +46,7 @@ const moody = raw('moody', (a) => {
 function gatherTool() {
   const reg = registry(wait);
   const gate = reg.gate();
-  expect(gateInternals(gate)).toBeDefined();
+  expect(gateSettings(gate)).toBeDefined();
   const builder = new ComposableToolBuilder(gate);
   return builder.build('both', 'two waits at once', anyObject, {
     steps: [

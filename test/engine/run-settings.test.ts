@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ComposableToolBuilder } from '../../src/builder.js';
-import type { StepGate } from '../../src/gate/step-gate.js';
+import type { StepGate } from '../../src/gate/options.js';
 import { registry, tool } from '../helpers/tools.js';
 
 /** A built composite makes its run settings once: they must still follow every change to the gate. */

@@ -3,7 +3,7 @@ import { createComposeTool } from '../../src/agent-tools/compose.js';
 import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { createScriptTool } from '../../src/agent-tools/script/index.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
-import type { ApprovalAction } from '../../src/gate/step-gate.js';
+import type { ApprovalAction } from '../../src/gate/host-hooks.js';
 import type { ITool } from '../../src/tool.js';
 import { registry, tool } from '../helpers/tools.js';
 

@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { createComposeTool } from '../../src/agent-tools/compose.js';
 import { createScriptTool } from '../../src/agent-tools/script/index.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
-import type { ToolEvent } from '../../src/gate/events.js';
-import type { ApprovalAction, StepGateOptions } from '../../src/gate/step-gate.js';
+import type { ToolEvent } from '../../src/tool-events.js';
+import type { ApprovalAction } from '../../src/gate/host-hooks.js';
+import type { StepGateOptions } from '../../src/gate/options.js';
 import type { ITool } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';
 

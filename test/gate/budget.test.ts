@@ -4,7 +4,7 @@ import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { createScriptTool } from '../../src/agent-tools/script/index.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import { DEFAULT_BUDGET_LIMITS } from '../../src/gate/budget.js';
-import type { StepGateOptions } from '../../src/gate/step-gate.js';
+import type { StepGateOptions } from '../../src/gate/options.js';
 import { delay, registry, tool } from '../helpers/tools.js';
 import { raw } from './raw-tool.js';
 

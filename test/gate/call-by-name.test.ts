@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { callByName, callResolved } from '../../src/gate/call.js';
-import type { StepGate } from '../../src/gate/step-gate.js';
+import type { StepGate } from '../../src/gate/options.js';
 import type { ITool } from '../../src/tool.js';
 import { registry, tool } from '../helpers/tools.js';
 

@@ -5,10 +5,13 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { ComposableToolBuilder } from '../../src/builder.js';
-import type { ToolEvent } from '../../src/gate/events.js';
-import { GateCall, gateInternals } from '../../src/gate/gate-call.js';
+import type { ToolEvent } from '../../src/tool-events.js';
+import { GateCall } from '../../src/gate/call-record.js';
+import { gateSettings } from '../../src/gate/settings.js';
+import { ENTRY, startCall } from '../../src/gate/pipeline.js';
+import type { StepGate } from '../../src/gate/options.js';
 import { release, ticksFor } from '../../src/gate/watchdog.js';
-import type { ToolExecutionResult } from '../../src/tool.js';
+import type { ITool, ToolExecutionResult } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';
 import { raw } from './raw-tool.js';
 
@@ -133,6 +136,16 @@ class Recorder extends GateCall {
   }
 }
 
+/** Send `tool` through the gate's own stages in `record`, as `gate.run` does. */
+function starter(gate: StepGate) {
+  const settings = gateSettings(gate)!;
+  return (record: GateCall, tool: ITool, step: string, timeoutMs: number) => {
+    record.aim(tool.name, step, timeoutMs, ticksFor(timeoutMs), {}, {}, undefined, settings);
+    record.tool = tool;
+    return startCall(record, ENTRY.gate);
+  };
+}
+
 describe("the gate's record form: a record aimed again after its call timed out", () => {
   it.each([
     ['reused call after call, as a sequence does', true],
@@ -142,17 +155,15 @@ describe("the gate's record form: a record aimed again after its call timed out"
     const fresh = raw('fresh', () => delay(300).then(() => ({ success: true, output: 'fresh' })));
     const failLate = raw('fail_late', () => delay(150).then(() => Promise.reject(new Error('stale'))));
     const reg = registry(late, fresh, failLate);
-    const start = gateInternals(reg.gate())!.start;
+    const start = starter(reg.gate());
     for (const first of [late, failLate]) {
       const record = new Recorder();
       record.reused = reused;
-      record.aim(first, 'first', 20, ticksFor(20));
-      expect(start(record, {}, {}, undefined)).toBeUndefined();
+      expect(start(record, first, 'first', 20)).toBeUndefined();
       await vi.waitFor(() => expect(record.delivered).toHaveLength(1), { timeout: 1000, interval: 5 });
       expect(record.delivered[0].details).toMatchObject({ code: 'step_timeout', step: 'first' });
       // Aimed again at once, as a sequence does; the first tool answers while the second runs.
-      record.aim(fresh, 'second', 2000, ticksFor(2000));
-      expect(start(record, {}, {}, undefined)).toBeUndefined();
+      expect(start(record, fresh, 'second', 2000)).toBeUndefined();
       await vi.waitFor(() => expect(record.delivered).toHaveLength(2), { timeout: 2000, interval: 5 });
       await delay(50);
       expect(record.delivered[1]).toEqual({ success: true, output: 'fresh' });
@@ -165,13 +176,12 @@ describe("the gate's record form: a record aimed again after its call timed out"
 describe("the gate's record form: the watchdog's list", () => {
   it('a record made for one call leaves the list when its call ends; one reused call after call stays until released', async () => {
     const quick = raw('quick', () => delay(5).then(() => ({ success: true, output: 'ok' })));
-    const start = gateInternals(registry(quick).gate())!.start;
+    const start = starter(registry(quick).gate());
     const once = new Recorder();
     const kept = new Recorder();
     kept.reused = true;
     for (const record of [once, kept]) {
-      record.aim(quick, 'only', 1000, ticksFor(1000));
-      expect(start(record, {}, {}, undefined)).toBeUndefined();
+      expect(start(record, quick, 'only', 1000)).toBeUndefined();
       expect(record.index).toBeGreaterThanOrEqual(0);
       await vi.waitFor(() => expect(record.delivered).toEqual([{ success: true, output: 'ok' }]), { timeout: 1000, interval: 5 });
     }

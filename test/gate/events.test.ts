@@ -3,7 +3,7 @@ import { createComposeTool } from '../../src/agent-tools/compose.js';
 import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { createScriptTool } from '../../src/agent-tools/script/index.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
-import type { ToolEvent } from '../../src/gate/events.js';
+import type { ToolEvent } from '../../src/tool-events.js';
 import { delay, registry, tool } from '../helpers/tools.js';
 
 describe('context.onEvent hears every call under the context, through every door', () => {

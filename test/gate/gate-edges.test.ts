@@ -9,8 +9,8 @@ import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { createScriptTool } from '../../src/agent-tools/script/index.js';
 import { createComposeTool } from '../../src/agent-tools/compose.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
-import { argsRefusal } from '../../src/gate/args-check.js';
-import type { ToolCallEnded, ToolEvent } from '../../src/gate/events.js';
+import { argsRefusal } from '../../src/gate/stages/arguments.js';
+import type { ToolCallEnded, ToolEvent } from '../../src/tool-events.js';
 import type { ITool } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';
 

@@ -3,7 +3,9 @@ import { createComposeTool } from '../../src/agent-tools/compose.js';
 import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { createScriptTool } from '../../src/agent-tools/script/index.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
-import { createStepGate, type GateCheck, type StepGate } from '../../src/gate/step-gate.js';
+import { createStepGate } from '../../src/gate/step-gate.js';
+import type { GateCheck } from '../../src/gate/host-hooks.js';
+import type { StepGate } from '../../src/gate/options.js';
 import type { ITool, ToolExecutionResult } from '../../src/tool.js';
 import { registry, tool } from '../helpers/tools.js';
 

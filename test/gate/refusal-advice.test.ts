@@ -9,7 +9,7 @@ import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { createScriptTool } from '../../src/agent-tools/script/index.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import { callByName } from '../../src/gate/call.js';
-import type { RefusalAdvice } from '../../src/gate/step-gate.js';
+import type { RefusalAdvice } from '../../src/gate/host-hooks.js';
 import { SpecError } from '../../src/index.js';
 import type { ToolExecutionResult } from '../../src/tool.js';
 import { registry, tool } from '../helpers/tools.js';

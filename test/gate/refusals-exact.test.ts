@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { createScriptTool } from '../../src/agent-tools/script/index.js';
 import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
-import { createStepGate, isStepGate, type ApprovalAction } from '../../src/gate/step-gate.js';
+import { createStepGate, isStepGate } from '../../src/gate/step-gate.js';
+import type { ApprovalAction } from '../../src/gate/host-hooks.js';
 import type { ITool } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkChainable } from '../../src/gate/chainable.js';
+import { checkChainable } from '../../src/gate/stages/chainable.js';
 import { createStepGate, isStepGate } from '../../src/gate/step-gate.js';
 import type { ITool } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';

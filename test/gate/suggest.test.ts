@@ -75,7 +75,7 @@ describe('how a refusal says it', () => {
 
 describe('the step_missing message', () => {
   it('ends with the question, or with a full stop when nothing is close', async () => {
-    const { checkChainable } = await import('../../src/gate/chainable.js');
+    const { checkChainable } = await import('../../src/gate/stages/chainable.js');
     const names = () => ['read', 'write'];
     const close = checkChainable('raed', undefined, [], names);
     const far = checkChainable('zzzzzz', undefined, [], names);

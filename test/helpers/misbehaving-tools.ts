@@ -1,8 +1,8 @@
 /** Tools that go wrong in each way a step can, and the code each gives: shared by the fast-path tests. */
 import { expect } from 'vitest';
 import { ComposableToolBuilder } from '../../src/builder.js';
-import { gateInternals } from '../../src/gate/gate-call.js';
-import type { StepGate } from '../../src/gate/step-gate.js';
+import { gateSettings } from '../../src/gate/settings.js';
+import type { StepGate } from '../../src/gate/options.js';
 import type { ITool, ToolExecutionResult } from '../../src/tool.js';
 import { registry, tool } from './tools.js';
 
@@ -57,8 +57,8 @@ export function fastAndGeneral(tools: ITool[], sideEffectingTools: string[]) {
   // the general path, which every other path must agree with.
   const inner = reg.gate();
   const generalGate: StepGate = { resolve: (name) => inner.resolve(name), names: () => inner.names!(), run: (...args) => inner.run(...args) };
-  expect(gateInternals(fastGate)).toBeDefined();
-  expect(gateInternals(generalGate)).toBeUndefined();
+  expect(gateSettings(fastGate)).toBeDefined();
+  expect(gateSettings(generalGate)).toBeUndefined();
   const fast = new ComposableToolBuilder(fastGate, { stepTimeoutMs: 40 });
   const general = new ComposableToolBuilder(generalGate, { stepTimeoutMs: 40 });
   for (const b of [fast, general]) b.bind({ sideEffectingTools });

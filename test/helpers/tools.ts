@@ -1,4 +1,5 @@
-import { createStepGate, type StepGateOptions } from '../../src/gate/step-gate.js';
+import { createStepGate } from '../../src/gate/step-gate.js';
+import type { StepGateOptions } from '../../src/gate/options.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../src/tool.js';
 
 /** A mock tool for the tests: `run` gets the args and context and returns the output (or a result). */

@@ -28,7 +28,7 @@ import { describe, expect, it } from 'vitest';
 import { createComposeTool } from '../../src/agent-tools/compose.js';
 import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
-import type { StepGate } from '../../src/gate/step-gate.js';
+import type { StepGate } from '../../src/gate/options.js';
 import type { PendingCall, RunJournal } from '../../src/runs/journal.js';
 import { createMemoryRunJournal } from '../../src/runs/memory-journal.js';
 import { resumeRun } from '../../src/runs/resume.js';

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createComposeTool } from '../../src/agent-tools/compose.js';
 import { createSandboxPool, createScriptTool } from '../../src/agent-tools/script/index.js';
-import type { ApprovalAction, StepGateOptions } from '../../src/gate/step-gate.js';
+import type { ApprovalAction } from '../../src/gate/host-hooks.js';
+import type { StepGateOptions } from '../../src/gate/options.js';
 import { createMemoryRunJournal } from '../../src/runs/memory-journal.js';
 import type { PausedRun, RunJournal } from '../../src/runs/journal.js';
-import { MAX_SANDBOX_VALUES } from '../../src/runs/run-record.js';
+import { MAX_SANDBOX_VALUES } from '../../src/runs/sandbox-values.js';
 import { resumeRun } from '../../src/runs/resume.js';
 import type { ToolExecutionContext, ToolExecutionResult } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';

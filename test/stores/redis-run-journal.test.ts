@@ -7,7 +7,7 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ComposableToolBuilder } from '../../src/builder.js';
-import type { ApprovalAction } from '../../src/gate/step-gate.js';
+import type { ApprovalAction } from '../../src/gate/host-hooks.js';
 import type { RunJournal } from '../../src/runs/journal.js';
 import { resumeRun } from '../../src/runs/resume.js';
 import { createRedisRunJournal, type RedisRunJournalOptions } from '../../src/stores/redis.js';

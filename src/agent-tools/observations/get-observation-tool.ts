@@ -15,7 +15,8 @@ import { countLines } from './footer.js';
 import { formatBytes } from './format.js';
 import { parseGetObservationInput } from './get-observation-input.js';
 import type { ObservationPage, ObservationPageRequest } from './observation-page.js';
-import { defaultObservationScope, resolveScope, type ObservationScope } from './observation-scope.js';
+import { resolveScope, type ObservationScope } from './observation-scope.js';
+import { defaultObservationScope } from '../../session-scope.js';
 import type { ObservationMissCode, ObservationRead, ObservationStore } from './observation-store.js';
 
 /**

@@ -10,7 +10,8 @@ export type {
 export { indexBody, lineCount, type IndexedBody } from './indexed-body.js';
 export { bodySource, readPage, type ObservationPage, type ObservationPageRequest, type PageSource } from './observation-page.js';
 export { isObservationId, newObservationId, seededObservationIds, OBSERVATION_ID_PREFIX } from './observation-id.js';
-export { defaultObservationScope, type ObservationScope } from './observation-scope.js';
+export type { ObservationScope } from './observation-scope.js';
+export { defaultObservationScope } from '../../session-scope.js';
 export {
   createObservationStore,
   DEFAULT_OBSERVATION_STORE_BYTES,

@@ -16,7 +16,8 @@ import { splitLines } from '../../shaping/text-lines.js';
 import { utf8ByteLength } from '../../shaping/utf8.js';
 import { storedFooter, unstoredFooter, type PreviewFooterFacts } from './footer.js';
 import { indexBody, lineCount, type IndexedBody } from './indexed-body.js';
-import { defaultObservationScope, resolveScope, type ObservationScope } from './observation-scope.js';
+import { resolveScope, type ObservationScope } from './observation-scope.js';
+import { defaultObservationScope } from '../../session-scope.js';
 import type { ObservationPut, ObservationStore } from './observation-store.js';
 import { buildPreview } from './preview.js';
 

@@ -2,7 +2,7 @@
  * The options of `run_js` and the limits they resolve to, so the tool and the sandbox read one
  * resolved object.
  */
-import { toToolSet, type SideEffectingTools } from '../../gate/chainable.js';
+import { toToolSet, type SideEffectingTools } from '../../gate/stages/chainable.js';
 import type { ObservationScope } from '../observations/observation-scope.js';
 import type { ScriptDiscovery, ScriptDiscoveryOptions } from '../../discovery/script-discovery.js';
 import type { SandboxPool } from './pool.js';

@@ -6,7 +6,7 @@
  * The thread ends the run itself (its answer, its limit, an abort); the pool's watchdog stops a
  * thread that cannot, so every run ends. The host's event loop never runs the script.
  */
-import { messageOf } from '../../gate/step-gate.js';
+import { messageOf } from '../../gate/message-of.js';
 import { refusedCall, type ScriptCallResult } from './call-result.js';
 import type { ScriptLimits } from './options.js';
 import { workerPoolOf, type SandboxPool, type WorkerPool } from './pool.js';

@@ -5,17 +5,18 @@
  */
 import { SCRIPT_TOOL_NAME } from '../batching-names.js';
 import { failure, type ErrorCode } from '../../codes.js';
-import { argsRefusal } from '../../gate/args-check.js';
+import { argsRefusal } from '../../gate/stages/arguments.js';
 import { callResolved } from '../../gate/call.js';
-import { checkChainable, namesOf } from '../../gate/chainable.js';
-import { dryRunOf } from '../../engine/plan.js';
+import { checkChainable, namesOf } from '../../gate/stages/chainable.js';
+import { dryRunOf } from '../../engine/run-settings.js';
 import { isRecord } from '../../spec/nodes.js';
 import { budgetRefusal } from '../../gate/budget.js';
 import { enterComposition } from '../../gate/depth.js';
 import { observeRefusal } from '../../gate/events.js';
-import { gateInternals } from '../../gate/gate-call.js';
+import { gateSettings } from '../../gate/settings.js';
 import { frameOf } from '../../gate/run-frame.js';
-import { messageOf, type StepGate } from '../../gate/step-gate.js';
+import { messageOf } from '../../gate/message-of.js';
+import type { StepGate } from '../../gate/options.js';
 import type { EffectRecord, ITool, ToolExecutionContext, ToolExecutionResult } from '../../tool.js';
 import { CallLedger } from './call-ledger.js';
 import { refusedCall, toScriptCallResult, toScriptValueResult, type ScriptCallResult } from './call-result.js';
@@ -23,12 +24,14 @@ import { createScriptDiscovery, type ScriptDiscovery, type ScriptDiscoveryOption
 import { resultsReadAsText } from '../../results-as-text.js';
 import { errorPosition, excerpt } from './error-position.js';
 import { resolveScriptLimits, type ScriptLimits, type ScriptToolOptions } from './options.js';
-import { defaultObservationScope, resolveScope } from '../observations/observation-scope.js';
+import { resolveScope } from '../observations/observation-scope.js';
+import { defaultObservationScope } from '../../session-scope.js';
 import type { SandboxCall, SandboxOutcome } from './run.js';
 import { defaultSandboxPool, type SandboxPool } from './pool.js';
 import { runOnPool, type ScriptClock, type ScriptRunResult } from './pooled-run.js';
 import { beginRun, registerDoor, runRecorded } from '../../runs/door-run.js';
-import { keepDrawn, MAX_SANDBOX_VALUES, type RunRecord } from '../../runs/run-record.js';
+import type { RunRecord } from '../../runs/run-record.js';
+import { keepDrawn, MAX_SANDBOX_VALUES } from '../../runs/sandbox-values.js';
 
 /**
  * The arguments of `run_js`.
@@ -238,7 +241,7 @@ async function execute(
   // An intention, when a caller still sends one, goes to approvals as the model's words.
   const intention = typeof args?.intention === 'string' ? args.intention : undefined;
   const door = { kind: 'run_js' as const, ...(intention !== undefined ? { intention } : {}) };
-  const internals = gateInternals(gate);
+  const internals = gateSettings(gate);
   const entered = enterComposition(context, { reader: 'code', noInteractive: limits.interactiveTools, limits: internals?.limits, tracer: internals?.tracer, traceMessages: internals?.traceMessages, door, dryRun: context.dryRun !== undefined }, signal);
   if (!entered.ok) {
     hostSignal?.removeEventListener('abort', onHostAbort);

@@ -4,9 +4,12 @@ import { preview } from '../../spec/ajv.js';
 import { release } from '../../gate/watchdog.js';
 import type { Accessor, RefScope } from '../../refs/scope.js';
 import type { ToolExecutionResult } from '../../tool.js';
-import { DirectLane, failed, type DirectOwner, type Leaf } from '../leaf.js';
+import { DirectLane, type DirectOwner } from '../lanes.js';
+import { failed } from '../step-records.js';
+import type { PlainLeaf } from '../run-state.js';
 import { plannedOf, plannedRefusal, timesPlanned } from '../planned-calls.js';
-import { Lane, startPlan, type LaneOwner, type NodeOutcome, type NodePlan, type RunState, type TraceEntry } from '../run-state.js';
+import { Lane, startPlan } from '../lanes.js';
+import type { LaneOwner, NodeOutcome, NodePlan, RunState, TraceEntry } from '../run-state.js';
 
 /**
  * The default and the ceiling of a for_each's concurrency: bounded, always.
@@ -58,7 +61,7 @@ export function forEach(label: string, items: ItemsSource, template: NodePlan, c
     const itemState = state.recording ? { ...state, recording: false } : state;
     // Only through a gate with no host checks, and never in a dry run: those take the general path.
     // A plain leaf's template runs on the fast path, unless this is a dry run or the gate is a host's own.
-    const fast = leaf !== undefined && state.dry === undefined && state.startCall !== undefined;
+    const fast = leaf !== undefined && state.dry === undefined && state.gateSettings !== undefined;
     const { outcome, started } = await new Promise<ForEachEnd>((resolve) =>
       fast ? new ForEachDirect(list, bound, leaf!, itemState, scope, resolve).start() : new ForEachRun(list, bound, template, itemState, scope, resolve).start(),
     );
@@ -239,9 +242,9 @@ class ForEachRun extends ForEachBase implements LaneOwner {
  */
 class ForEachDirect extends ForEachBase implements DirectOwner {
   // Declared and set in the constructor, not class fields: see GateCall (one per run).
-  private declare readonly leaf: Leaf;
+  private declare readonly leaf: PlainLeaf;
 
-  constructor(values: readonly unknown[], bound: number, leaf: Leaf, runState: RunState, refs: RefScope, resolve: (end: ForEachEnd) => void) {
+  constructor(values: readonly unknown[], bound: number, leaf: PlainLeaf, runState: RunState, refs: RefScope, resolve: (end: ForEachEnd) => void) {
     super(values, bound, runState, refs, resolve);
     this.leaf = leaf;
   }
@@ -285,7 +288,7 @@ class ForEachDirect extends ForEachBase implements DirectOwner {
     const index = lane.scope.index!;
     if (!result.success) return this.record(index, failed(this.runState, leaf.label, leaf.toolName, result, lane.tool));
     // Only the ledger: items are never traced one by one (the for_each's own entry counts them).
-    leaf.recordEffect(lane.tool, this.runState);
+    leaf.recordEffect(lane.tool!, this.runState);
     this.succeeded(index, result.output);
   }
 

@@ -1,8 +1,11 @@
 /** gather: named calls run concurrently; the output is an object of their outputs by name. */
 import type { RefScope } from '../../refs/scope.js';
 import type { ToolExecutionResult } from '../../tool.js';
-import { failed, LanePool, type DirectLane, type DirectOwner, type Leaf } from '../leaf.js';
-import { Lane, startPlan, type LaneOwner, type NodeOutcome, type NodePlan, type RunState } from '../run-state.js';
+import { failed } from '../step-records.js';
+import { LanePool, type DirectLane, type DirectOwner } from '../lanes.js';
+import type { PlainLeaf } from '../run-state.js';
+import { Lane, startPlan } from '../lanes.js';
+import type { LaneOwner, NodeOutcome, NodePlan, RunState } from '../run-state.js';
 
 /** Run every call at once; fail with the first failure (in key order) once all have settled. */
 export function gather(calls: readonly (readonly [string, NodePlan])[]): NodePlan {
@@ -15,7 +18,7 @@ export function gather(calls: readonly (readonly [string, NodePlan])[]): NodePla
   return (state, scope) =>
     new Promise<NodeOutcome>((resolve) => {
       // Plain leaves run on the fast path, unless this is a dry run or the gate is a host's own.
-      if (leaves !== undefined && state.dry === undefined && state.startCall !== undefined) new GatherDirect(names, leaves, shape, state, scope, resolve, pool).start();
+      if (leaves !== undefined && state.dry === undefined && state.gateSettings !== undefined) new GatherDirect(names, leaves, shape, state, scope, resolve, pool).start();
       else new GatherRun(names, plans, shape, state, scope, resolve).start();
     });
 }
@@ -139,7 +142,7 @@ class GatherRun extends GatherBase implements LaneOwner {
  */
 class GatherDirect extends GatherBase implements DirectOwner {
   // Declared and set in the constructor, not class fields: see GateCall (one per run).
-  private declare readonly leaves: readonly Leaf[];
+  private declare readonly leaves: readonly PlainLeaf[];
   /** Where the calls' records come from, and go back to once every call has settled. */
   private declare readonly pool: LanePool;
   /** The records of this run's calls, by position. */
@@ -147,7 +150,7 @@ class GatherDirect extends GatherBase implements DirectOwner {
 
   constructor(
     names: readonly string[],
-    leaves: readonly Leaf[],
+    leaves: readonly PlainLeaf[],
     shape: Record<string, unknown>,
     runState: RunState,
     refs: RefScope,
@@ -182,7 +185,7 @@ class GatherDirect extends GatherBase implements DirectOwner {
     const index = lane.position;
     const leaf = this.leaves[index];
     if (!result.success) return this.settled(index, failed(this.runState, leaf.label, leaf.toolName, result, lane.tool));
-    leaf.recordSuccess(lane.tool, this.runState);
+    leaf.recordSuccess(lane.tool!, this.runState);
     this.succeeded(index, result.output);
   }
 }

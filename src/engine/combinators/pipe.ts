@@ -1,5 +1,6 @@
 /** pipe: stages in order, each stage's output feeding the next as `$prev` and `{result}`. */
-import { runSequence, type NodeOutcome, type NodePlan } from '../run-state.js';
+import { runSequence } from '../sequence.js';
+import type { NodeOutcome, NodePlan } from '../run-state.js';
 
 /** Run the stages in order; the output is the last stage's. */
 export function pipe(stages: readonly NodePlan[]): NodePlan {

@@ -3,7 +3,7 @@
  * step's compensating call, then the host's snapshot restore. The failure says what was rolled
  * back and whether every undo succeeded; a failing undo is reported, never swallowed.
  */
-import { messageOf } from '../../gate/step-gate.js';
+import { messageOf } from '../../gate/message-of.js';
 import type { NodePlan, UndoAction } from '../run-state.js';
 
 /**

@@ -1,6 +1,6 @@
 /** try_and_check: run `do`, then `check`; the node fails with the check's result when the check fails. */
 import { failure } from '../../codes.js';
-import { failed } from '../leaf.js';
+import { failed } from '../step-records.js';
 import type { NodeOutcome, NodePlan } from '../run-state.js';
 
 /**

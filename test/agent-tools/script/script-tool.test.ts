@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { createScriptTool } from '../../../src/agent-tools/script/index.js';
 import { MAX_COMPOSITION_DEPTH } from '../../../src/gate/depth.js';
-import type { ApprovalAction } from '../../../src/gate/step-gate.js';
+import type { ApprovalAction } from '../../../src/gate/host-hooks.js';
 import { delay, json, mockTool, registry } from './helpers.js';
 
 const run = (tool: ReturnType<typeof createScriptTool>, code: string, context = {}) =>

@@ -1,7 +1,36 @@
-import { failure } from '../codes.js';
-import type { ITool, ToolExecutionResult } from '../tool.js';
-import type { RefusalAdvice, StepGate } from './step-gate.js';
-import { didYouMean } from './suggest.js';
+/**
+ * Chainable: the chainability rule, the stage after resolve. A composition calls a side-effecting
+ * tool only where the host listed it, never a tool that declares nothing, and never a composition
+ * already running on its own path (a cycle). Every door checks its calls here at every call (a
+ * tool is replaced by name), and a batch door checks all of them first, before any runs.
+ */
+import { failure } from '../../codes.js';
+import type { ITool, ToolExecutionResult } from '../../tool.js';
+import type { GateCall } from '../call-record.js';
+import type { RefusalAdvice } from '../host-hooks.js';
+import type { StepGate } from '../options.js';
+import { didYouMean } from '../suggest.js';
+
+/** The stage: the call's tool may be chained here, or the refusal that says why not. */
+export function checkChain(call: GateCall): ToolExecutionResult | undefined {
+  const tool = call.tool;
+  // A pure tool that is no composition chains freely: the one test most calls pay.
+  return tool !== undefined && tool.hasSideEffects === false && tool.composition !== true ? undefined : chainVerdict(call);
+}
+
+function chainVerdict(call: GateCall): ToolExecutionResult | undefined {
+  const door = call.door!;
+  const tool = call.tool;
+  if (!isChainable(call.name, tool, door.sideEffectingTools)) return chainRefusal(call.name, tool, namesOf(door.gate), door.gate.advice);
+  // A composition already running on this path would reach itself.
+  if (tool.composition === true) {
+    const path = call.frame!.path;
+    if (path.includes(tool.id)) {
+      return failure('composition_cycle', `Step "${call.step}" calls composition "${tool.name}", which is already running on this path.`, { path: [...path, tool.id] });
+    }
+  }
+  return undefined;
+}
 
 /**
  * The host's list of side-effecting tools that may be chained, as a list or a set.

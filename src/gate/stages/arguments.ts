@@ -1,5 +1,6 @@
 /**
- * Each call's arguments checked against the called tool's own `inputSchema`, before it runs. A
+ * Arguments: the stage after chainable. Each call's arguments are an object, checked against the
+ * called tool's own `inputSchema`, before it runs. A
  * host that wraps framework or MCP tools loses the validation those had at their own boundary
  * unless the gate's doors do it: `greet({ name: 123 })` must not become "Hello, 123!".
  *
@@ -14,9 +15,11 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
-import { failure } from '../codes.js';
-import { preview, valueAt } from '../spec/ajv.js';
-import type { ITool, ToolExecutionResult } from '../tool.js';
+import { failure } from '../../codes.js';
+import { preview, valueAt } from '../../spec/ajv.js';
+import { isRecord } from '../../spec/nodes.js';
+import type { ITool, ToolExecutionResult } from '../../tool.js';
+import type { GateCall } from '../call-record.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export sits one level down.
 const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as FormatsPlugin;
@@ -29,6 +32,45 @@ const draft7 = addFormats(new Ajv(OPTIONS));
 const draft2020 = addFormats(new Ajv2020(OPTIONS));
 
 const checks = new WeakMap<ITool, ValidateFunction | null>();
+
+/**
+ * The stage: `input_invalid` when a mapping resolved to something that is not an object,
+ * `args_invalid` when the door checks arguments and they do not match the tool's schema;
+ * `undefined` when they may be used. A compiled step keeps its tool's check, so a run that calls
+ * the same instance again does not look it up.
+ */
+export function checkArguments(call: GateCall): ToolExecutionResult | undefined {
+  // A door that checks nothing, and a mapping written as an object, cost one test.
+  return call.door!.validateArgs || call.site?.mayBuildNonObject === true ? argumentsVerdict(call) : undefined;
+}
+
+function argumentsVerdict(call: GateCall): ToolExecutionResult | undefined {
+  const validate = call.door!.validateArgs;
+  const site = call.site;
+  const args: unknown = call.args;
+  if (!isRecord(args)) return failure('input_invalid', `Step "${call.step}": its arguments resolved to ${kindOf(args)}, not an object.`);
+  if (!validate) return undefined;
+  const tool = call.tool!;
+  let check: ((args: unknown) => boolean) | null;
+  if (site === undefined) check = argsCheckOf(tool);
+  else {
+    if (tool !== site.checkedTool) {
+      site.argsCheck = argsCheckOf(tool);
+      site.checkedTool = tool;
+    }
+    check = site.argsCheck;
+  }
+  // The refusal checks again to name every field: it is made only when the arguments are wrong.
+  // (A schema never sees an own `__proto__` field, so that is asked apart.)
+  return (check === null || check(args)) && !hasProtoField(args) ? undefined : argsRefusal(tool, call.name, call.step, args);
+}
+
+/** What a value that should have been an object is, in words. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}
 
 /** The compiled check of `tool`'s input schema, once per instance; `null` when it cannot be compiled. */
 export function argsCheckOf(tool: ITool): ValidateFunction | null {
