@@ -19,21 +19,9 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten';
 import { messageOf } from '../../gate/message-of.js';
 import { argsTooLarge, tooManyCalls, type ScriptCallResult } from './call-result.js';
-import {
-  decodeCall,
-  encodeAnswer,
-  ENDING_SOURCE,
-  type CallMode,
-  type EncodedCall,
-  frame,
-  PRELUDE_FILENAME,
-  PRELUDE_SOURCE,
-  RECORDING_SOURCE,
-  SCRIPT_FILENAME,
-  unframe,
-  WRAPPER_LINES_BEFORE,
-  wrapScript,
-} from './prelude.js';
+import { decodeCall, encodeAnswer, type CallMode, type EncodedCall, frame, unframe } from './boundary-codec.js';
+import { ENDING_SOURCE, PRELUDE_FILENAME, PRELUDE_SOURCE, RECORDING_SOURCE } from './prelude-source.js';
+import { positionOf, SCRIPT_FILENAME, wrapScript } from './script-wrapper.js';
 import type { SandboxInstance } from './quickjs-module.js';
 import type { SandboxValues } from '../../runs/journal.js';
 
@@ -775,17 +763,4 @@ function parseDescribed(text: string): DescribedError {
 /** A trap or abort of the WebAssembly module itself, or the host's stack running out inside it. */
 function isModuleFailure(error: unknown): boolean {
   return error instanceof RangeError || (error instanceof Error && error.name === 'RuntimeError');
-}
-
-/**
- * The position in the script from a QuickJS stack (`at f (run_js.js:LINE:COL)`): the first frame
- * in the script's file, minus the wrapper's line. A line past the script's last is the wrapper's
- * closing line (the script left something open); the caller says what that means.
- */
-function positionOf(stack: string): { line?: number; column?: number } {
-  const match = new RegExp(`${SCRIPT_FILENAME.replace(/\./g, '\\.')}:(\\d+)(?::(\\d+))?`).exec(stack);
-  if (!match) return {};
-  const line = Number(match[1]) - WRAPPER_LINES_BEFORE;
-  if (!(line >= 1)) return {};
-  return match[2] === undefined ? { line } : { line, column: Number(match[2]) };
 }
