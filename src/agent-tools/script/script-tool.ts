@@ -24,7 +24,7 @@ import { resultsReadAsText } from '../../results-as-text.js';
 import { errorPosition, excerpt } from './error-position.js';
 import { resolveScriptLimits, type ScriptLimits, type ScriptToolOptions } from './options.js';
 import { defaultObservationScope, resolveScope } from '../observations/observation-scope.js';
-import type { SandboxCall, SandboxOutcome } from './run.js';
+import type { SandboxCall, SandboxOutcome } from './run-contract.js';
 import { defaultSandboxPool, type SandboxPool } from './pool.js';
 import { runOnPool, type ScriptClock, type ScriptRunResult } from './pooled-run.js';
 import { beginRun, registerDoor, runRecorded } from '../../runs/door-run.js';
