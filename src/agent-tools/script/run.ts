@@ -1,10 +1,9 @@
 /**
- * One script run, start to end, in a fresh QuickJS runtime and context: the set-up, the loop that
- * runs the script's jobs turn by turn, hands its calls out and its answers in and waits for them,
- * and the end, told as soon as it is known and followed by the disposal of everything the run
- * made, however it ends. The parts it joins live beside it: its time checks (`run-deadline.ts`),
- * its calls (`call-bridge.ts`), reading its outcome (`run-outcome.ts`) and what it holds in its
- * instance (`run-resources.ts`).
+ * One script run, start to end: its set-up in a fresh QuickJS runtime and context, the loop that
+ * runs the script's jobs a turn at a time, hands its calls out and its answers in and waits for
+ * them, and its end, told as soon as it is known and followed by the disposal of everything it
+ * made, however it ends. The run's parts each have a file of their own; this is the one place
+ * that puts them in order.
  *
  * This runs inside a sandbox worker (`worker.ts`), beside the other runs that thread hosts. A
  * run computes only between its awaits: while it waits for answers it holds no thread, and
