@@ -14,7 +14,7 @@
  * next run (see `prepareRuntime`): most of what a run costs before its first instruction.
  */
 import { newSandboxInstance, type SandboxInstance, type WasmModule } from './quickjs-module.js';
-import { prepareRuntime, type PreparedRuntime } from './run.js';
+import { prepareRuntime, type PreparedRuntime } from './prelude-loading.js';
 
 /** The most idle instances a thread keeps. */
 export const MAX_IDLE = 256;

@@ -11,7 +11,7 @@ import { refusedCall, type ScriptCallResult } from './call-result.js';
 import type { ScriptLimits } from './options.js';
 import { workerPoolOf, type SandboxPool, type WorkerPool } from './pool.js';
 import type { CallsMessage, DoneMessage } from './protocol.js';
-import type { SandboxAnswer, SandboxCall, SandboxOutcome } from './run.js';
+import type { SandboxAnswer, SandboxCall, SandboxOutcome } from './run-contract.js';
 import type { SandboxValues } from '../../runs/journal.js';
 import type { SandboxThread, ThreadLoss, ThreadRunListener } from './thread.js';
 

@@ -16,7 +16,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { WasmModule } from './quickjs-module.js';
-import type { SandboxAnswer, SandboxCall, SandboxLimits, SandboxOutcome } from './run.js';
+import type { SandboxAnswer, SandboxCall, SandboxLimits, SandboxOutcome } from './run-contract.js';
 import type { SandboxValues } from '../../runs/journal.js';
 
 /** Index of the cell counting the messages the host posted that the thread has not read yet. */

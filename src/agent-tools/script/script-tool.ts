@@ -26,7 +26,7 @@ import { errorPosition, excerpt } from './error-position.js';
 import { resolveScriptLimits, type ScriptLimits, type ScriptToolOptions } from './options.js';
 import { resolveScope } from '../observations/observation-scope.js';
 import { defaultObservationScope } from '../../session-scope.js';
-import type { SandboxCall, SandboxOutcome } from './run.js';
+import type { SandboxCall, SandboxOutcome } from './run-contract.js';
 import { defaultSandboxPool, type SandboxPool } from './pool.js';
 import { runOnPool, type ScriptClock, type ScriptRunResult } from './pooled-run.js';
 import { beginRun, registerDoor, runRecorded } from '../../runs/door-run.js';

@@ -16,7 +16,7 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { messageOf } from '../../gate/message-of.js';
 import { DEFAULT_MAX_CALL_RESULT_BYTES, DEFAULT_SCRIPT_MEMORY_BYTES } from './limits.js';
-import { reserveBytesFor } from './run.js';
+import { reserveBytesFor } from './run-resources.js';
 import type { WasmModule } from './quickjs-module.js';
 import {
   EPISODE_DEADLINE,

@@ -24,7 +24,9 @@ import { performance } from 'node:perf_hooks';
 import { messageOf } from '../../gate/message-of.js';
 import { InstanceShelf } from './instance-shelf.js';
 import type { SandboxValues } from '../../runs/journal.js';
-import { reserveBytesFor, runScript, type SandboxAnswer, type SandboxCall, type SandboxChannel, type SandboxStop } from './run.js';
+import { runScript } from './run.js';
+import type { SandboxAnswer, SandboxCall, SandboxChannel, SandboxStop } from './run-contract.js';
+import { reserveBytesFor } from './run-resources.js';
 import {
   EPISODE_DEADLINE,
   EPISODE_RUN_CELL,

@@ -1,5 +1,5 @@
 import { refusedCall, type ScriptCallResult } from '../../../src/agent-tools/script/call-result.js';
-import type { SandboxAnswer, SandboxCall, SandboxChannel } from '../../../src/agent-tools/script/run.js';
+import type { SandboxAnswer, SandboxCall, SandboxChannel } from '../../../src/agent-tools/script/run-contract.js';
 
 /** The script tests use the shared mock tools and registry; `json` and `channelFor` are theirs. */
 export { tool as mockTool, registry, delay } from '../../helpers/tools.js';

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEBUG_SYNC, TestQuickJSWASMModule } from 'quickjs-emscripten';
 import { createSandboxPool, createScriptTool } from '../../../src/agent-tools/script/index.js';
 import { compiledModule, newSandboxInstance } from '../../../src/agent-tools/script/quickjs-module.js';
-import { runScript, type SandboxCall, type SandboxModule, type SandboxRequest } from '../../../src/agent-tools/script/run.js';
+import { runScript } from '../../../src/agent-tools/script/run.js';
+import type { SandboxCall, SandboxModule, SandboxRequest } from '../../../src/agent-tools/script/run-contract.js';
 import { channelFor, delay, json, mockTool, registry } from './helpers.js';
 
 const run = (tool: ReturnType<typeof createScriptTool>, code: string) => tool.execute({ code }, {});

@@ -1,105 +1,15 @@
 /**
- * The JavaScript that runs inside the sandbox before and around the script: the `callTool`
- * global, the helpers that carry answers in and errors and the return value out as strings, and
- * the wrapper that turns the script's body into an async function.
+ * The JavaScript that runs inside the sandbox besides the script, as source text: the prelude
+ * evaluated in every run's context before the script (the `callTool`, `tools`, `searchTools` and
+ * `describeTools` globals, and the helpers the host pulls calls and pushes answers through), and
+ * the two parts the host evaluates only for a run that needs them (reading an answer that is not
+ * plain, or an error; recording `Math.random` and the clock). It exists as text because the
+ * sandbox has no host objects: whatever the script can reach must be written in its own realm.
+ * The host's half of each encoding is in `boundary-codec.ts`, and the two must agree.
  */
-
-/** The file name the script is evaluated under; error stacks name it, and the line is read from it. */
-export const SCRIPT_FILENAME = 'run_js.js';
 
 /** The name the prelude is evaluated under, so its frames are never taken for the script's. */
 export const PRELUDE_FILENAME = 'toolweave-prelude.js';
-
-/** How many lines {@link wrapScript} puts before the script's first line. */
-export const WRAPPER_LINES_BEFORE = 1;
-
-/**
- * The script's body as an async function called at once; evaluating it gives the promise of the
- * script's answer. The wrapper sits on its own lines, so a line in an error is the script's line
- * plus {@link WRAPPER_LINES_BEFORE}.
- */
-export function wrapScript(code: string): string {
-  return `(async () => {\n${code}\n})()`;
-}
-
-/**
- * How a call's answer travels into the sandbox: `"T" + text` for a result, `"V" + JSON` for a
- * result given as a value (`tools.<name>()`, `searchTools`, `describeTools`), and `"E" + JSON of
- * the error` for a refusal or failure, so a result's text needs no JSON at all.
- */
-export function encodeAnswer(text: string, error: unknown, value?: string): string {
-  if (error !== null && error !== undefined) return `E${JSON.stringify(error)}`;
-  return value === undefined ? `T${text}` : `V${value}`;
-}
-
-/**
- * Several texts as one string, each as its length, `|`, then the text: how a batch of calls
- * leaves the sandbox and a batch of answers enters it, in one crossing each way.
- */
-export function frame(texts: readonly string[]): string {
-  let out = '';
-  for (const text of texts) out += `${text.length}|${text}`;
-  return out;
-}
-
-/** The texts {@link frame} (or the prelude) put in one string, starting at `from`. */
-export function unframe(framed: string, from = 0): string[] {
-  const texts: string[] = [];
-  let at = from;
-  while (at < framed.length) {
-    const bar = framed.indexOf('|', at);
-    const length = Number(framed.slice(at, bar));
-    // The prelude always writes a length here; anything else means the text could not be read.
-    if (bar < 0 || !Number.isSafeInteger(length) || length < 0) throw new Error('the calls could not be read from the sandbox');
-    texts.push(framed.slice(bar + 1, bar + 1 + length));
-    at = bar + 1 + length;
-  }
-  return texts;
-}
-
-/**
- * What a call asks of the host: a tool's result as `{ text, error }` (`callTool`), a tool's result
- * as a value, thrown when it fails (`tools.<name>()`), or the catalog (`searchTools`,
- * `describeTools`, which call no tool).
- */
-export type CallMode = 'call' | 'value' | 'search' | 'describe';
-
-/** The character each {@link CallMode} is written as. */
-const MODES: Record<string, CallMode> = { c: 'call', v: 'value', s: 'search', d: 'describe' };
-
-/** A call as the prelude hands it out: its index, its tool's name, and its args. */
-export interface EncodedCall {
-  /** The call's number in the run: 1, 2, ... */
-  index: number;
-  /** What it asks (see {@link CallMode}). */
-  mode: CallMode;
-  /** The tool's name (for a search or a description, the function's). */
-  name: string;
-  /** The args as JSON text; `null` when they are not a plain object JSON can write. */
-  args: string | null;
-  /** When the args were too long to send: their length in UTF-16 units (a lower bound on their bytes). */
-  tooLong?: number;
-}
-
-/**
- * Read a call the prelude encoded: `index:nameLength:name`, its mode (`c`, `v`, `s` or `d`; see
- * {@link CallMode}), then `"J" + JSON` for the args, `"L" + length` for args too long to send (they
- * stay in the sandbox), or nothing for args that are not a plain object.
- */
-export function decodeCall(encoded: string): EncodedCall {
-  const first = encoded.indexOf(':');
-  const second = encoded.indexOf(':', first + 1);
-  const index = Number(encoded.slice(0, first));
-  if (!Number.isSafeInteger(index) || index < 1) throw new Error('the calls could not be read from the sandbox');
-  const nameEnd = second + 1 + Number(encoded.slice(first + 1, second));
-  const name = encoded.slice(second + 1, nameEnd);
-  const mode = MODES[encoded[nameEnd]];
-  if (mode === undefined) throw new Error('the calls could not be read from the sandbox');
-  const kind = encoded[nameEnd + 1];
-  if (kind === 'J') return { index, mode, name, args: encoded.slice(nameEnd + 2) };
-  if (kind === 'L') return { index, mode, name, args: null, tooLong: Number(encoded.slice(nameEnd + 2)) };
-  return { index, mode, name, args: null };
-}
 
 /**
  * Evaluates to a function of `(maxReturnChars, maxArgsUnits, maxCalls, tooManyCalls)`. Called
@@ -109,15 +19,15 @@ export function decodeCall(encoded: string): EncodedCall {
  *
  * - `callTool(name, args)` numbers the call and returns a promise. Past `maxCalls` the promise
  *   resolves at once to the encoded answer `tooManyCalls`; otherwise the call is queued for the
- *   host as one string (see {@link decodeCall}: args longer than `maxArgsUnits` UTF-16 units
+ *   host as one string (see `decodeCall`: args longer than `maxArgsUnits` UTF-16 units
  *   never leave the sandbox). The promise's `text` and `error` throw a TypeError that says to
  *   await it: reading `callTool(...).text` is the usual missing `await`, and would otherwise
  *   quietly be `undefined`. Its `constructor` is `Promise`, so `await` and `then` treat it as a
  *   plain promise.
  * - `take(promise)` follows the script's promise (given once, first) and returns `"1"` once it
- *   has settled or `"0"` before, then the calls queued since the last take (see {@link frame}).
+ *   has settled or `"0"` before, then the calls queued since the last take (see `frame`).
  * - `deliver(answers)` resolves calls: framed texts, each the call's index, `:`, and its encoded
- *   answer (see {@link encodeAnswer}).
+ *   answer (see `encodeAnswer`).
  * - `finish(encodeReturn, describeError)` gives the settled script's outcome as one string: a
  *   string, number, boolean, `null` or `undefined` answer encoded here (`"O" + text`, or `"L" +
  *   length` past `maxReturnChars`); anything else through the {@link ENDING_SOURCE} functions
