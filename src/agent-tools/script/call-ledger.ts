@@ -6,11 +6,25 @@
  * waiting for the host's checks (an approval) is listed too, since from here it cannot be told
  * apart from one that started; the run's abort signal has fired by then, so it never will start.
  */
-import type { CallByNameResult } from '../../gate/call.js';
 import type { EffectOutcome, EffectRecord, ITool, ToolExecutionResult } from '../../tool.js';
 
-/** Gate refusals that mean the tool never started, so its call is not in the effects ledger. */
-const DID_NOT_START = new Set(['permission_denied', 'approval_rejected', 'step_aborted', 'budget_exceeded']);
+/**
+ * Refusals that mean the tool never started, so its call is not in the effects ledger: the
+ * chainability rule, the arguments and the cycle guard (before the gate's own stages), the
+ * host's checks, an abort and the budget.
+ */
+const DID_NOT_START = new Set([
+  'step_not_chainable',
+  'side_effects_undeclared',
+  'step_missing',
+  'args_invalid',
+  'input_invalid',
+  'composition_cycle',
+  'permission_denied',
+  'approval_rejected',
+  'step_aborted',
+  'budget_exceeded',
+]);
 
 /** How a call that settled with `result` ended, or `undefined` when its tool never started. */
 export function effectOutcome(result: ToolExecutionResult): EffectOutcome | undefined {
@@ -36,15 +50,15 @@ export class CallLedger {
   private closed = false;
 
   /**
-   * Follow one call through the gate. `resolved` is the instance the gate was given: only a
-   * side-effecting tool's call is listed, so only such a call is followed.
+   * Follow one call through the gate. `resolved` is the instance the gate was given (the one it
+   * checks and runs): only a side-effecting tool's call is listed, so only such a call is followed.
    */
-  track(step: string, name: string, resolved: ITool | undefined, call: Promise<CallByNameResult>): Promise<CallByNameResult> {
+  track(step: string, name: string, resolved: ITool | undefined, call: Promise<ToolExecutionResult>): Promise<ToolExecutionResult> {
     if (resolved?.hasSideEffects !== true) return call;
     const settled = call.then(
-      ({ result, tool }) => {
+      (result) => {
         this.inFlight.delete(step);
-        if (this.closed || tool?.hasSideEffects !== true) return;
+        if (this.closed) return;
         const outcome = effectOutcome(result);
         if (outcome) this.effects.push({ step, tool: name, ran: true, outcome });
       },

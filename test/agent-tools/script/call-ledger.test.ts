@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CallLedger, effectOutcome } from '../../../src/agent-tools/script/call-ledger.js';
-import type { CallByNameResult } from '../../../src/gate/call.js';
+import type { ToolExecutionResult } from '../../../src/tool.js';
 import { delay, mockTool } from './helpers.js';
 
 const failed = (code: string) => ({ success: false, error: 'no', details: { code } });
@@ -12,7 +12,7 @@ describe('effectOutcome', () => {
     expect(effectOutcome(failed('step_threw'))).toBe('failed');
     expect(effectOutcome(failed('step_timeout'))).toBe('timed_out');
     expect(effectOutcome(failed('step_bad_result'))).toBe('unknown');
-    for (const code of ['permission_denied', 'approval_rejected', 'step_aborted', 'budget_exceeded']) {
+    for (const code of ['step_not_chainable', 'side_effects_undeclared', 'step_missing', 'args_invalid', 'input_invalid', 'composition_cycle', 'permission_denied', 'approval_rejected', 'step_aborted', 'budget_exceeded']) {
       expect(effectOutcome(failed(code)), code).toBeUndefined();
     }
   });
@@ -21,15 +21,15 @@ describe('effectOutcome', () => {
 describe('CallLedger', () => {
   const write = mockTool('write', () => 'ok', { hasSideEffects: true });
   const read = mockTool('read', () => 'ok');
-  const settle = (ms: number, result: CallByNameResult) => delay(ms).then(() => result);
+  const settle = (ms: number, result: ToolExecutionResult) => delay(ms).then(() => result);
 
   it('lists side-effecting calls in the order they settled, waits the grace for the rest, then calls them unknown', async () => {
     const ledger = new CallLedger();
-    ledger.track('call 1', 'write', write, settle(40, { result: { success: true }, tool: write }));
-    ledger.track('call 2', 'write', write, settle(10, { result: failed('step_failed'), tool: write }));
-    ledger.track('call 3', 'read', read, settle(5, { result: { success: true }, tool: read }));
+    ledger.track('call 1', 'write', write, settle(40, { success: true }));
+    ledger.track('call 2', 'write', write, settle(10, failed('step_failed')));
+    ledger.track('call 3', 'read', read, settle(5, { success: true }));
     ledger.track('call 4', 'write', write, new Promise(() => {}));
-    ledger.track('call 5', 'write', write, settle(5, { result: failed('approval_rejected'), tool: write }));
+    ledger.track('call 5', 'write', write, settle(5, failed('approval_rejected')));
     expect(await ledger.close(100)).toEqual([
       { step: 'call 2', tool: 'write', ran: true, outcome: 'failed' },
       { step: 'call 1', tool: 'write', ran: true, outcome: 'ran' },
@@ -39,7 +39,7 @@ describe('CallLedger', () => {
 
   it('records nothing that settles after it closed', async () => {
     const ledger = new CallLedger();
-    ledger.track('call 1', 'write', write, settle(30, { result: { success: true }, tool: write }));
+    ledger.track('call 1', 'write', write, settle(30, { success: true }));
     expect(await ledger.close(0)).toEqual([{ step: 'call 1', tool: 'write', ran: true, outcome: 'unknown' }]);
     await delay(50);
     expect(await ledger.close(0)).toEqual([{ step: 'call 1', tool: 'write', ran: true, outcome: 'unknown' }]);
