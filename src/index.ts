@@ -40,7 +40,7 @@ export type {
   RefusalAdvice,
 } from './gate/host-hooks.js';
 export { approvalText, screenQuote } from './gate/approval-text.js';
-export { resumeRun, type ResumeDecision } from './runs/resume.js';
+export { resumeRun, type ResumeDecision } from './doors/resume.js';
 export { createMemoryRunJournal, DEFAULT_JOURNAL_MAX_RUNS, type MemoryRunJournalOptions } from './runs/memory-journal.js';
 export type { RunJournal, PausedRun, PendingCall, JournalPendingCall, RunCallRecord, SandboxValues } from './runs/journal.js';
 export { DEFAULT_PAUSE_TTL_MS, DEFAULT_RESUME_LEASE_MS, type PauseOptions } from './runs/pausing.js';

@@ -8,7 +8,6 @@ import { toToolSet, type SideEffectingTools } from '../gate/stages/chainable.js'
 import { messageOf } from '../gate/message-of.js';
 import type { StepGate } from '../gate/options.js';
 import { compilePlan } from '../engine/plan.js';
-import { dryRunOf } from '../engine/run-settings.js';
 import type { DoorInfo } from '../tool-events.js';
 import type { SnapshotProvider } from '../engine/snapshot.js';
 import { childrenOf } from '../spec/nodes.js';
@@ -17,8 +16,7 @@ import type { SpecNode } from '../spec/types.js';
 import { checkNodeTree } from '../spec/validate-structure.js';
 import type { ITool, JSONSchemaObject } from '../tool.js';
 import { COMPOSE_TOOL_NAME } from './batching-names.js';
-import { precheckCalls } from './precheck.js';
-import { beginRun, registerDoor, runRecorded } from '../runs/door-run.js';
+import { Door } from '../doors/door.js';
 
 const COMPOSE_DOOR: DoorInfo = Object.freeze({ kind: 'compose' });
 
@@ -84,6 +82,8 @@ const DESCRIPTION = describeCompose();
 export function createComposeTool(gate: StepGate, options: ComposeToolOptions = {}): ITool {
   // The host's list, made a set once: every call and every run reads it.
   const sideEffectingTools = toToolSet(options.sideEffectingTools);
+  // The tree's nodes read each other's results: code, not the model, reads them.
+  const door = new Door(gate, COMPOSE_TOOL_NAME, { sideEffectingTools, snapshots: options.snapshots, reader: 'code', validateArgs: true, door: COMPOSE_DOOR });
   const tool: ITool = {
     id: `toolweave:${COMPOSE_TOOL_NAME}`,
     name: COMPOSE_TOOL_NAME,
@@ -99,22 +99,18 @@ export function createComposeTool(gate: StepGate, options: ComposeToolOptions = 
         checkNodeTree(tree, 'tree', 'model', errors);
         if (errors.length) return failure('spec_invalid', `Invalid tree: ${errors.join('; ')}`, { errors });
         const ctx = context ?? {};
-        const refusal = precheckCalls(gate, leavesOf(tree as unknown as SpecNode, 'tree'), sideEffectingTools, { name: COMPOSE_TOOL_NAME, tool }, { door: COMPOSE_DOOR, context: ctx });
+        const refusal = door.precheck(leavesOf(tree as unknown as SpecNode, 'tree'), tool, ctx);
         if (refusal) return refusal;
         const plan = compilePlan({ steps: [tree as unknown as SpecNode] }, { references: false, stepTimeoutMs: options.stepTimeoutMs, stepPath: () => 'tree' });
         if (plan.errors.length) return failure('spec_invalid', `Invalid tree: ${plan.errors.join('; ')}`, { errors: plan.errors });
-        // The tree's nodes read each other's results: code, not the model, reads them.
-        const dry = dryRunOf(ctx);
         // The outermost door of a run that may pause records it.
-        return await runRecorded(dry ? undefined : beginRun(gate, ctx, COMPOSE_TOOL_NAME, tree), () =>
-          plan.run({}, ctx, { gate, sideEffectingTools, snapshots: options.snapshots, signal: ctx.signal, reader: 'code', validateArgs: true, door: COMPOSE_DOOR, dry }),
-        );
+        return await door.run(tree, ctx, () => plan.runWith({}, ctx, door.settingsFor(ctx), ctx.signal));
       } catch (error) {
         return failure('step_threw', `compose failed unexpectedly: ${messageOf(error)}`);
       }
     },
   };
-  registerDoor(tool, () => gate);
+  door.register(tool);
   return tool;
 }
 

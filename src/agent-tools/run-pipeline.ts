@@ -9,7 +9,7 @@ import { messageOf } from '../gate/message-of.js';
 import type { StepGate } from '../gate/options.js';
 import { compileNode } from '../engine/compile-node.js';
 import { createCompileEnv } from '../engine/compile-env.js';
-import { dryRunOf, ended, enterRun } from '../engine/run-settings.js';
+import { ended } from '../engine/run-settings.js';
 import type { DoorInfo } from '../tool-events.js';
 import { plannedRefusal } from '../engine/planned-calls.js';
 import { runSequence } from '../engine/sequence.js';
@@ -21,9 +21,8 @@ import type { StepNode } from '../spec/types.js';
 import type { ITool, JSONSchemaObject, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { RUN_PIPELINE_TOOL_NAME } from './batching-names.js';
 import { stepReferences, unresolvedNote, type UnresolvedReference } from './pipeline-refs.js';
-import { precheckCalls } from './precheck.js';
 import { outputText } from '../shaping/present-result.js';
-import { beginRun, registerDoor, runRecorded } from '../runs/door-run.js';
+import { Door } from '../doors/door.js';
 
 const PIPELINE_DOOR: DoorInfo = Object.freeze({ kind: 'run_pipeline' });
 
@@ -130,6 +129,7 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
   const schema = inputSchema();
   // The host's list, made a set once: every call and every run reads it.
   const sideEffectingTools = toToolSet(options.sideEffectingTools);
+  const door = new Door(gate, RUN_PIPELINE_TOOL_NAME, { sideEffectingTools, validateArgs: true, door: PIPELINE_DOOR });
   // The step bound is checked first, for its own code; the schema then says the same.
   const check = compileSchema(checkedSchema(maxSteps));
   const tool: ITool = {
@@ -147,7 +147,7 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
         const ctx = context ?? {};
         // The outermost door of a run that may pause records it; the run's frame is made
         // synchronously inside runPipeline (before its first await), where the record is handed over.
-        return await runRecorded(dryRunOf(ctx) ? undefined : beginRun(gate, ctx, RUN_PIPELINE_TOOL_NAME, args), () => runPipeline(args, ctx));
+        return await door.run(args, ctx, () => runPipeline(args, ctx));
       } catch (error) {
         return failure('step_threw', `run_pipeline failed unexpectedly: ${messageOf(error)}`);
       }
@@ -165,7 +165,7 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
       if (ids.indexOf(id) !== i) problems.push(`input.steps.${i}.id "${id}" is used by an earlier step`);
     });
     if (problems.length) return failure('input_invalid', `Invalid run_pipeline input: ${problems.join('; ')}`, { errors: problems });
-    const refusal = precheckCalls(gate, steps.map((s, i) => ({ tool: s.tool, at: ids[i] })), sideEffectingTools, { name: RUN_PIPELINE_TOOL_NAME, tool }, { door: PIPELINE_DOOR, context });
+    const refusal = door.precheck(steps.map((s, i) => ({ tool: s.tool, at: ids[i] })), tool, context);
     if (refusal) return refusal;
 
     const env = createCompileEnv([], { references: false, stepTimeoutMs: options.stepTimeoutMs });
@@ -190,7 +190,7 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
     // A step whose arguments cannot be compiled (a cycle, from a host caller) is refused before anything runs.
     if (env.errors.length) return failure('input_invalid', `Invalid run_pipeline input: ${env.errors.join('; ')}`, { errors: env.errors });
 
-    const entered = enterRun(context, { gate, sideEffectingTools, signal: context.signal, validateArgs: true, door: PIPELINE_DOOR, dry: dryRunOf(context) }, env.stepTimeoutMs);
+    const entered = door.enter(context, env.stepTimeoutMs);
     if (!entered.ok) return entered.refusal;
     const state = entered.state;
     // Every step is one call: a pipeline the budget cannot cover is refused before its first step.
@@ -235,7 +235,7 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
       effects: state.effects,
     });
   }
-  registerDoor(tool, () => gate);
+  door.register(tool);
   return tool;
 }
 

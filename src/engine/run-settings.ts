@@ -109,12 +109,18 @@ export function settingsFit(settings: RunSettings, gate: StepGate, sideEffecting
  */
 export function enterRun(
   context: ToolExecutionContext,
-  runOptions: PlanRunOptions,
+  settings: RunSettings,
+  signal: AbortSignal | undefined,
   stepTimeoutMs: number,
 ): { ok: true; state: RunState } | { ok: false; refusal: ToolExecutionResult } {
-  const refusal = compositionRefusal(context, runOptions.compositionId);
+  const refusal = compositionRefusal(context, settings.compositionId);
   if (refusal) return { ok: false, refusal };
-  return { ok: true, state: runState(context, runSettings(runOptions), runOptions.signal, stepTimeoutMs) };
+  return { ok: true, state: runState(context, settings, signal, stepTimeoutMs) };
+}
+
+/** The settings of a dry run of `settings`' door: its own, made for that run. */
+export function withDryRun(settings: RunSettings, dry: { stepOutputs: Record<string, unknown> } | undefined): RunSettings {
+  return dry === undefined ? settings : { ...settings, dry, dryRun: true };
 }
 
 /** The state of a run that {@link compositionRefusal} has let in. */

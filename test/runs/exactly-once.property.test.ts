@@ -31,7 +31,7 @@ import { ComposableToolBuilder } from '../../src/builder.js';
 import type { StepGate } from '../../src/gate/options.js';
 import type { PendingCall, RunJournal } from '../../src/runs/journal.js';
 import { createMemoryRunJournal } from '../../src/runs/memory-journal.js';
-import { resumeRun } from '../../src/runs/resume.js';
+import { resumeRun } from '../../src/doors/resume.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';
 

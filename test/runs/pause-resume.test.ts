@@ -7,7 +7,7 @@ import type { ApprovalAction } from '../../src/gate/host-hooks.js';
 import type { StepGateOptions } from '../../src/gate/options.js';
 import { createObservationStore } from '../../src/agent-tools/observations/index.js';
 import { withObservations } from '../../src/agent-tools/observations/with-observations.js';
-import { resumeRun } from '../../src/runs/resume.js';
+import { resumeRun } from '../../src/doors/resume.js';
 import { createMemoryRunJournal } from '../../src/runs/memory-journal.js';
 import type { RunJournal } from '../../src/runs/journal.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../src/tool.js';

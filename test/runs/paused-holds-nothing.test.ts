@@ -8,7 +8,7 @@ import { createComposeTool } from '../../src/agent-tools/compose.js';
 import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import type { StepGate } from '../../src/gate/options.js';
-import { resumeRun } from '../../src/runs/resume.js';
+import { resumeRun } from '../../src/doors/resume.js';
 import type { ITool, ToolExecutionContext } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';
 

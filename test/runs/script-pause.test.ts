@@ -6,7 +6,7 @@ import type { StepGateOptions } from '../../src/gate/options.js';
 import { createMemoryRunJournal } from '../../src/runs/memory-journal.js';
 import type { PausedRun, RunJournal } from '../../src/runs/journal.js';
 import { MAX_SANDBOX_VALUES } from '../../src/runs/sandbox-values.js';
-import { resumeRun } from '../../src/runs/resume.js';
+import { resumeRun } from '../../src/doors/resume.js';
 import type { ToolExecutionContext, ToolExecutionResult } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';
 

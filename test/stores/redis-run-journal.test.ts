@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import type { ApprovalAction } from '../../src/gate/host-hooks.js';
 import type { RunJournal } from '../../src/runs/journal.js';
-import { resumeRun } from '../../src/runs/resume.js';
+import { resumeRun } from '../../src/doors/resume.js';
 import { createRedisRunJournal, type RedisRunJournalOptions } from '../../src/stores/redis.js';
 import type { ITool, ToolExecutionResult } from '../../src/tool.js';
 import { registry, tool } from '../helpers/tools.js';

@@ -8,13 +8,12 @@
 import { failure, type ErrorCode } from '../../codes.js';
 import { GateCall, type CallDoor } from '../../gate/call-record.js';
 import { observeRefusal } from '../../gate/events.js';
-import type { StepGate } from '../../gate/options.js';
 import { ENTRY, startCall } from '../../gate/pipeline.js';
 import type { RunFrame } from '../../gate/run-frame.js';
-import { gateSettings } from '../../gate/settings.js';
 import { isChainable } from '../../gate/stages/chainable.js';
 import { ticksFor } from '../../gate/watchdog.js';
 import type { ScriptDiscovery } from '../../discovery/script-discovery.js';
+import type { RunSettings } from '../../engine/run-settings.js';
 import { resultsReadAsText } from '../../results-as-text.js';
 import type { RunRecord } from '../../runs/run-record.js';
 import { isRecord } from '../../spec/nodes.js';
@@ -35,8 +34,8 @@ export const CALL_TIMEOUT_GRACE_MS = 1000;
 
 /** What the calls of one run share: set once, when the run has entered its door. */
 export interface ScriptRunCalls {
-  /** The gate every call passes. */
-  gate: StepGate;
+  /** What the run takes from its door (the gate every call passes among them). */
+  settings: RunSettings;
   /** The run_js tool itself, which a script may not call. */
   self: ITool;
   /** The run's limits (the chainable and interactive tools among them). */
@@ -63,11 +62,12 @@ export interface ScriptRunCalls {
 
 /** Answer the script's calls of one run: see the module comment. */
 export function scriptCalls(run: ScriptRunCalls): (call: SandboxCall, clock: ScriptClock) => Promise<ScriptCallResult> {
-  const { gate, self, limits, frame, ledger } = run;
+  const { self, limits, frame, ledger } = run;
+  const gate = run.settings.gate;
+  const settings = run.settings.gateSettings;
   const nested = run.context;
   // What the stages before the gate's own need of this door: made once per run.
   const door: CallDoor = { gate, sideEffectingTools: limits.sideEffectingTools, validateArgs: true, dry: run.dry, version: undefined, resolved: undefined };
-  const settings = gateSettings(gate);
   return async (call, clock) => {
     const step = `call ${call.index}`;
     // A call the door refuses before the pipeline is told to whoever watches the run, as the gate's own refusals are.

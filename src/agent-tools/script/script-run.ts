@@ -5,12 +5,10 @@
  */
 import { failure } from '../../codes.js';
 import type { ScriptDiscovery } from '../../discovery/script-discovery.js';
-import { dryRunOf } from '../../engine/run-settings.js';
+import { dryRunOf, type RunSettings } from '../../engine/run-settings.js';
 import { budgetRefusal } from '../../gate/budget.js';
 import { enterComposition } from '../../gate/depth.js';
-import type { StepGate } from '../../gate/options.js';
 import { frameOf } from '../../gate/run-frame.js';
-import { gateSettings } from '../../gate/settings.js';
 import { keepDrawn, MAX_SANDBOX_VALUES } from '../../runs/sandbox-values.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../tool.js';
 import { SCRIPT_TOOL_NAME } from '../batching-names.js';
@@ -29,10 +27,10 @@ import { stoppedScript, toResult } from './script-result.js';
 const IN_FLIGHT_GRACE_MS = 200;
 
 /**
- * Run `args.code` as `self` (the run_js tool made with `gate`): see `createScriptTool`.
+ * Run `args.code` as `self` (the run_js tool whose door's settings are `settings`): see `createScriptTool`.
  */
 export async function runScript(
-  gate: StepGate,
+  settings: RunSettings,
   self: ITool,
   limits: ScriptLimits,
   pool: SandboxPool,
@@ -67,8 +65,7 @@ export async function runScript(
   // An intention, when a caller still sends one, goes to approvals as the model's words.
   const intention = typeof args?.intention === 'string' ? args.intention : undefined;
   const door = { kind: 'run_js' as const, ...(intention !== undefined ? { intention } : {}) };
-  const internals = gateSettings(gate);
-  const entered = enterComposition(context, { reader: 'code', noInteractive: limits.interactiveTools, limits: internals?.limits, tracer: internals?.tracer, traceMessages: internals?.traceMessages, door, dryRun: context.dryRun !== undefined }, signal);
+  const entered = enterComposition(context, { reader: 'code', noInteractive: limits.interactiveTools, limits: settings.limits, tracer: settings.tracer, traceMessages: settings.traceMessages, door, dryRun: context.dryRun !== undefined }, signal);
   if (!entered.ok) {
     hostSignal?.removeEventListener('abort', onHostAbort);
     return entered.refusal;
@@ -97,7 +94,7 @@ export async function runScript(
   const dry = dryRunOf(context);
 
   const onCall = scriptCalls({
-    gate,
+    settings,
     self,
     limits,
     discovery,

@@ -5,10 +5,9 @@
  */
 import { failure } from '../../codes.js';
 import { createScriptDiscovery, type ScriptDiscovery, type ScriptDiscoveryOptions } from '../../discovery/script-discovery.js';
-import { dryRunOf } from '../../engine/run-settings.js';
 import { messageOf } from '../../gate/message-of.js';
 import type { StepGate } from '../../gate/options.js';
-import { beginRun, registerDoor, runRecorded } from '../../runs/door-run.js';
+import { Door } from '../../doors/door.js';
 import { defaultObservationScope } from '../../session-scope.js';
 import type { ITool } from '../../tool.js';
 import { SCRIPT_TOOL_NAME } from '../batching-names.js';
@@ -109,6 +108,7 @@ const INPUT_SCHEMA = {
  */
 export function createScriptTool(gate: StepGate, options: ScriptToolOptions = {}): ITool {
   const limits = resolveScriptLimits(options);
+  const door = new Door(gate, SCRIPT_TOOL_NAME, { sideEffectingTools: limits.sideEffectingTools, reader: 'code', validateArgs: true, door: SCRIPT_DOOR });
   const pool = options.pool ?? defaultSandboxPool();
   const scope = options.scope ?? defaultObservationScope;
   // The catalog scripts search: made on the first search (its index is built then), or given.
@@ -132,8 +132,8 @@ export function createScriptTool(gate: StepGate, options: ScriptToolOptions = {}
       try {
         const ctx = context ?? {};
         // The outermost door of a run that may pause (its gate asks for approvals) records it.
-        return await runRecorded(dryRunOf(ctx) ? undefined : beginRun(gate, ctx, SCRIPT_TOOL_NAME, args), () =>
-          runScript(gate, tool, limits, pool, discovery, resolveScope(scope, ctx) ?? '', args, ctx),
+        return await door.run(args, ctx, () =>
+          runScript(door.settings, tool, limits, pool, discovery, resolveScope(scope, ctx) ?? '', args, ctx),
         );
       } catch (error) {
         // Errors are data: nothing is thrown across the tool boundary.
@@ -144,9 +144,11 @@ export function createScriptTool(gate: StepGate, options: ScriptToolOptions = {}
   // Code-only: the model is offered this tool alone, and its description says how to find the
   // rest, read again at each listing so a registry that changes is described as it is.
   if (codeOnly) Object.defineProperty(tool, 'description', { get: () => discovery().description(), enumerable: true });
-  registerDoor(tool, () => gate);
+  door.register(tool);
   return tool;
 }
+
+const SCRIPT_DOOR = Object.freeze({ kind: 'run_js' as const });
 
 /** Whether the `discovery` option is a discovery made already, rather than its options. */
 function isScriptDiscovery(value: ScriptDiscovery | ScriptDiscoveryOptions): value is ScriptDiscovery {

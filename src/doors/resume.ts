@@ -6,10 +6,12 @@
 import { failure } from '../codes.js';
 import { gateSettings } from '../gate/settings.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
-import { gateOfDoor, scopeIn, sendResumption } from './door-run.js';
-import type { RunCallRecord } from './journal.js';
-import { RunRecord, journalUnavailable } from './run-record.js';
-import { readToken } from './run-token.js';
+import { gateOfDoor } from '../runs/door-registry.js';
+import { scopeIn } from '../runs/pausing.js';
+import { sendResumption } from './door-run.js';
+import type { RunCallRecord } from '../runs/journal.js';
+import { RunRecord, journalUnavailable } from '../runs/run-record.js';
+import { readToken } from '../runs/run-token.js';
 
 /**
  * A person's answer to one call a paused run waits on.

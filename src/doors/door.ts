@@ -1,0 +1,66 @@
+/**
+ * What every front door (a composite, run_pipeline, compose, run_js) shares: what it keeps of its
+ * gate, made once when the door is made; how a run of it starts (the run's record, when its gate
+ * can pause; the depth and cycle guards; the frame and the state its calls share); how a batch it
+ * was sent is checked before any call; and how `resumeRun` finds it again.
+ */
+import { enterRun, runSettings, withDryRun, dryRunOf, type PlanRunOptions, type RunSettings } from '../engine/run-settings.js';
+import type { RunState } from '../engine/run-state.js';
+import type { StepGate } from '../gate/options.js';
+import { registerDoor } from '../runs/door-registry.js';
+import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
+import { precheckBatch } from './batch-precheck.js';
+import { beginRun, runRecorded } from './door-run.js';
+
+/** How a door runs its calls: everything of {@link PlanRunOptions} but the gate, the signal and a dry run. */
+export type DoorOptions = Omit<PlanRunOptions, 'gate' | 'signal' | 'dry'>;
+
+/** A front door's share of every run; see the module comment. */
+export class Door {
+  /** What every run of the door takes from it (the gate among them). */
+  readonly settings: RunSettings;
+  /** The name a paused run of the door is stored under: the tool's. */
+  private readonly name: string;
+
+  /**
+   * @param gate - the gate every call of the door passes
+   * @param name - the door tool's name
+   * @param options - how the door runs its calls
+   */
+  constructor(gate: StepGate, name: string, options: DoorOptions) {
+    this.name = name;
+    this.settings = runSettings({ ...options, gate });
+  }
+
+  /** Let `resumeRun` find the runs `tool` (this door) paused. */
+  register(tool: ITool): void {
+    const gate = this.settings.gate;
+    registerDoor(tool, () => gate);
+  }
+
+  /**
+   * Run `enter` as a run of this door with `input`: the outermost door of a run whose gate can
+   * pause records it (and a resumption `resumeRun` sent is taken up); a dry run is never recorded.
+   */
+  run(input: unknown, context: ToolExecutionContext, enter: () => Promise<ToolExecutionResult>): Promise<ToolExecutionResult> {
+    return runRecorded(dryRunOf(context) ? undefined : beginRun(this.settings.gateSettings, context, this.name, input), enter);
+  }
+
+  /** The first refusal among a batch's calls (`{ tool, at }` pairs), before any runs; `undefined` when all may. */
+  precheck(calls: readonly { tool: string; at: string }[], self: ITool, context: ToolExecutionContext): ToolExecutionResult | undefined {
+    return precheckBatch(this.settings, calls, { name: this.name, tool: self }, context);
+  }
+
+  /** The settings of one run with `context`: the door's own, or a dry run's made for it. */
+  settingsFor(context: ToolExecutionContext): RunSettings {
+    return withDryRun(this.settings, dryRunOf(context));
+  }
+
+  /**
+   * Enter a run: one level of composition deeper (refused at the depth limit or on a cycle), with
+   * the state its calls share.
+   */
+  enter(context: ToolExecutionContext, stepTimeoutMs: number): { ok: true; state: RunState } | { ok: false; refusal: ToolExecutionResult } {
+    return enterRun(context, this.settingsFor(context), context.signal, stepTimeoutMs);
+  }
+}
