@@ -82,8 +82,6 @@ const DESCRIPTION = describeCompose();
 export function createComposeTool(gate: StepGate, options: ComposeToolOptions = {}): ITool {
   // The host's list, made a set once: every call and every run reads it.
   const sideEffectingTools = toToolSet(options.sideEffectingTools);
-  // The tree's nodes read each other's results: code, not the model, reads them.
-  const door = new Door(gate, COMPOSE_TOOL_NAME, { sideEffectingTools, snapshots: options.snapshots, reader: 'code', validateArgs: true, door: COMPOSE_DOOR });
   const tool: ITool = {
     id: `toolweave:${COMPOSE_TOOL_NAME}`,
     name: COMPOSE_TOOL_NAME,
@@ -110,7 +108,8 @@ export function createComposeTool(gate: StepGate, options: ComposeToolOptions = 
       }
     },
   };
-  door.register(tool);
+  // The tree's nodes read each other's results: code, not the model, reads them.
+  const door = new Door(gate, tool, { sideEffectingTools, snapshots: options.snapshots, reader: 'code', validateArgs: true, door: COMPOSE_DOOR });
   return tool;
 }
 

@@ -129,7 +129,6 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
   const schema = inputSchema();
   // The host's list, made a set once: every call and every run reads it.
   const sideEffectingTools = toToolSet(options.sideEffectingTools);
-  const door = new Door(gate, RUN_PIPELINE_TOOL_NAME, { sideEffectingTools, validateArgs: true, door: PIPELINE_DOOR });
   // The step bound is checked first, for its own code; the schema then says the same.
   const check = compileSchema(checkedSchema(maxSteps));
   const tool: ITool = {
@@ -153,6 +152,7 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
       }
     },
   };
+  const door = new Door(gate, tool, { sideEffectingTools, validateArgs: true, door: PIPELINE_DOOR });
 
   async function runPipeline(args: Record<string, unknown>, context: ToolExecutionContext): Promise<ToolExecutionResult> {
     if (Array.isArray(args?.steps) && args.steps.length > maxSteps) {
@@ -235,7 +235,6 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
       effects: state.effects,
     });
   }
-  door.register(tool);
   return tool;
 }
 

@@ -24,17 +24,12 @@ export class Door {
 
   /**
    * @param gate - the gate every call of the door passes
-   * @param name - the door tool's name
+   * @param tool - the door tool: `resumeRun` finds the runs it paused through it
    * @param options - how the door runs its calls
    */
-  constructor(gate: StepGate, name: string, options: DoorOptions) {
-    this.name = name;
+  constructor(gate: StepGate, tool: ITool, options: DoorOptions) {
+    this.name = tool.name;
     this.settings = runSettings({ ...options, gate });
-  }
-
-  /** Let `resumeRun` find the runs `tool` (this door) paused. */
-  register(tool: ITool): void {
-    const gate = this.settings.gate;
     registerDoor(tool, () => gate);
   }
 

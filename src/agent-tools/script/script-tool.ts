@@ -108,7 +108,6 @@ const INPUT_SCHEMA = {
  */
 export function createScriptTool(gate: StepGate, options: ScriptToolOptions = {}): ITool {
   const limits = resolveScriptLimits(options);
-  const door = new Door(gate, SCRIPT_TOOL_NAME, { sideEffectingTools: limits.sideEffectingTools, reader: 'code', validateArgs: true, door: SCRIPT_DOOR });
   const pool = options.pool ?? defaultSandboxPool();
   const scope = options.scope ?? defaultObservationScope;
   // The catalog scripts search: made on the first search (its index is built then), or given.
@@ -141,10 +140,10 @@ export function createScriptTool(gate: StepGate, options: ScriptToolOptions = {}
       }
     },
   };
+  const door = new Door(gate, tool, { sideEffectingTools: limits.sideEffectingTools, reader: 'code', validateArgs: true, door: SCRIPT_DOOR });
   // Code-only: the model is offered this tool alone, and its description says how to find the
   // rest, read again at each listing so a registry that changes is described as it is.
   if (codeOnly) Object.defineProperty(tool, 'description', { get: () => discovery().description(), enumerable: true });
-  door.register(tool);
   return tool;
 }
 
