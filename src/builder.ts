@@ -12,7 +12,7 @@ import type { StepGate } from './gate/options.js';
 import { DEFAULT_STEP_TIMEOUT_MS } from './engine/compile-env.js';
 import { dryRunOf, runSettings, settingsFit, type RunSettings } from './engine/run-settings.js';
 import type { SnapshotProvider } from './engine/snapshot.js';
-import { beginRun, runRecorded } from './doors/door-run.js';
+import { runAsDoor } from './doors/door-run.js';
 import { registerDoor } from './runs/door-registry.js';
 import { compileSchema, schemaProblems, type SchemaCheck } from './spec/ajv.js';
 import { registryProblems } from './spec/registry-check.js';
@@ -318,7 +318,7 @@ export class ComposableToolBuilder {
           const dry = dryRunOf(ctx);
           const chosen = dry ? { ...settings, dry, dryRun: true } : settings;
           // The outermost door of a run that may pause (its gate asks for approvals) records it.
-          const running = runRecorded(dry ? undefined : beginRun(settings.gateSettings, ctx, name, args), () => plan.runWith(args, ctx, chosen, ctx.signal));
+          const running = runAsDoor(settings.gateSettings, ctx, name, args, () => plan.runWith(args, ctx, chosen, ctx.signal));
           return checkOutput ? running.then((result) => withCheckedOutput(name, checkOutput, result)) : running;
         } catch (error) {
           return Promise.resolve(failure('step_threw', `Composite "${name}" failed unexpectedly: ${messageOf(error)}`));

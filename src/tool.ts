@@ -58,6 +58,12 @@ export interface ToolExecutionContext {
    */
   runName?: string;
   /**
+   * What the host knows of where the arguments a caller gives a door with this context came from,
+   * for a gate with `flows`: `'trusted'` for a caller that never saw a tool's output (a planner),
+   * `'untrusted'` for one that did, whatever the session's label says.
+   */
+  flows?: { arguments?: 'trusted' | 'untrusted' };
+  /**
    * Any other field the host needs; passed through unchanged. Typed `any`, not `unknown`, so that
    * an orchestrator's own context interface (agentos's, say, which has no index signature) is
    * accepted where this one is: TypeScript lets an interface meet an open index signature only
@@ -171,6 +177,19 @@ export interface ITool<I = Record<string, unknown>, O = unknown> {
    * whose calls are chosen at run time (run_pipeline, compose, run_js) or that calls none.
    */
   stepTools?: readonly string[];
+  /**
+   * Its output is trusted (a gate with `flows` treats every other tool's output as untrusted): the
+   * host's own data, never text a third party wrote. Its output still carries the labels of the
+   * arguments it was called with.
+   */
+  trustedOutput?: boolean;
+  /**
+   * Parts of its trusted output that are not trusted, as dotted paths with `*` for every item or
+   * field (`['*.subject']`: each transaction's subject, which its sender wrote).
+   */
+  untrustedFields?: readonly string[];
+  /** Who may read its output (absent: anyone); a policy may refuse sending it to anyone else. */
+  readers?: readonly string[];
   /** Run the tool. Should resolve to a result; the gate turns a throw into a failure result. */
   execute(args: I, context: ToolExecutionContext): Promise<ToolExecutionResult<O>>;
 }

@@ -102,7 +102,8 @@ export function createComposeTool(gate: StepGate, options: ComposeToolOptions = 
         const plan = compilePlan({ steps: [tree as unknown as SpecNode] }, { references: false, stepTimeoutMs: options.stepTimeoutMs, stepPath: () => 'tree' });
         if (plan.errors.length) return failure('spec_invalid', `Invalid tree: ${plan.errors.join('; ')}`, { errors: plan.errors });
         // The outermost door of a run that may pause records it.
-        return await door.run(tree, ctx, () => plan.runWith({}, ctx, door.settingsFor(ctx), ctx.signal));
+        // The tree is the door's input: a tree a step hands on is found by it, with its labels.
+        return await door.run(tree, ctx, () => plan.runWith(tree, ctx, door.settingsFor(ctx), ctx.signal));
       } catch (error) {
         return failure('step_threw', `compose failed unexpectedly: ${messageOf(error)}`);
       }

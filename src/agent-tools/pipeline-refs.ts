@@ -7,6 +7,8 @@
  */
 import { compileWalk, parseDottedPath } from '../refs/path.js';
 import type { Accessor } from '../refs/scope.js';
+import { TRUSTED } from '../flows/label.js';
+import { labelWalk, type LabelAccessor } from '../flows/label-scope.js';
 
 /** A reference the model wrote that was left as written, and why. */
 export interface UnresolvedReference {
@@ -36,8 +38,9 @@ export function stepReferences(
   args: unknown,
   index: number,
   ids: readonly string[],
-): { holes: Map<string, Accessor>; unresolved: UnresolvedReference[]; reads: Set<number> } {
+): { holes: Map<string, Accessor>; holeLabels: Map<string, LabelAccessor>; unresolved: UnresolvedReference[]; reads: Set<number> } {
   const holes = new Map<string, Accessor>();
+  const holeLabels = new Map<string, LabelAccessor>();
   const unresolved: UnresolvedReference[] = [];
   const reads = new Set<number>();
   for (const text of stringsIn(args)) {
@@ -59,6 +62,8 @@ export function stepReferences(
         continue;
       }
       const walk = compileWalk(parsed.segments);
+      const labelsOf = labelWalk(parsed.segments);
+      holeLabels.set(written, (l) => labelsOf(l.steps[target] ?? TRUSTED));
       reads.add(target);
       holes.set(written, (scope) => {
         try {
@@ -69,7 +74,7 @@ export function stepReferences(
       });
     }
   }
-  return { holes, unresolved, reads };
+  return { holes, holeLabels, unresolved, reads };
 }
 
 /** The step a reference names: `step_N` by position, else by id; -1 when none. */

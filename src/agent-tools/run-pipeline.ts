@@ -13,9 +13,10 @@ import { ended } from '../engine/run-settings.js';
 import type { DoorInfo } from '../tool-events.js';
 import { plannedRefusal } from '../engine/planned-calls.js';
 import { runSequence } from '../engine/sequence.js';
+import { withLabels } from '../engine/labels.js';
+import { recordOutput } from '../engine/step-records.js';
 import type { NodeOutcome, NodePlan } from '../engine/run-state.js';
 import { runAuto } from '../engine/schedule.js';
-import type { RefScope } from '../refs/scope.js';
 import { compileSchema } from '../spec/ajv.js';
 import type { StepNode } from '../spec/types.js';
 import type { ITool, JSONSchemaObject, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
@@ -185,6 +186,7 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
         inForEach: false,
         inPipeStage: false,
         extraHoles: references.holes,
+        extraHoleLabels: references.holeLabels,
       });
     });
     // A step whose arguments cannot be compiled (a cycle, from a host caller) is refused before anything runs.
@@ -198,23 +200,20 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
     if (over) return ended(state, over);
     const stopOnError = args.stop_on_error !== false;
     const outcomes: NodeOutcome[] = [];
-    // Record every step's outcome; without stop_on_error a failure reads as null to later steps.
+    // Record every step's outcome; without stop_on_error a failure reads as null to later steps
+    // (labelled as the failure was: a later step reading it carries what the failed call read).
     const recorded = plans.map((plan, i): NodePlan => async (s, scope) => {
       const outcome = await plan(s, scope);
       outcomes[i] = outcome;
-      return outcome.ok || stopOnError ? outcome : { ok: true, output: null };
+      return outcome.ok || stopOnError ? outcome : { ok: true, output: null, ...(outcome.label !== undefined ? { label: outcome.label } : {}) };
     });
+    // The model wrote every step's arguments: their text is labelled as the pipeline's input.
+    const scope = withLabels({ input: args, prev: undefined, steps: [], named: new Map() }, state, context, true);
     if (options.schedule === 'auto') {
       // Side by side where the references allow; `recorded` keeps every outcome, in order.
-      await runAuto(recorded.map((plan, i) => ({ plan, reads: reads[i], tools: [steps[i].tool] })), state, args, new Map(), stopOnError);
+      await runAuto(recorded.map((plan, i) => ({ plan, reads: reads[i], tools: [steps[i].tool] })), state, scope, stopOnError);
     } else {
-      const scope: RefScope = { input: args, prev: undefined, steps: [], named: new Map() };
-      await new Promise<void>((resolve) =>
-        runSequence(recorded, state, () => scope, (_, output) => {
-          scope.steps.push(output);
-          scope.prev = output;
-        }, () => resolve()),
-      );
+      await new Promise<void>((resolve) => runSequence(recorded, state, () => scope, (_, output, label) => recordOutput(scope, output, label), () => resolve()));
     }
     const reports: PipelineStepReport[] = ids.map((id, i) => {
       const outcome = outcomes[i];

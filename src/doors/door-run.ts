@@ -3,6 +3,9 @@
  * the run's record (or takes the one `resumeRun` sent), hands it to the run's frame and turns the
  * run's end into the door's result (see `RunRecord.finish`).
  */
+import { dryRunOf } from '../engine/run-settings.js';
+import { isLabel } from '../flows/label.js';
+import { resultLabel, RunFlow } from '../flows/run-flow.js';
 import { frameOf, handRun } from '../gate/run-frame.js';
 import type { GateSettings } from '../gate/settings.js';
 import { scopeIn } from '../runs/pausing.js';
@@ -42,17 +45,42 @@ export function beginRun(settings: GateSettings | undefined, context: ToolExecut
 }
 
 /**
- * Run `enter` (which makes the door's outermost frame synchronously) with `run` handed to that
- * frame, and turn the run's end into the door's result. Without a record, `enter` runs as it is.
+ * Run `enter` as a run of door `name` through a gate with `settings`, called with `context` and
+ * `input`: it makes the door's outermost frame synchronously, and gets what this run keeps handed
+ * to that frame. The outermost door of a run through a gate that can pause records it (a dry run
+ * never is), and turns the run's end into the door's result; one through a gate with `flows`
+ * follows the labels the run handles, and marks the caller's session with its result's.
  */
-export function runRecorded(run: RunRecord | undefined, enter: () => Promise<ToolExecutionResult>): Promise<ToolExecutionResult> {
-  if (run === undefined) return enter();
+export function runAsDoor(
+  settings: GateSettings | undefined,
+  context: ToolExecutionContext,
+  name: string,
+  input: unknown,
+  enter: () => Promise<ToolExecutionResult>,
+): Promise<ToolExecutionResult> {
+  const flows = settings?.flows;
+  const outermost = frameOf(context) === undefined;
+  const run = dryRunOf(context) ? undefined : beginRun(settings, context, name, input);
+  let flow: RunFlow | undefined;
+  if (flows !== undefined && outermost) {
+    // A resumption judges its calls by what its caller gave the first run, as that run did.
+    const input = run?.inputLabel !== undefined && isLabel(run.inputLabel) ? run.inputLabel : flows.argumentsOf(context);
+    if (run !== undefined) run.inputLabel = input;
+    flow = new RunFlow(input);
+  }
+  if (run === undefined && flow === undefined) return enter();
   let running: Promise<ToolExecutionResult>;
-  handRun(run);
+  handRun(run, flow);
   try {
     running = enter();
   } finally {
-    handRun(undefined);
+    handRun(undefined, undefined);
   }
-  return running.then((result) => run.finish(result));
+  const finished = run === undefined ? running : running.then((result) => run.finish(result));
+  if (flow === undefined) return finished;
+  return finished.then((result) => {
+    // The caller (a model, through its host) reads the result: its session has seen what it carries.
+    flows!.handedBack(context, resultLabel(result) ?? flow.label);
+    return result;
+  });
 }

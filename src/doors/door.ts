@@ -10,7 +10,7 @@ import type { StepGate } from '../gate/options.js';
 import { registerDoor } from '../runs/door-registry.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { precheckBatch } from './batch-precheck.js';
-import { beginRun, runRecorded } from './door-run.js';
+import { runAsDoor } from './door-run.js';
 
 /** How a door runs its calls: everything of {@link PlanRunOptions} but the gate, the signal and a dry run. */
 export type DoorOptions = Omit<PlanRunOptions, 'gate' | 'signal' | 'dry'>;
@@ -34,11 +34,11 @@ export class Door {
   }
 
   /**
-   * Run `enter` as a run of this door with `input`: the outermost door of a run whose gate can
-   * pause records it (and a resumption `resumeRun` sent is taken up); a dry run is never recorded.
+   * Run `enter` as a run of this door with `input` (see `runAsDoor`): recorded when it may pause,
+   * its labels followed when its gate has `flows`.
    */
   run(input: unknown, context: ToolExecutionContext, enter: () => Promise<ToolExecutionResult>): Promise<ToolExecutionResult> {
-    return runRecorded(dryRunOf(context) ? undefined : beginRun(this.settings.gateSettings, context, this.name, input), enter);
+    return runAsDoor(this.settings.gateSettings, context, this.name, input, enter);
   }
 
   /** The first refusal among a batch's calls (`{ tool, at }` pairs), before any runs; `undefined` when all may. */

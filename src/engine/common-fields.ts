@@ -2,6 +2,10 @@
 import type { NodeCommon } from '../spec/types.js';
 import { compileAt, type CompileEnv, type NodeSite } from './compile-env.js';
 import type { NodeOutcome, NodePlan } from './run-state.js';
+import type { RefScope } from '../refs/scope.js';
+import type { Label } from '../flows/label.js';
+import { flatten, joinTree } from '../flows/label-tree.js';
+import { labelIn, outcomeLabel, recordNamedLabel, underControl } from './labels.js';
 
 /** Failures worth another try: the tool's own failures, not the host's refusals. */
 const RETRYABLE = new Set(['step_failed', 'step_threw', 'step_timeout', 'step_bad_result', 'check_failed']);
@@ -17,9 +21,13 @@ export function withCommonFields(plan: NodePlan, node: NodeCommon, env: CompileE
     const condition = compileAt(env, node.when, site, label);
     const inner = wrapped;
     wrapped = (state, scope) => {
-      if (condition.accessor(scope)) return inner(state, scope);
+      const runs = condition.accessor(scope);
+      if (runs && scope.labels === undefined) return inner(state, scope);
+      // Whether the node runs is decided by what the condition read: its calls carry that, as control.
+      const decided = labelIn(scope, condition.labels);
+      if (runs) return inner(underControl(state, decided), scope).then((outcome) => withLabel(outcome, scope, decided));
       state.trace.push({ step: label, ok: true, skipped: true });
-      return Promise.resolve({ ok: true, output: null });
+      return Promise.resolve(withLabel({ ok: true, output: null }, scope, decided));
     };
   }
   const name = node.name;
@@ -27,7 +35,10 @@ export function withCommonFields(plan: NodePlan, node: NodeCommon, env: CompileE
     const inner = wrapped;
     wrapped = async (state, scope) => {
       const outcome = await inner(state, scope);
-      if (outcome.ok) scope.named.set(name, outcome.output);
+      if (outcome.ok) {
+        scope.named.set(name, outcome.output);
+        if (scope.labels !== undefined) recordNamedLabel(scope, name, outcome.label);
+      }
       return outcome;
     };
     // Only a name around a plain leaf: the leaf stays plain (the chain fast path records the name).
@@ -43,7 +54,8 @@ function withRetry(plan: NodePlan, attempts: number, backoffMs: number): NodePla
     for (let attempt = 2; attempt <= tries && !outcome.ok; attempt++) {
       if (!RETRYABLE.has(outcome.failure.details?.code ?? '') || state.signal?.aborted) break;
       await sleep(backoffMs * 2 ** (attempt - 2), state.signal);
-      outcome = await plan(state, scope);
+      // Another try is made because the last failed: what that failure carried decides it.
+      outcome = await plan(state.flows === undefined ? state : underControl(state, flatten(outcomeLabel(outcome))), scope);
       if (outcome.ok || attempt === tries) {
         // A copy: a leaf's own success entry is shared from run to run.
         const at = state.trace.length - 1;
@@ -60,8 +72,14 @@ function continueOnError(plan: NodePlan): NodePlan {
     const outcome = await plan(state, scope);
     if (outcome.ok) return outcome;
     state.continued.push(outcome.failure);
-    return { ok: true, output: null };
+    return outcome.label === undefined ? { ok: true, output: null } : { ok: true, output: null, label: outcome.label };
   };
+}
+
+/** `outcome` whose output also carries `decided` (it was made, or skipped, because of it), when the run follows labels. */
+function withLabel(outcome: NodeOutcome, scope: RefScope, decided: Label): NodeOutcome {
+  if (scope.labels === undefined) return outcome;
+  return { ...outcome, label: joinTree(outcomeLabel(outcome), decided) };
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {

@@ -1,5 +1,6 @@
 /** What compiling one node needs to know about where it sits, and where its problems go. */
 import { compileMapping } from '../refs/compile.js';
+import type { LabelAccessor } from '../flows/label-scope.js';
 import type { Accessor, CompileSite, CompiledMapping, StepRead } from '../refs/scope.js';
 import { inputPathCheck } from '../spec/input-paths.js';
 import { collectNames } from '../spec/nodes.js';
@@ -84,6 +85,8 @@ export interface NodeSite {
   inPipeStage: boolean;
   /** More holes allowed here (run_pipeline's `${step_1.output}`). */
   extraHoles?: ReadonlyMap<string, Accessor>;
+  /** The labels of what each of {@link NodeSite.extraHoles} reads. */
+  extraHoleLabels?: ReadonlyMap<string, LabelAccessor>;
   /** Told each earlier output a reference here reads (see `CompileSite.onRead`). */
   onRead?: (read: StepRead) => void;
 }
@@ -101,6 +104,7 @@ export function refSite(env: CompileEnv, site: NodeSite, step: string): CompileS
     strict: env.strict,
     references: env.references,
     ...(site.extraHoles ? { extraHoles: site.extraHoles } : {}),
+    ...(site.extraHoleLabels ? { extraHoleLabels: site.extraHoleLabels } : {}),
     ...(site.onRead ? { onRead: site.onRead } : {}),
     ...(env.checkInputPath ? { checkInputPath: env.checkInputPath } : {}),
   };

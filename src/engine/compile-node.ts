@@ -38,7 +38,7 @@ export function compileNode(node: SpecNode, env: CompileEnv, site: NodeSite): No
       let items: ItemsSource;
       if (typeof node.items === 'string') {
         const mapping = compileAt(env, node.items, site, label);
-        items = { from: 'reference', read: mapping.accessor };
+        items = { from: 'reference', read: mapping.accessor, labels: mapping.labels };
       } else {
         items = { from: 'node', plan: child('items', node.items) };
       }

@@ -8,6 +8,7 @@ import type { RefScope } from '../refs/scope.js';
 import type { ToolExecutionResult } from '../tool.js';
 import type { NodeOutcome, PlainLeaf, RunState, TraceEntry } from './run-state.js';
 import { failed, recordOutput, threwOutcome } from './step-records.js';
+import { recordNamedLabel } from './labels.js';
 
 /**
  * The fast path for the most common plan: a top-level sequence of plain leaves (no `when`,
@@ -79,8 +80,11 @@ export abstract class LeafChain extends GateCall {
           if (!result.success) return this.fail(done, result);
           done.recordEffect(this.tool!, state);
           const output = result.output;
-          if (done.name !== undefined) refs.named.set(done.name, output);
-          recordOutput(refs, output);
+          if (done.name !== undefined) {
+            refs.named.set(done.name, output);
+            if (refs.labels !== undefined) recordNamedLabel(refs, done.name, this.outputLabel);
+          }
+          recordOutput(refs, output, this.outputLabel);
           this.at++;
         }
         if (this.at >= leaves.length) {

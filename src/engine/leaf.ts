@@ -12,6 +12,10 @@ import { compileAt, toolSlot, type CompileEnv, type NodeSite, type PlanCall } fr
 import { fromDrive } from './lanes.js';
 import type { LaneRecord, LeafRecorder, NodeOutcome, NodePlan, PlainLeaf, RunState, TraceEntry, UndoAction } from './run-state.js';
 import { startedOutcome, traceEntry, failed } from './step-records.js';
+import type { LabelTree } from '../flows/label-tree.js';
+import type { LabelAccessor } from '../flows/label-scope.js';
+import { withPrev } from './labels.js';
+import { labelArgs } from '../flows/run-flow.js';
 
 /** What a mapping that reads nothing is resolved against, once, to know its arguments at build time. */
 const NO_SCOPE: RefScope = { input: undefined, prev: undefined, steps: [], named: new Map() };
@@ -26,7 +30,7 @@ export function compileLeaf(node: StepNode, env: CompileEnv, site: NodeSite, lab
   const mapping = compileAt(env, node.inputMapping ?? node.args ?? {}, site, label);
   if (!mapping.dynamic) call.staticArgs = mapping.accessor(NO_SCOPE);
   const undo = node.compensate ? compileCompensation(node.compensate.tool, node.compensate.args, env, site, label) : undefined;
-  const leaf = new Leaf(label, toolName, slot, node.name, mapping.accessor, node.timeoutMs ?? env.stepTimeoutMs, undo, !mapping.buildsObject);
+  const leaf = new Leaf(label, toolName, slot, node.name, mapping.accessor, mapping.labels, node.timeoutMs ?? env.stepTimeoutMs, undo, !mapping.buildsObject);
   const plan = fromDrive((state, scope, lane) => leaf.drive(state, scope, lane));
   // A leaf with nothing to undo may run in a top-level chain's fast path (see LeafChain).
   if (!undo) plan.leaf = leaf;
@@ -54,6 +58,7 @@ export class Leaf implements CallSite, PlainLeaf, LeafRecorder {
    * @param slot - the tool's place among the plan's tools (see `CompileEnv.toolSlots`)
    * @param name - the node's name, under which its output is recorded (`$steps.<name>`)
    * @param argsOf - its compiled argument mapping
+   * @param labelsOf - the labels of what that mapping resolves to
    * @param timeoutMs - its timeout
    * @param undo - its compensating call, if any
    * @param mayBuildNonObject - its mapping is not written as an object, so what it resolves to
@@ -65,6 +70,7 @@ export class Leaf implements CallSite, PlainLeaf, LeafRecorder {
     readonly slot: number,
     readonly name: string | undefined,
     readonly argsOf: Accessor,
+    readonly labelsOf: LabelAccessor,
     readonly timeoutMs: number,
     private readonly undo: Compensation | undefined,
     readonly mayBuildNonObject: boolean,
@@ -100,27 +106,34 @@ export class Leaf implements CallSite, PlainLeaf, LeafRecorder {
     call.aim(this.toolName, this.label, this.timeoutMs, this.ticks, this.argsOf(scope) as Record<string, unknown>, state.context, state.signal, state.gateSettings);
     call.door = state;
     call.site = this;
+    // A run that follows labels labels the call's arguments, and what decided it is made.
+    const labels = scope.labels;
+    if (labels !== undefined) {
+      call.argLabels = this.labelsOf(labels);
+      call.control = state.control;
+    }
     return startCall(call, ENTRY.resolve);
   }
 
   /** Record the call's result: the ledger, the trace, the undo log. */
   finish(call: GateCall, state: RunState, scope: RefScope, result: ToolExecutionResult): NodeOutcome {
     if (call.answered === 'dry') return this.finishDry(call, state, scope, result);
-    if (!result.success) return failed(state, this.label, this.toolName, result, call.tool);
+    const label = call.outputLabel;
+    if (!result.success) return labelled(failed(state, this.label, this.toolName, result, call.tool), label);
     this.recordSuccess(call.tool!, state);
-    if (this.undo && state.undo) this.logUndo(this.undo, state, state.undo, scope, result.output);
-    return { ok: true, output: result.output };
+    if (this.undo && state.undo) this.logUndo(this.undo, state, state.undo, scope, result.output, label);
+    return label === undefined ? { ok: true, output: result.output } : { ok: true, output: result.output, label };
   }
 
   /** A dry run answered the call: listed as one that would run, traced as dry, its undo logged as a real step's is. */
   private finishDry(call: GateCall, state: RunState, scope: RefScope, result: ToolExecutionResult): NodeOutcome {
     const { label, toolName } = this;
-    if (!result.success) return failed(state, label, toolName, result);
+    if (!result.success) return labelled(failed(state, label, toolName, result), call.outputLabel);
     state.effects.push({ step: label, tool: toolName, wouldRun: true, args: call.args, ...(call.tool!.composition ? { nested: true as const } : {}) });
     if (state.recording) state.trace.push(traceEntry(state, label, toolName, true, { dry: true }));
     // A rollback lists it as one that would run.
-    if (this.undo && state.undo) this.logUndo(this.undo, state, state.undo, scope, result.output);
-    return { ok: true, output: result.output };
+    if (this.undo && state.undo) this.logUndo(this.undo, state, state.undo, scope, result.output, call.outputLabel);
+    return labelled({ ok: true, output: result.output }, call.outputLabel);
   }
 
   /** Record a successful call: the effects ledger (side-effecting tools), then the trace. */
@@ -139,10 +152,15 @@ export class Leaf implements CallSite, PlainLeaf, LeafRecorder {
    * Log the compensating call that undoes this step, should the enclosing scope roll back. Its
    * scope is copied now, not when it runs: a for_each worker reuses its item scope for the next item.
    */
-  private logUndo(undo: Compensation, state: RunState, log: UndoAction[], scope: RefScope, output: unknown): void {
-    const undoScope: RefScope = { ...scope, prev: output };
+  private logUndo(undo: Compensation, state: RunState, log: UndoAction[], scope: RefScope, output: unknown, label: LabelTree | undefined): void {
+    const undoScope = withPrev(scope, output, label);
     log.push({ step: this.label, tool: undo.tool, run: () => undo.run(state, undoScope) });
   }
+}
+
+/** `outcome` with the label of what it answered, when the run follows labels. */
+function labelled(outcome: NodeOutcome, label: LabelTree | undefined): NodeOutcome {
+  return label === undefined ? outcome : { ...outcome, label };
 }
 
 /** A compiled compensating call. */
@@ -166,6 +184,9 @@ function compileCompensation(tool: string, args: unknown, env: CompileEnv, site:
       }
       // An undo runs even after an abort: leaving work half-done is worse than finishing the undo.
       const context = { ...state.context, signal: undefined };
+      // Its arguments' labels, when the run follows them; it is made because a later step failed,
+      // so what decides it is all the run has read (the flows stage's default for an unlabelled call).
+      if (scope.labels !== undefined) labelArgs(resolved, mapping.labels(scope.labels));
       const { result, tool: ran } = await callByName(state.gate, tool, resolved, context, {
         sideEffectingTools: state.sideEffectingTools,
         step,

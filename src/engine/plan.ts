@@ -20,6 +20,9 @@ import type { NodeOutcome, NodePlan, PlainLeaf, RunState, TraceEntry } from './r
 import { runAuto, type ScheduledStep } from './schedule.js';
 import { Sequence } from './sequence.js';
 import { completedSteps, NO_STEPS, recordOutput } from './step-records.js';
+import { labelDoorResult, withLabels } from './labels.js';
+import type { LabelTree } from '../flows/label-tree.js';
+import type { LabelAccessor } from '../flows/label-scope.js';
 
 /** A compiled spec. */
 export interface Plan {
@@ -91,9 +94,11 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
     onRead: notePosition,
   };
   let shapeOutput: ((scope: RefScope) => unknown) | undefined;
+  let shapeLabels: LabelAccessor | undefined;
   if (spec.output !== undefined) {
     const mapping = compileAt(env, spec.output, outputSite, 'output');
     shapeOutput = mapping.accessor;
+    shapeLabels = mapping.labels;
   }
   const tools = [...env.tools];
   const annotations = env.annotations;
@@ -130,11 +135,11 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
     // Never rejects: callers hand this promise on as their own result, with no try around an await.
     try {
       const named = hasNames ? new Map() : NO_NAMES;
-      const ending: RunEnding = { shapeOutput, annotations, resolve };
-      if (schedule !== undefined) runScheduled(schedule, state, input, named, ending);
+      const ending: RunEnding = { shapeOutput, shapeLabels, annotations, resolve };
+      if (schedule !== undefined) runScheduled(schedule, state, withLabels({ input, prev: undefined, steps: [], named }, state, context, !env.references), ending);
       else {
-        // What the steps' references read: the input and the outputs so far.
-        const refs: RefScope = { input, prev: undefined, steps: keepSteps ? [] : NO_STEPS, named };
+        // What the steps' references read: the input and the outputs so far (and their labels, when followed).
+        const refs = withLabels({ input, prev: undefined, steps: keepSteps ? [] : NO_STEPS, named }, state, context, !env.references);
         // A dry run, and a gate a host made, take the general path.
         if (chain !== undefined && settings.dry === undefined && settings.gateSettings !== undefined) new ChainRun(chain, okTrace, state, refs, ending).start();
         else new PlanRun(steps, state, refs, ending).start();
@@ -212,8 +217,8 @@ class PlanRun extends Sequence {
     return this.refs;
   }
 
-  protected override output(_index: number, output: unknown): void {
-    recordOutput(this.refs, output);
+  protected override output(_index: number, output: unknown, label: LabelTree | undefined): void {
+    recordOutput(this.refs, output, label);
   }
 
   protected override end(failed: NodeOutcome | undefined): void {
@@ -243,9 +248,17 @@ function noteRead(read: StepRead, i: number, reads: Set<number>, stepOfName: Rea
 }
 
 /** Run the top-level steps under `schedule: 'auto'`, then end the run as a sequence would. */
-function runScheduled(schedule: readonly ScheduledStep[], state: RunState, input: unknown, named: Map<string, unknown>, ending: RunEnding): void {
-  runAuto(schedule, state, input, named, true).then(
-    ({ outputs, failed }) => endRun(ending, state, { input, prev: outputs[outputs.length - 1], steps: outputs, named }, failed),
+function runScheduled(schedule: readonly ScheduledStep[], state: RunState, refs: RefScope, ending: RunEnding): void {
+  runAuto(schedule, state, refs, true).then(
+    ({ outputs, labels, failed }) => {
+      refs.steps = outputs;
+      refs.prev = outputs[outputs.length - 1];
+      if (refs.labels !== undefined) {
+        refs.labels.steps = labels;
+        refs.labels.prev = labels[labels.length - 1] ?? refs.labels.prev;
+      }
+      endRun(ending, state, refs, failed);
+    },
     (error: unknown) => ending.resolve(ended(state, failure('step_threw', `The run failed unexpectedly: ${messageOf(error)}`))),
   );
 }
@@ -253,13 +266,19 @@ function runScheduled(schedule: readonly ScheduledStep[], state: RunState, input
 /** What both kinds of run need at their end: the plan's output mapping and annotations, and where the result goes. */
 interface RunEnding {
   shapeOutput: ((scope: RefScope) => unknown) | undefined;
+  /** The labels of what the output mapping resolves to. */
+  shapeLabels: LabelAccessor | undefined;
   annotations: CompileEnv['annotations'];
   resolve: (result: ToolExecutionResult) => void;
 }
 
 /** Hand a finished run's result on. */
 function endRun(ending: RunEnding, state: RunState, refs: RefScope, failed: NodeOutcome | undefined): void {
-  ending.resolve(ended(state, runResult(state, refs, failed, ending.shapeOutput, ending.annotations)));
+  const result = runResult(state, refs, failed, ending.shapeOutput, ending.annotations);
+  // What the output is labelled, when the run follows labels (a failure: all the run read, by default).
+  const labels = refs.labels;
+  if (labels !== undefined && result.success) labelDoorResult(state, result, ending.shapeLabels ? ending.shapeLabels(labels) : labels.prev);
+  ending.resolve(ended(state, result));
 }
 
 /** The result of a run of top-level steps: the failure that stopped it with its details, or the (mapped) output. */

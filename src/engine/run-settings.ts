@@ -14,6 +14,7 @@ import type { ResultReader } from '../shaping/result-reader.js';
 import type { DryRun, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import type { DoorInfo } from '../tool-events.js';
 import type { RunState } from './run-state.js';
+import { TRUSTED } from '../flows/label.js';
 import type { SnapshotProvider } from './snapshot.js';
 
 /** What one run of a plan needs besides its input. */
@@ -142,6 +143,8 @@ export function runState(context: ToolExecutionContext, settings: RunSettings, s
     version: settings.version,
     resolved: undefined,
     validateArgs: settings.validateArgs,
+    flows: settings.gateSettings?.flows,
+    control: TRUSTED,
     effects: [],
     trace: [],
     recording: true,

@@ -10,6 +10,9 @@ import type { GateSettings } from '../gate/settings.js';
 import type { RefScope } from '../refs/scope.js';
 import type { EffectRecord, ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import type { SnapshotProvider } from './snapshot.js';
+import type { GateFlows } from '../flows/gate-flows.js';
+import type { Label } from '../flows/label.js';
+import type { LabelTree } from '../flows/label-tree.js';
 
 /**
  * One entry of a run's trace: a node that ran, failed or was skipped.
@@ -90,10 +93,17 @@ export interface RunState extends CallDoor {
   resolved: ResolvedTools | undefined;
   /** Check each call's arguments against its tool's `inputSchema` before it runs. */
   validateArgs: boolean;
+  /** The gate's rules for untrusted data, when it has `flows`: then the run follows labels. */
+  flows: GateFlows | undefined;
+  /** What decided that the calls now made are made (the conditions and lists on their way), when the run follows labels. */
+  control: Label;
 }
 
-/** What a node's run comes to: its output, or the failure that ended it. */
-export type NodeOutcome = { ok: true; output: unknown } | { ok: false; failure: ToolExecutionResult };
+/**
+ * What a node's run comes to: its output, or the failure that ended it; with the label of what it
+ * answered when the run follows labels (see `labels.ts`).
+ */
+export type NodeOutcome = { ok: true; output: unknown; label?: LabelTree } | { ok: false; failure: ToolExecutionResult; label?: LabelTree };
 
 /**
  * A compiled node: runs against the run's state and the references' scope. Never throws.

@@ -10,6 +10,8 @@ import type { RefScope } from '../refs/scope.js';
 import type { NodeOutcome, NodePlan, RunState, TraceEntry } from './run-state.js';
 import { threwOutcome } from './step-records.js';
 import type { EffectRecord } from '../tool.js';
+import { TRUSTED } from '../flows/label.js';
+import type { LabelTree } from '../flows/label-tree.js';
 
 /** What the schedule needs of one top-level step. */
 export interface ScheduledStep {
@@ -27,6 +29,8 @@ export interface AutoEnd {
   outcomes: (NodeOutcome | undefined)[];
   /** Each finished step's output, by position (what `$steps[n]` reads). */
   outputs: unknown[];
+  /** Each finished step's output's label, by position, when the run follows labels (else empty). */
+  labels: LabelTree[];
   /** The first failure in declared order, when the run stopped on one. */
   failed: NodeOutcome | undefined;
 }
@@ -37,12 +41,11 @@ export interface AutoEnd {
  *
  * @param steps - the top-level steps, in declared order
  * @param state - the run's state (its trace and ledger get each step's, in declared order)
- * @param input - the run's input
- * @param named - the run's named outputs
+ * @param scope - the run's input, its named outputs, and their labels (when the run follows labels)
  * @param stopOnError - stop starting steps after a failure
  */
-export function runAuto(steps: readonly ScheduledStep[], state: RunState, input: unknown, named: Map<string, unknown>, stopOnError: boolean): Promise<AutoEnd> {
-  return new Promise((resolve) => new AutoRun(steps, state, input, named, stopOnError, resolve).pump());
+export function runAuto(steps: readonly ScheduledStep[], state: RunState, scope: RefScope, stopOnError: boolean): Promise<AutoEnd> {
+  return new Promise((resolve) => new AutoRun(steps, state, scope, stopOnError, resolve).pump());
 }
 
 class AutoRun {
@@ -52,6 +55,7 @@ class AutoRun {
   private readonly done: boolean[];
   private readonly outcomes: (NodeOutcome | undefined)[];
   private readonly outputs: unknown[];
+  private readonly labels: LabelTree[];
   private readonly traces: TraceEntry[][];
   private readonly ledgers: EffectRecord[][];
   private running = 0;
@@ -61,8 +65,7 @@ class AutoRun {
   constructor(
     private readonly steps: readonly ScheduledStep[],
     private readonly state: RunState,
-    private readonly input: unknown,
-    private readonly named: Map<string, unknown>,
+    private readonly refs: RefScope,
     private readonly stopOnError: boolean,
     private readonly resolve: (end: AutoEnd) => void,
   ) {
@@ -72,6 +75,7 @@ class AutoRun {
     this.done = new Array<boolean>(this.n).fill(false);
     this.outcomes = new Array<NodeOutcome | undefined>(this.n);
     this.outputs = new Array<unknown>(this.n);
+    this.labels = refs.labels === undefined ? [] : new Array<LabelTree>(this.n).fill(TRUSTED);
     this.traces = steps.map(() => []);
     this.ledgers = steps.map(() => []);
   }
@@ -95,7 +99,10 @@ class AutoRun {
   private start(i: number): void {
     this.started[i] = true;
     this.running++;
-    const scope: RefScope = { input: this.input, prev: i > 0 ? this.outputs[i - 1] : undefined, steps: this.outputs, named: this.named };
+    const refs = this.refs;
+    const scope: RefScope = { input: refs.input, prev: i > 0 ? this.outputs[i - 1] : undefined, steps: this.outputs, named: refs.named };
+    const labels = refs.labels;
+    if (labels !== undefined) scope.labels = { ...labels, prev: i > 0 ? this.labels[i - 1] : labels.prev, steps: this.labels };
     const stepState: RunState = { ...this.state, trace: this.traces[i], effects: this.ledgers[i] };
     let running: Promise<NodeOutcome>;
     try {
@@ -113,6 +120,7 @@ class AutoRun {
     this.done[i] = true;
     this.running--;
     this.outcomes[i] = outcome;
+    if (this.refs.labels !== undefined) this.labels[i] = outcome.label ?? TRUSTED;
     if (outcome.ok) this.outputs[i] = outcome.output;
     else if (this.stopOnError) this.stopped = true;
     this.pump();
@@ -127,7 +135,7 @@ class AutoRun {
       for (const effect of this.ledgers[i]) this.state.effects.push(effect);
     }
     const failed = this.stopOnError ? this.outcomes.find((o) => o !== undefined && !o.ok) : undefined;
-    this.resolve({ outcomes: this.outcomes, outputs: this.outputs, failed });
+    this.resolve({ outcomes: this.outcomes, outputs: this.outputs, labels: this.labels, failed });
   }
 }
 

@@ -2,6 +2,7 @@
  * Plans run one after another in one lane: a run's top-level steps, a pipe's stages, a
  * pipeline's steps.
  */
+import type { LabelTree } from '../flows/label-tree.js';
 import { release } from '../gate/watchdog.js';
 import type { RefScope } from '../refs/scope.js';
 import { Lane, startPlan } from './lanes.js';
@@ -43,7 +44,7 @@ export abstract class Sequence implements LaneOwner {
   /** The scope step `index` sees. */
   protected abstract scopeAt(index: number): RefScope;
   /** Step `index` succeeded with `output`. */
-  protected abstract output(index: number, output: unknown): void;
+  protected abstract output(index: number, output: unknown, label: LabelTree | undefined): void;
   /** The sequence is over: `undefined` when every step succeeded, else the failure that stopped it. */
   protected abstract end(failed: NodeOutcome | undefined): void;
 
@@ -65,7 +66,7 @@ export abstract class Sequence implements LaneOwner {
       for (;;) {
         if (outcome) {
           if (!outcome.ok) return this.finish(outcome);
-          this.output(this.at, outcome.output);
+          this.output(this.at, outcome.output, outcome.label);
           this.at++;
         }
         if (this.at >= plans.length) return this.finish(undefined);
@@ -88,14 +89,14 @@ export abstract class Sequence implements LaneOwner {
 /** A sequence whose hooks are callbacks: {@link runSequence}. */
 class CallbackSequence extends Sequence {
   private declare readonly scopeFor: (index: number) => RefScope;
-  private declare readonly onOutput: (index: number, output: unknown) => void;
+  private declare readonly onOutput: (index: number, output: unknown, label: LabelTree | undefined) => void;
   private declare readonly onEnd: (outcome: NodeOutcome | undefined) => void;
 
   constructor(
     plans: readonly NodePlan[],
     state: RunState,
     scopeFor: (index: number) => RefScope,
-    onOutput: (index: number, output: unknown) => void,
+    onOutput: (index: number, output: unknown, label: LabelTree | undefined) => void,
     onEnd: (outcome: NodeOutcome | undefined) => void,
   ) {
     super(plans, state);
@@ -108,8 +109,8 @@ class CallbackSequence extends Sequence {
     return this.scopeFor(index);
   }
 
-  protected override output(index: number, output: unknown): void {
-    this.onOutput(index, output);
+  protected override output(index: number, output: unknown, label: LabelTree | undefined): void {
+    this.onOutput(index, output, label);
   }
 
   protected override end(failed: NodeOutcome | undefined): void {
@@ -125,7 +126,7 @@ export function runSequence(
   plans: readonly NodePlan[],
   state: RunState,
   scopeFor: (index: number) => RefScope,
-  onOutput: (index: number, output: unknown) => void,
+  onOutput: (index: number, output: unknown, label: LabelTree | undefined) => void,
   finish: (outcome: NodeOutcome | undefined) => void,
 ): void {
   new CallbackSequence(plans, state, scopeFor, onOutput, finish).start();

@@ -7,6 +7,8 @@
 import type { RefScope } from '../refs/scope.js';
 import type { EffectOutcome, ITool, ToolExecutionResult } from '../tool.js';
 import type { NodeOutcome, RunState, TraceEntry } from './run-state.js';
+import type { LabelTree } from '../flows/label-tree.js';
+import { recordLabel } from './labels.js';
 
 /**
  * Record a leaf's failure in the trace and name the step in its details. When the call was
@@ -91,9 +93,12 @@ export function completedSteps(trace: readonly TraceEntry[]): string[] {
 export const NO_STEPS = Object.freeze([]) as unknown as unknown[];
 
 /** A top-level step's output, as the steps after it read it: `$prev`, and `$steps[n]` when kept. */
-export function recordOutput(refs: RefScope, output: unknown): void {
-  if (refs.steps !== NO_STEPS) refs.steps.push(output);
+export function recordOutput(refs: RefScope, output: unknown, label?: LabelTree): void {
+  const keep = refs.steps !== NO_STEPS;
+  if (keep) refs.steps.push(output);
   refs.prev = output;
+  // A run that follows labels keeps the output's beside it.
+  if (refs.labels !== undefined) recordLabel(refs, label, keep);
 }
 
 /** The outcome of a plan that threw, which plans never do by design. */

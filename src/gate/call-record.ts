@@ -10,6 +10,12 @@
  * the end, the journal notes the outcome. Every result the pipeline gives passes it exactly once.
  */
 import { failure } from '../codes.js';
+import type { Label } from '../flows/label.js';
+import type { LabelTree } from '../flows/label-tree.js';
+import type { Provenance } from '../flows/options.js';
+import { joinLabels, TRUSTED } from '../flows/label.js';
+import { resultLabel } from '../flows/run-flow.js';
+import { flatten } from '../flows/label-tree.js';
 import type { RunRecord } from '../runs/run-record.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { budgetRefusal, type CallBudget, type WaitingCall } from './budget.js';
@@ -170,6 +176,16 @@ export abstract class GateCall implements Watch {
   declare wait: WaitingCall | undefined;
   /** Who is told of the call in flight's start and end, when anything is (a listener, a tracer). */
   declare observed: CallObservation | undefined;
+  /** Where its arguments came from, when its door knows (a gate with `flows`; see `flows/`). */
+  declare argLabels: LabelTree | undefined;
+  /** What decided that the call is made (the conditions and lists on its way), when its door knows. */
+  declare control: Label | undefined;
+  /** Where each argument came from, as the flows stage found it: shown to a person asked about the call. */
+  declare provenance: Provenance | undefined;
+  /** The flows stage asks a person about the call: untrusted data steers it. */
+  declare flowAsk: boolean;
+  /** Where its output came from, once the call has ended (a gate with `flows`). */
+  declare outputLabel: LabelTree | undefined;
 
   /** A record not yet aimed at a call. */
   constructor() {
@@ -201,6 +217,11 @@ export abstract class GateCall implements Watch {
     this.slot = undefined;
     this.wait = undefined;
     this.observed = undefined;
+    this.argLabels = undefined;
+    this.control = undefined;
+    this.provenance = undefined;
+    this.flowAsk = false;
+    this.outputLabel = undefined;
   }
 
   /**
@@ -238,6 +259,11 @@ export abstract class GateCall implements Watch {
     this.answered = undefined;
     this.approved = false;
     this.counted = false;
+    this.argLabels = undefined;
+    this.control = undefined;
+    this.provenance = undefined;
+    this.flowAsk = false;
+    this.outputLabel = undefined;
   }
 
   /** Receives the call's result when it was not known at once; called exactly once per call. */
@@ -286,6 +312,7 @@ export function freeSlot(call: GateCall): void {
  */
 export function endCall(call: GateCall, result: ToolExecutionResult): ToolExecutionResult {
   if (call.slot !== undefined) freeSlot(call);
+  if (call.settings?.flows !== undefined) labelOutput(call, result);
   if (call.answered !== undefined) {
     call.journal = undefined;
     return result;
@@ -300,7 +327,7 @@ export function endCall(call: GateCall, result: ToolExecutionResult): ToolExecut
   const journal = call.journal;
   if (journal !== undefined) {
     call.journal = undefined;
-    journal.ended(call.journalAt, call.tool!.name, call.args, result);
+    journal.ended(call.journalAt, call.tool!.name, call.args, result, call.outputLabel);
   }
   return result;
 }
@@ -308,4 +335,23 @@ export function endCall(call: GateCall, result: ToolExecutionResult): ToolExecut
 /** End the call (see {@link endCall}) and deliver its result. Every delivery the pipeline makes passes here. */
 export function finishCall(call: GateCall, result: ToolExecutionResult): void {
   call.deliver(endCall(call, result));
+}
+
+/**
+ * The label of what the call answered (a gate with `flows`): its tool's, with its arguments' and
+ * what decided the call joined in, unless a person approved it with its provenance before them; an
+ * answer from the journal keeps the label it was recorded with. The run has produced it.
+ */
+function labelOutput(call: GateCall, result: ToolExecutionResult): void {
+  const flows = call.settings!.flows!;
+  const tool = call.tool;
+  if (call.outputLabel === undefined) {
+    const args = call.argLabels === undefined ? TRUSTED : flatten(call.argLabels);
+    const control = call.control ?? TRUSTED;
+    if (tool === undefined) call.outputLabel = joinLabels(args, control);
+    // A nested door labels its own result (all it read, when it cannot say more).
+    else if (tool.composition === true) call.outputLabel = joinLabels(resultLabel(result) ?? call.frame?.flow?.label ?? args, control);
+    else call.outputLabel = flows.outputOf(tool, call.step, args, control, call.approved && call.provenance !== undefined);
+  }
+  call.frame?.flow?.produced(call.outputLabel);
 }

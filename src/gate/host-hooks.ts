@@ -6,6 +6,7 @@
  */
 import type { ITool, ToolExecutionContext } from '../tool.js';
 import type { DoorKind } from '../tool-events.js';
+import type { ArgProvenance, Provenance } from '../flows/options.js';
 
 /**
  * What a host's permission check answers.
@@ -60,6 +61,15 @@ export interface ApprovalAction {
   args: Record<string, unknown>;
   /** Who makes the call: the door, the composition path, and which values a model chose. Absent for a direct call. */
   caller?: ApprovalCaller;
+  /**
+   * Where each argument came from, by the argument's name (a gate with `flows`): trusted or not,
+   * and the calls it was built from. {@link approvalText} shows it.
+   */
+  provenance?: Provenance;
+  /** What decided that the call is made at all (a gate with `flows`). */
+  control?: ArgProvenance;
+  /** Untrusted data steers the call beyond what the host's policy allows: this is why the person is asked (a gate with `flows`). */
+  untrusted?: boolean;
 }
 
 /**

@@ -8,6 +8,7 @@ import type { PauseOptions } from '../runs/pausing.js';
 import type { BudgetLimits } from './budget.js';
 import type { ApprovalProvider, GateCheck, PermissionManager, RefusalAdvice } from './host-hooks.js';
 import type { Tracer } from './tracing.js';
+import type { FlowOptions } from '../flows/options.js';
 
 /**
  * What {@link createStepGate} takes: the host's lookup, its checks and the budget limits.
@@ -70,6 +71,14 @@ export interface StepGateOptions {
    * backend is often kept longer and seen by more people than the run's own results. Default false.
    */
   traceMessages?: boolean;
+  /**
+   * Follow where data came from, and judge each side-effecting call by it: every tool output is
+   * untrusted unless the host says otherwise, the arguments a model gives a door carry what its
+   * session has seen, and a call untrusted data steers is asked about (the approval hook sees where
+   * each argument came from) or refused (`flow_untrusted`). Without it nothing is followed, and
+   * nothing costs. See {@link FlowOptions} and the guide's "Untrusted data".
+   */
+  flows?: FlowOptions;
   /**
    * The host's words for what its user can change, in the chainability refusals of every door
    * through this gate and in `validate` and `build` (see {@link RefusalAdvice}). Default: the

@@ -4,9 +4,10 @@
  * Each stage is a file of its own under `stages/`, and each answers the call the same way: go on,
  * end the call with a result, or wait (for the host's checks, a person, the journal, a place).
  *
- *   resolve -> chainable -> arguments -> dry run -> host gate -> replay -> permission
+ *   resolve -> chainable -> arguments -> dry run -> host gate -> replay -> flows -> permission
  *     -> approval -> lease -> budget -> trace -> run, then the end (`endCall`): the place goes
- *     back, whoever watches hears the end, the journal notes the outcome
+ *     back, the output is labelled (with `flows`), whoever watches hears the end, the journal
+ *     notes the outcome
  *
  * A door's call enters at `resolve` (or at `chainable`, when the door resolved the name itself to
  * check something of the tool first); a call through `gate.run` names its tool and enters at
@@ -17,7 +18,8 @@
  * (a tool that exists and may be chained here, with arguments it takes); a dry run answers before
  * anything is asked; a gate the host made runs the rest itself. Replay comes before the host's
  * checks: a call answered from the journal ran (and was checked) in the run that paused, and a
- * person who approved it is not asked again. The budget is taken last, so a call that waits for a
+ * person who approved it is not asked again. Flows come before the host's checks, so the approval
+ * hook is asked once about a call, with where its arguments came from. The budget is taken last, so a call that waits for a
  * person holds no place in flight, and the lease is looked at after the person answered.
  */
 import { failure } from '../codes.js';
@@ -29,6 +31,7 @@ import { checkArguments } from './stages/arguments.js';
 import { takeBudget } from './stages/budget.js';
 import { checkChain } from './stages/chainable.js';
 import { answerDryRun } from './stages/dry-run.js';
+import { checkFlows } from './stages/flows.js';
 import { handToHostGate } from './stages/host-gate.js';
 import { askPermission } from './stages/permission.js';
 import { checkLease, replayFromJournal } from './stages/replay.js';
@@ -54,6 +57,8 @@ const enum Stage {
   hostGate,
   /** In a run that may pause: the call's position, its answer from the journal in a resumption. */
   replay,
+  /** Where its arguments came from: untrusted data may not steer a side effect (with `flows`). */
+  flows,
   /** The host's permission check, then its checks. */
   permission,
   /** A person, for a side-effecting call: yes, no, or later (the run pauses). */
@@ -140,8 +145,13 @@ function gateStages(call: GateCall): ToolExecutionResult | undefined {
   let next: Stage;
   switch (call.stage) {
     default:
-      next = Stage.permission;
+      next = Stage.flows;
       verdict = replayFromJournal(call);
+      if (verdict !== undefined) break;
+    // falls through
+    case Stage.flows:
+      next = Stage.permission;
+      verdict = checkFlows(call);
       if (verdict !== undefined) break;
     // falls through
     case Stage.permission:

@@ -14,6 +14,7 @@
 import type { ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import type { DoorInfo } from '../tool-events.js';
 import type { RunRecord } from '../runs/run-record.js';
+import type { RunFlow } from '../flows/run-flow.js';
 import { CallBudget, DEFAULT_BUDGET_LIMITS, type BudgetLimits } from './budget.js';
 import { endSpan, startDoorSpan, type Span, type Tracer } from './tracing.js';
 
@@ -41,6 +42,8 @@ export class RunFrame {
   declare readonly path: readonly string[];
   /** The record of the run when it may pause (its gate has an approval hook), shared by every door nested in it. */
   declare readonly run: RunRecord | undefined;
+  /** The labels the run has handled, when it follows where data came from (its outermost door's gate has `flows`). */
+  declare readonly flow: RunFlow | undefined;
 
   /**
    * @param budget - the budget every nested door draws on
@@ -52,6 +55,7 @@ export class RunFrame {
    * @param depth - see {@link RunFrame.depth}
    * @param path - see {@link RunFrame.path}
    * @param run - see {@link RunFrame.run}
+   * @param flow - see {@link RunFrame.flow}
    */
   constructor(
     budget: CallBudget,
@@ -63,6 +67,7 @@ export class RunFrame {
     depth: number,
     path: readonly string[],
     run: RunRecord | undefined,
+    flow: RunFlow | undefined,
   ) {
     this.budget = budget;
     this.noInteractive = noInteractive;
@@ -73,6 +78,7 @@ export class RunFrame {
     this.depth = depth;
     this.path = path;
     this.run = run;
+    this.flow = flow;
   }
 
   /** The door's run ended with `result`: its span (if any) ends with the verdict. */
@@ -165,15 +171,17 @@ export function frameFor(parent: RunFrame | undefined, entry: FrameEntry, sessio
   const span = tracer && entry.door ? startDoorSpan(tracer, entry.door.name ?? entry.door.kind, entry.door.kind, parent?.span, entry.dryRun === true) : undefined;
   let frame: RunFrame;
   if (!parent) {
-    // The record a door handed over for this run, if any: taken once, by the first frame made after.
+    // What a door handed over for this run, if anything: taken once, by the first frame made after.
     const run = handed;
+    const flow = handedFlow;
     handed = undefined;
-    frame = new RunFrame(new CallBudget(entry.limits ?? DEFAULT_BUDGET_LIMITS), entry.noInteractive, door, tracer, traceMessages, span, depth, path, run);
+    handedFlow = undefined;
+    frame = new RunFrame(new CallBudget(entry.limits ?? DEFAULT_BUDGET_LIMITS), entry.noInteractive, door, tracer, traceMessages, span, depth, path, run, flow);
   } else {
     let names = parent.noInteractive;
     const more = entry.noInteractive;
     if (more !== undefined) names = names ? new Set([...names, ...more]) : more;
-    frame = new RunFrame(parent.budget, names, door, tracer, traceMessages, span, depth, path, parent.run);
+    frame = new RunFrame(parent.budget, names, door, tracer, traceMessages, span, depth, path, parent.run, parent.flow);
   }
   FrameField.keep(sessionData, frame);
   return frame;
@@ -181,12 +189,15 @@ export function frameFor(parent: RunFrame | undefined, entry: FrameEntry, sessio
 
 /** The run record a door hands to the frame it is about to make (see {@link handRun}). */
 let handed: RunRecord | undefined;
+/** The labels the run is to keep (see {@link handRun}). */
+let handedFlow: RunFlow | undefined;
 
 /**
- * Hand `run` to the next outermost frame made (the door's own, made synchronously inside the
- * call that follows); `undefined` withdraws one not taken. A door calls it right before it enters
- * its run and withdraws it right after, so no other frame can take it.
+ * Hand `run` and `flow` to the next outermost frame made (the door's own, made synchronously
+ * inside the call that follows); `undefined` withdraws one not taken. A door calls it right before
+ * it enters its run and withdraws it right after, so no other frame can take it.
  */
-export function handRun(run: RunRecord | undefined): void {
+export function handRun(run: RunRecord | undefined, flow: RunFlow | undefined): void {
   handed = run;
+  handedFlow = flow;
 }

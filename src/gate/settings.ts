@@ -4,6 +4,7 @@
  * copy with its own `run`) has none, so the pipeline hands its calls to that object's `run`, and
  * every check the host added there holds.
  */
+import type { GateFlows } from '../flows/gate-flows.js';
 import type { Pausing } from '../runs/pausing.js';
 import type { ITool } from '../tool.js';
 import type { BudgetLimits } from './budget.js';
@@ -30,6 +31,8 @@ export interface GateSettings {
   readonly traceMessages: boolean;
   /** The budget limits of a call from outside that enters a door through this gate. */
   readonly limits: Readonly<BudgetLimits>;
+  /** The rules for untrusted data, when the host gave `flows`. */
+  readonly flows: GateFlows | undefined;
   /** The host's own resolver, which may throw (the gate's `resolve` turns a throw into "not found"): for reporting at build time. */
   readonly lookup: (name: string) => ITool | undefined;
 }

@@ -4,6 +4,9 @@
  * `run` sends a host's own call through the gate's part of that pipeline.
  */
 import { failure } from '../codes.js';
+import { GateFlows } from '../flows/gate-flows.js';
+import { TRUSTED } from '../flows/label.js';
+import { flatten } from '../flows/label-tree.js';
 import { createMemoryRunJournal } from '../runs/memory-journal.js';
 import { DEFAULT_PAUSE_TTL_MS, DEFAULT_RESUME_LEASE_MS, type Pausing } from '../runs/pausing.js';
 import { defaultObservationScope } from '../session-scope.js';
@@ -58,6 +61,8 @@ export function createStepGate(options: StepGateOptions): StepGate {
       }
     : undefined;
   const checks = options.checks ? [...options.checks] : [];
+  // A session's label is kept under the scope its paused runs are kept under.
+  const flows = options.flows ? new GateFlows(options.flows, pausing?.scope ?? options.pauses?.scope ?? defaultObservationScope) : undefined;
   const settings: GateSettings = {
     permissionManager: options.permissionManager,
     checks,
@@ -68,6 +73,7 @@ export function createStepGate(options: StepGateOptions): StepGate {
     tracer: options.tracer,
     traceMessages: options.traceMessages === true,
     limits: budgetLimits(options.budget),
+    flows,
     lookup: resolve,
   };
 
@@ -98,9 +104,15 @@ export function createStepGate(options: StepGateOptions): StepGate {
       if (typeof tool !== 'object' || tool === null) {
         return Promise.resolve(failure('step_missing', `No tool was given to run (got ${tool === null ? 'null' : typeof tool}): look the tool up by name, and run it only if it was found.`, runOptions?.step !== undefined ? { step: runOptions.step } : {}));
       }
-      return new Promise((done) => {
-        const call = new CallbackCall(done);
+      return new Promise((resolved) => {
         const ctx = context ?? {};
+        // A host's own call from outside any run hands its result back to its caller: with `flows`,
+        // the caller's session has seen what it carries.
+        const done = flows === undefined || frameOf(ctx) !== undefined ? resolved : (result: ToolExecutionResult) => {
+          flows.handedBack(ctx, call.outputLabel === undefined ? TRUSTED : flatten(call.outputLabel));
+          resolved(result);
+        };
+        const call = new CallbackCall((result) => done(result));
         const timeoutMs = runOptions?.timeoutMs;
         call.aim(tool.name, runOptions?.step ?? tool.name ?? '', timeoutMs, ticksFor(timeoutMs), args, ctx, signal, settings);
         call.tool = tool;

@@ -15,14 +15,20 @@
  * Only the spec is compiled: a value read from the scope is data and is never resolved again.
  */
 import type { Accessor, CompileSite, CompiledMapping } from './scope.js';
+import type { LabelTree } from '../flows/label-tree.js';
+import type { LabelAccessor } from '../flows/label-scope.js';
 import { compileReference } from './reference.js';
 import { compileTemplate, holesAt, isTemplate, type CompiledString, type ProblemReporter } from './template.js';
 
-/** What compiling one node of the mapping gives: its accessor and whether it reads the scope. */
+/** What compiling one node of the mapping gives: its accessor, its labels' and whether it reads the scope. */
 interface Compiled {
   accessor: Accessor;
+  labels: LabelAccessor;
   dynamic: boolean;
 }
+
+/** What a literal is labelled: what the mapping itself writes (the spec's, or the model's text). */
+const literalLabels: LabelAccessor = (l) => l.literal;
 
 /** Shared by every node of one mapping. */
 interface Context {
@@ -49,10 +55,10 @@ interface Context {
  */
 export function compileMapping(value: unknown, site: CompileSite): CompiledMapping {
   const ctx: Context = { site, holes: holesAt(site), errors: [], warnings: [], active: new Set() };
-  const { accessor, dynamic } = compileNode(value, ctx);
+  const { accessor, labels, dynamic } = compileNode(value, ctx);
   // An object mapping builds a fresh object every time; one that did not compile cleanly is not relied on.
   const buildsObject = isPlainObject(value) && ctx.errors.length === 0;
-  return { accessor, errors: ctx.errors, warnings: ctx.warnings, dynamic, buildsObject };
+  return { accessor, labels, errors: ctx.errors, warnings: ctx.warnings, dynamic, buildsObject };
 }
 
 function compileNode(value: unknown, ctx: Context): Compiled {
@@ -60,7 +66,7 @@ function compileNode(value: unknown, ctx: Context): Compiled {
   if (Array.isArray(value)) return guarded(value, ctx, () => compileArray(value, ctx));
   if (isPlainObject(value)) return guarded(value, ctx, () => compileObject(value, ctx));
   // Numbers, booleans, null, and anything that is not JSON: returned as they are.
-  return { accessor: () => value, dynamic: false };
+  return { accessor: () => value, labels: literalLabels, dynamic: false };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -72,7 +78,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function guarded(node: object, ctx: Context, build: () => Compiled): Compiled {
   if (ctx.active.has(node)) {
     ctx.errors.push(`step ${JSON.stringify(ctx.site.step)}: the mapping refers to itself (a cycle)`);
-    return { accessor: () => undefined, dynamic: false };
+    return { accessor: () => undefined, labels: literalLabels, dynamic: false };
   }
   ctx.active.add(node);
   try {
@@ -86,11 +92,11 @@ function compileString(text: string, ctx: Context): Compiled {
   if (ctx.site.references === false) {
     // Model-sent text: only holes are read; a `$` is just a character.
     if (isTemplate(text, ctx.holes, false)) return compileTemplate(text, ctx.site, ctx.holes, () => {});
-    return { accessor: () => text, dynamic: false };
+    return { accessor: () => text, labels: literalLabels, dynamic: false };
   }
   if (text.startsWith('$$')) {
     const literal = text.slice(1);
-    return { accessor: () => literal, dynamic: false };
+    return { accessor: () => literal, labels: literalLabels, dynamic: false };
   }
   const report = reporter(text, ctx);
   // A whole-string hole is a template too: compileTemplate gives its value as it is.
@@ -102,11 +108,11 @@ function compileString(text: string, ctx: Context): Compiled {
     const ref = compileReference(text, ctx.site);
     if (ref.ok) {
       if (ref.problem !== undefined) report(text, ref.problem, ref.backwardsOnly, false);
-      return { accessor: ref.accessor, dynamic: true };
+      return { accessor: ref.accessor, labels: ref.labels, dynamic: true };
     }
     report(text, ref.problem);
   }
-  return { accessor: () => text, dynamic: false };
+  return { accessor: () => text, labels: literalLabels, dynamic: false };
 }
 
 /**
@@ -123,15 +129,15 @@ function reporter(text: string, ctx: Context): ProblemReporter {
   };
 }
 
-/** The accessors of `values`, in order, and whether any of them reads the scope. */
-function compileChildren(values: ArrayLike<unknown>, ctx: Context): { accessors: Accessor[]; dynamic: boolean } {
+/** The accessors of `values`, in order, their labels', and whether any of them reads the scope. */
+function compileChildren(values: ArrayLike<unknown>, ctx: Context): { accessors: Accessor[]; labels: LabelAccessor[]; dynamic: boolean } {
   // Array.from, not map: a hole in a sparse array is compiled as `undefined`, not skipped.
   const children = Array.from(values, (value) => compileNode(value, ctx));
-  return { accessors: children.map((child) => child.accessor), dynamic: children.some((child) => child.dynamic) };
+  return { accessors: children.map((child) => child.accessor), labels: children.map((child) => child.labels), dynamic: children.some((child) => child.dynamic) };
 }
 
 function compileArray(items: readonly unknown[], ctx: Context): Compiled {
-  const { accessors, dynamic } = compileChildren(items, ctx);
+  const { accessors, labels, dynamic } = compileChildren(items, ctx);
   const n = accessors.length;
   return {
     accessor: (s) => {
@@ -139,16 +145,28 @@ function compileArray(items: readonly unknown[], ctx: Context): Compiled {
       for (let i = 0; i < n; i++) out[i] = accessors[i](s);
       return out;
     },
+    // The list is written by the mapping: its own label is the mapping's, each item its own.
+    labels: (l) => ({ own: l.literal, items: labels.map((item) => item(l)) }),
     dynamic,
+  };
+}
+
+/** The labels of an object the mapping writes with `keys`: its own is the mapping's, each field its own. */
+function objectLabels(keys: readonly string[], labels: readonly LabelAccessor[]): LabelAccessor {
+  return (l) => {
+    const fields: Record<string, LabelTree> = {};
+    for (let i = 0; i < keys.length; i++) Object.defineProperty(fields, keys[i], { value: labels[i](l), enumerable: true, writable: true, configurable: true });
+    return { own: l.literal, fields };
   };
 }
 
 function compileObject(obj: Record<string, unknown>, ctx: Context): Compiled {
   const keys = Object.keys(obj);
-  const { accessors, dynamic } = compileChildren(keys.map((key) => obj[key]), ctx);
+  const { accessors, labels: childLabels, dynamic } = compileChildren(keys.map((key) => obj[key]), ctx);
+  const labels = objectLabels(keys, childLabels);
   const n = keys.length;
   const protoKey = keys.indexOf('__proto__');
-  if (protoKey < 0) return { accessor: buildObject(keys, accessors), dynamic };
+  if (protoKey < 0) return { accessor: buildObject(keys, accessors), labels, dynamic };
   // Assigning `out.__proto__` would call Object.prototype's setter and swap the prototype;
   // defining it makes an ordinary own property, as JSON.parse does.
   return {
@@ -164,6 +182,7 @@ function compileObject(obj: Record<string, unknown>, ctx: Context): Compiled {
       }
       return out;
     },
+    labels,
     dynamic,
   };
 }

@@ -3,6 +3,9 @@
  * parsed once into a root reader plus a dotted walk or a JSONPath query.
  */
 import type { Accessor, CompileSite, RefScope } from './scope.js';
+import { TRUSTED } from '../flows/label.js';
+import type { LabelTree } from '../flows/label-tree.js';
+import { labelWalk, selected, type LabelAccessor, type LabelScope } from '../flows/label-scope.js';
 import { compileWalk, parseDottedPath, readOwn, type PathSegment, type PathWalker } from './path.js';
 import { checkJsonPath, compileJsonPath, looksLikeJsonPath } from './jsonpath.js';
 import { closestNames } from '../gate/suggest.js';
@@ -14,6 +17,8 @@ export type ReferenceParse =
       ok: true;
       /** Reads the value; never throws. */
       accessor: Accessor;
+      /** Reads the value's labels (see `flows/`). */
+      labels: LabelAccessor;
       /** Set when the reference is well formed but cannot resolve here (strict mode refuses it). */
       problem?: string;
       /**
@@ -63,6 +68,7 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
   let rest = text.slice(rootMatch[0].length);
   let readRoot: (scope: RefScope) => unknown;
   let walkRoot: (walk: PathWalker) => Accessor;
+  let labelRoot: (labels: LabelScope) => LabelTree;
   let problem: string | undefined;
   const steps = rootName === 'steps';
 
@@ -70,10 +76,12 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
     case 'input':
       readRoot = (s) => s.input;
       walkRoot = walkInput;
+      labelRoot = (l) => l.input;
       break;
     case 'prev':
       readRoot = (s) => s.prev;
       walkRoot = walkPrev;
+      labelRoot = (l) => l.prev;
       if (!site.hasPrev) problem = 'has no previous step to read here';
       // In a pipe stage after the first (or a check) $prev is the stage before, not a top-level step.
       else if (!site.inPipeStage) site.onRead?.({ kind: 'prev' });
@@ -81,11 +89,13 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
     case 'item':
       readRoot = (s) => s.item;
       walkRoot = walkItem;
+      labelRoot = (l) => l.item ?? TRUSTED;
       if (!site.inForEach) problem = 'is only available inside a for_each template';
       break;
     case 'index':
       readRoot = (s) => s.index;
       walkRoot = (walk) => walkFrom(readRoot, walk);
+      labelRoot = (l) => l.index ?? TRUSTED;
       if (!site.inForEach) problem = 'is only available inside a for_each template';
       break;
     case 'steps': {
@@ -96,6 +106,7 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
         const n = Number(first[1]);
         if (!Number.isSafeInteger(n)) return { ok: false, problem: `step position ${first[1]} is too large` };
         readRoot = (s) => readOwn(s.steps, n);
+        labelRoot = (l) => l.steps[n] ?? TRUSTED;
         if (n >= site.stepsBefore) problem = FORWARD;
         site.onRead?.({ kind: 'position', index: n });
       } else {
@@ -116,6 +127,7 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
           name = first[4];
         }
         readRoot = (s) => s.named.get(name);
+        labelRoot = (l) => l.named.get(name) ?? TRUSTED;
         site.onRead?.({ kind: 'name', name });
         if (!site.namesBefore.has(name)) {
           problem = site.allNames.has(name) ? FORWARD : unknownStep(name, site.allNames);
@@ -132,7 +144,9 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
   if (dotted.ok) {
     // Only a dotted path names fields; a JSONPath query may match any of them, or none.
     if (rootName === 'input' && site.checkInputPath) problem = site.checkInputPath(dotted.segments);
-    return known(walkRoot(compileWalk(dotted.segments)), problem, steps);
+    const walk = labelWalk(dotted.segments);
+    const root = labelRoot;
+    return known(walkRoot(compileWalk(dotted.segments)), (l) => walk(root(l)), problem, steps);
   }
   if (!looksLikeJsonPath(rest)) return { ok: false, problem: `is not a valid path: ${dotted.problem}` };
 
@@ -149,7 +163,9 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
       return [];
     }
   };
-  return known(accessor, problem, steps);
+  // A query selects by data: what it answers carries the label of all it read.
+  const labelsOf = labelRoot;
+  return known(accessor, (l) => selected(labelsOf(l)), problem, steps);
 }
 
 /*
@@ -200,6 +216,6 @@ function walkFrom(readRoot: (scope: RefScope) => unknown, walk: PathWalker): Acc
   };
 }
 
-function known(accessor: Accessor, problem: string | undefined, steps: boolean): ReferenceParse {
-  return { ok: true, accessor, problem, backwardsOnly: steps };
+function known(accessor: Accessor, labels: LabelAccessor, problem: string | undefined, steps: boolean): ReferenceParse {
+  return { ok: true, accessor, labels, problem, backwardsOnly: steps };
 }

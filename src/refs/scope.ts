@@ -1,3 +1,4 @@
+import type { LabelAccessor, LabelScope } from '../flows/label-scope.js';
 import type { PathSegment } from './path.js';
 
 /**
@@ -17,6 +18,8 @@ export interface RefScope {
   item?: unknown;
   /** The current index inside a for_each template (`$index`, the `{index}` hole). */
   index?: number;
+  /** The labels of all of the above, when the run follows where data came from (its gate has `flows`). */
+  labels?: LabelScope;
 }
 
 /** A compiled mapping: walks precompiled closures over a scope, never parses at run time. */
@@ -50,6 +53,8 @@ export interface CompileSite {
   references?: boolean;
   /** More holes allowed here, by their exact text (run_pipeline's `${step_1.output}`). */
   extraHoles?: ReadonlyMap<string, Accessor>;
+  /** The labels of what each of {@link CompileSite.extraHoles} reads, by the same text. */
+  extraHoleLabels?: ReadonlyMap<string, LabelAccessor>;
   /**
    * What the composite's inputSchema says of a `$input` path (its segments): why it cannot be
    * meant (a field the schema does not declare), or `undefined`. Without it, no path is checked.
@@ -70,6 +75,8 @@ export type StepRead = { kind: 'prev' } | { kind: 'position'; index: number } | 
 export interface CompiledMapping {
   /** Resolve the mapping against a scope. Never throws. */
   accessor: Accessor;
+  /** The labels of what it resolves to, against the scope's labels (see `flows/`). */
+  labels: LabelAccessor;
   /** One message per unresolvable expression, naming the step and the expression. */
   errors: string[];
   /** What lenient mode kept as written or lets read `undefined`, one message each. */

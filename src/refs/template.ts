@@ -4,6 +4,9 @@
  */
 import type { Accessor, CompileSite, RefScope } from './scope.js';
 import { compileReference } from './reference.js';
+import { joinLabels, TRUSTED } from '../flows/label.js';
+import { flatten } from '../flows/label-tree.js';
+import type { LabelAccessor } from '../flows/label-scope.js';
 
 /**
  * Reports an unresolvable expression found at compile time (the caller decides whether it is an
@@ -16,6 +19,8 @@ export type ProblemReporter = (expression: string, problem: string, always?: boo
 export interface CompiledString {
   /** Produces the string (or, for a whole-string hole, the value as-is). */
   accessor: Accessor;
+  /** Its labels: a whole-string hole's value's own, else every part's and the text's joined. */
+  labels: LabelAccessor;
   /** False when the text is a literal. */
   dynamic: boolean;
 }
@@ -51,6 +56,23 @@ const readItem: Accessor = (s) => s.item;
 const readIndex: Accessor = (s) => s.index;
 const readResult: Accessor = (s: RefScope) => s.prev;
 
+const itemLabels: LabelAccessor = (l) => l.item ?? TRUSTED;
+const indexLabels: LabelAccessor = (l) => l.index ?? TRUSTED;
+const resultLabels: LabelAccessor = (l) => l.prev;
+
+/** The labels of what each hole allowed at this site reads, by its text (see {@link holesAt}). */
+export function holeLabelsAt(site: CompileSite): ReadonlyMap<string, LabelAccessor> {
+  const labels = new Map<string, LabelAccessor>();
+  if (site.inForEach) {
+    labels.set('{item}', itemLabels);
+    labels.set('{index}', indexLabels);
+  }
+  if (site.inPipeStage) labels.set('{result}', resultLabels);
+  // A hole whose labels the site does not give reads as the literal text's: the caller's.
+  if (site.extraHoles) for (const text of site.extraHoles.keys()) labels.set(text, site.extraHoleLabels?.get(text) ?? ((l) => l.literal));
+  return labels;
+}
+
 /** The holes allowed at this site, by their text. */
 export function holesAt(site: CompileSite): ReadonlyMap<string, Accessor> {
   const holes = new Map<string, Accessor>();
@@ -84,11 +106,13 @@ export function compileTemplate(
   holes: ReadonlyMap<string, Accessor>,
   report: ProblemReporter,
 ): CompiledString {
+  const holeLabels = holeLabelsAt(site);
   const whole = holes.get(text);
-  if (whole) return { accessor: whole, dynamic: true };
+  if (whole) return { accessor: whole, labels: holeLabels.get(text)!, dynamic: true };
 
   const literals: string[] = [];
   const accessors: Accessor[] = [];
+  const parts: LabelAccessor[] = [];
   let lit = '';
   let i = 0;
   const references = site.references !== false;
@@ -102,6 +126,7 @@ export function compileTemplate(
         if (ref.problem !== undefined) report(inner, ref.problem, ref.backwardsOnly, false);
         literals.push(lit);
         accessors.push(ref.accessor);
+        parts.push(ref.labels);
         lit = '';
       } else {
         report(inner, ref.problem);
@@ -115,6 +140,7 @@ export function compileTemplate(
         if (text.startsWith(hole, i)) {
           literals.push(lit);
           accessors.push(accessor);
+          parts.push(holeLabels.get(hole)!);
           lit = '';
           i += hole.length;
           continue outer;
@@ -125,11 +151,20 @@ export function compileTemplate(
     i++;
   }
   literals.push(lit);
-  return join(literals, accessors);
+  return { ...join(literals, accessors), labels: joinedLabels(parts) };
+}
+
+/** A string made of the text and of `parts`: its label is the text's and every part's, each all joined. */
+function joinedLabels(parts: readonly LabelAccessor[]): LabelAccessor {
+  return (l) => {
+    let label = l.literal;
+    for (const part of parts) label = joinLabels(label, flatten(part(l)));
+    return label;
+  };
 }
 
 /** Build the joining closure; one and two parts are straight-line because they are the common case. */
-function join(literals: readonly string[], accessors: readonly Accessor[]): CompiledString {
+function join(literals: readonly string[], accessors: readonly Accessor[]): Omit<CompiledString, 'labels'> {
   const n = accessors.length;
   if (n === 0) {
     const only = literals[0];

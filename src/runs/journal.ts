@@ -5,6 +5,7 @@
  * needs (its door, its input, its scope, its expiry, the calls it waits on).
  */
 import type { ApprovalCaller } from '../gate/host-hooks.js';
+import type { Provenance } from '../flows/options.js';
 import type { ToolExecutionResult } from '../tool.js';
 
 /**
@@ -21,6 +22,8 @@ export interface PendingCall {
   args: Record<string, unknown>;
   /** Who makes the call, as the approval request had it (absent when the request had none). */
   caller?: ApprovalCaller;
+  /** Where each argument came from, as the approval request had it (a gate with `flows`). */
+  provenance?: Provenance;
   /**
    * Set when the call had started in an earlier attempt of the run and its end was never recorded
    * (the process that ran it stopped): it may or may not have had its effect, so it is not run
@@ -63,6 +66,11 @@ export interface RunCallRecord {
    * was written and whose end was not recorded after: its outcome is unknown.
    */
   result?: ToolExecutionResult;
+  /**
+   * Where what the call answered came from (a gate with `flows`: a label tree, plain JSON), so a
+   * replay that answers the call from here hands on the same label.
+   */
+  label?: unknown;
   /** Which resumption of the run wrote the record (0 for the first run). */
   attempt: number;
 }
@@ -93,6 +101,11 @@ export interface PausedRun {
    * no script drew any.
    */
   sandboxValues?: Record<string, SandboxValues>;
+  /**
+   * The label of what the run's caller gave it (a gate with `flows`: the session's label when the run
+   * began), so its resumption judges its calls as the first run did, whatever the session saw since.
+   */
+  inputLabel?: unknown;
 }
 
 /**

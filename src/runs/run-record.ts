@@ -30,7 +30,7 @@ export interface Replay {
 
 /** How a call at its place in a replay is answered. */
 export type ReplayAnswer =
-  | { kind: 'result'; result: ToolExecutionResult }
+  | { kind: 'result'; result: ToolExecutionResult; label: unknown }
   | { kind: 'diverged'; result: ToolExecutionResult }
   | { kind: 'unknown' }
   | { kind: 'refused'; result: ToolExecutionResult }
@@ -42,6 +42,7 @@ interface SeenCall {
   tool: string;
   args: Record<string, unknown>;
   result: ToolExecutionResult;
+  label: unknown;
 }
 
 /** The run of a door that may pause; see the module comment. */
@@ -70,6 +71,8 @@ export class RunRecord {
   declare writeFailed: unknown;
   /** The values each `run_js` script of the run drew, by its place (see {@link RunRecord.scriptValues}). */
   declare readonly sandboxValues: Map<string, SandboxValues>;
+  /** The label of what the run's caller gave it, when its gate follows labels: stored with a pause (see `PausedRun.inputLabel`). */
+  declare inputLabel: unknown;
 
   constructor(pausing: Pausing, runId: string, attempt: number, door: string, input: unknown, scope: string, replay: Replay | undefined) {
     this.pausing = pausing;
@@ -88,6 +91,7 @@ export class RunRecord {
     this.writes = Promise.resolve();
     this.writeFailed = undefined;
     this.sandboxValues = new Map();
+    this.inputLabel = replay?.run.inputLabel;
   }
 
   /**
@@ -148,7 +152,7 @@ export class RunRecord {
       const waited = replay.run.pending.find((p) => p.position === position)!;
       if (waited.tool !== tool || waited.argsKey !== canonicalJson(args)) return this.diverge(position, waited.tool, tool);
       // Started by an earlier attempt of this very resumption, whose process stopped: it may have run.
-      if (record !== undefined && record.attempt === this.attempt) return record.result ? { kind: 'result', result: record.result } : { kind: 'unknown' };
+      if (record !== undefined && record.attempt === this.attempt) return record.result ? { kind: 'result', result: record.result, label: record.label } : { kind: 'unknown' };
       if (!decision.approved) {
         const reason = decision.reason;
         return { kind: 'refused', result: failure('approval_rejected', reason ?? `Approval refused for tool "${tool}".`, { tool, reason }) };
@@ -157,7 +161,7 @@ export class RunRecord {
     }
     if (record === undefined) return undefined;
     if (record.tool !== tool || record.argsKey !== canonicalJson(args)) return this.diverge(position, record.tool, tool);
-    return record.result ? { kind: 'result', result: record.result } : { kind: 'unknown' };
+    return record.result ? { kind: 'result', result: record.result, label: record.label } : { kind: 'unknown' };
   }
 
   private diverge(position: string, expected: string, got: string): ReplayAnswer {
@@ -190,12 +194,12 @@ export class RunRecord {
   }
 
   /** The call at `position` ended with `result`. */
-  ended(position: string, tool: string, args: Record<string, unknown>, result: ToolExecutionResult): void {
+  ended(position: string, tool: string, args: Record<string, unknown>, result: ToolExecutionResult, label?: unknown): void {
     if (!this.writesThrough) {
-      this.seen.push({ position, tool, args, result });
+      this.seen.push({ position, tool, args, result, label });
       return;
     }
-    this.write({ position, tool, argsKey: canonicalJson(args), result, attempt: this.attempt });
+    this.write({ position, tool, argsKey: canonicalJson(args), result, ...(label !== undefined ? { label } : {}), attempt: this.attempt });
   }
 
   /** A side-effecting call at `position` is about to start: resolves `true` once its start is written, `false` if it could not be. */
@@ -245,11 +249,12 @@ export class RunRecord {
         }
         return result;
       }
-      for (const call of this.seen) await journal.record(this.runId, { position: call.position, tool: call.tool, argsKey: canonicalJson(call.args), result: call.result, attempt: this.attempt });
+      for (const call of this.seen) await journal.record(this.runId, { position: call.position, tool: call.tool, argsKey: canonicalJson(call.args), result: call.result, ...(call.label !== undefined ? { label: call.label } : {}), attempt: this.attempt });
       const expiresAt = Date.now() + this.pausing.ttlMs;
       const pending = [...this.pending].sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
       const values = this.keptValues();
-      await journal.save({ runId: this.runId, pause: this.attempt, door: this.door, input: copyOf(this.input), scope: this.scope, expiresAt, pending, ...(values ? { sandboxValues: values } : {}) });
+      const inputLabel = this.inputLabel;
+      await journal.save({ runId: this.runId, pause: this.attempt, door: this.door, input: copyOf(this.input), scope: this.scope, expiresAt, pending, ...(values ? { sandboxValues: values } : {}), ...(inputLabel !== undefined ? { inputLabel } : {}) });
       return pendingResult(tokenOf(this.runId, this.attempt, expiresAt), pending, expiresAt, result);
     } catch (error) {
       return journalUnavailable(error ?? this.writeFailed);

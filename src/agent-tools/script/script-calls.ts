@@ -6,6 +6,8 @@
  * effects ledger, and in a run that may pause, every call in flight is followed until it ends.
  */
 import { failure, type ErrorCode } from '../../codes.js';
+import { joinLabels, TRUSTED, type Label } from '../../flows/label.js';
+import { flatten } from '../../flows/label-tree.js';
 import { GateCall, type CallDoor } from '../../gate/call-record.js';
 import { observeRefusal } from '../../gate/events.js';
 import { ENTRY, startCall } from '../../gate/pipeline.js';
@@ -58,6 +60,13 @@ export interface ScriptRunCalls {
   inFlight: Set<Promise<unknown>> | undefined;
   /** Ends the script's sandbox run when its run stops (it paused, or its replay diverged). */
   stopScript: () => void;
+  /**
+   * With `flows`, the one label of all the script handles: its code's (what its caller gave the
+   * run), joined with each answer as the script receives it. Every call's arguments, and what
+   * decided that it is made, carry it: the script may have built them from anything it read. A call
+   * the script made before an answer came in cannot depend on that answer, and does not carry it.
+   */
+  labels: { label: Label } | undefined;
 }
 
 /** Answer the script's calls of one run: see the module comment. */
@@ -101,7 +110,16 @@ export function scriptCalls(run: ScriptRunCalls): (call: SandboxCall, clock: Scr
     record.frame = frame;
     // The instance resolved above is the one the pipeline checks and runs.
     record.tool = resolved;
-    const pending = record.start();
+    const labels = run.labels;
+    if (labels !== undefined) {
+      record.argLabels = labels.label;
+      record.control = labels.label;
+    }
+    const pending = labels === undefined ? record.start() : record.start().then((result) => {
+      // The script reads the answer: from now on it may build anything from it.
+      labels.label = joinLabels(labels.label, record.outputLabel === undefined ? TRUSTED : flatten(record.outputLabel));
+      return result;
+    });
     if (record.answered === 'dry') {
       // A dry run: the call was not made; it is listed with its arguments.
       const result = await pending;

@@ -17,6 +17,9 @@ import type { ScriptLimits } from './options.js';
 import type { SandboxPool } from './pool.js';
 import { runOnPool, type ScriptRunResult } from './pooled-run.js';
 import { CALL_TIMEOUT_GRACE_MS, scriptCalls } from './script-calls.js';
+import { inputLabelsOf } from '../../engine/labels.js';
+import { flatten } from '../../flows/label-tree.js';
+import { labelResult } from '../../flows/run-flow.js';
 import { stoppedScript, toResult } from './script-result.js';
 
 /**
@@ -93,7 +96,11 @@ export async function runScript(
   // A dry run the host asked for: side-effecting calls and compositions are listed, not made.
   const dry = dryRunOf(context);
 
+  // A run through a gate with `flows` labels all the script handles with one label (see `script-calls.ts`).
+  const flows = settings.gateSettings?.flows;
+  const labels = flows === undefined ? undefined : { label: flatten(inputLabelsOf(flows, frame, args, context)) };
   const onCall = scriptCalls({
+    labels,
     settings,
     self,
     limits,
@@ -129,6 +136,8 @@ export async function runScript(
   hostSignal?.removeEventListener('abort', onHostAbort);
   const effects = await ledger.close(run.outcome.kind === 'aborted' && !stopped ? 0 : IN_FLIGHT_GRACE_MS);
   const result = stopped ? { ...stoppedScript(record!), effects } : toResult(run, limits, pool, effects, code);
+  // What the script answers is built from all it read.
+  if (labels !== undefined) labelResult(result, labels.label);
   // The script's span (when tracing) ends with its verdict; its calls' spans are its children.
   frame.end(result);
   return result;

@@ -3,6 +3,10 @@ import { failure } from '../../codes.js';
 import { preview } from '../../spec/ajv.js';
 import { release } from '../../gate/watchdog.js';
 import type { Accessor, RefScope } from '../../refs/scope.js';
+import { TRUSTED } from '../../flows/label.js';
+import { isNode, partOf, type LabelTree } from '../../flows/label-tree.js';
+import type { LabelAccessor } from '../../flows/label-scope.js';
+import { outcomeLabel, underControl } from '../labels.js';
 import type { ToolExecutionResult } from '../../tool.js';
 import { DirectLane, type DirectOwner } from '../lanes.js';
 import { failed } from '../step-records.js';
@@ -31,7 +35,7 @@ export const FOR_EACH_MAX_CONCURRENCY = 64;
 export const FOR_EACH_DEFAULT_MAX_ITEMS = 1000;
 
 /** Where the items come from: a reference read from the scope, or a node whose output they are. */
-export type ItemsSource = { from: 'reference'; read: Accessor } | { from: 'node'; plan: NodePlan };
+export type ItemsSource = { from: 'reference'; read: Accessor; labels: LabelAccessor } | { from: 'node'; plan: NodePlan };
 
 /** Compile a for_each from its parts. */
 export function forEach(label: string, items: ItemsSource, template: NodePlan, concurrency: number, maxItems: number): NodePlan {
@@ -40,11 +44,16 @@ export function forEach(label: string, items: ItemsSource, template: NodePlan, c
   const leaf = template.drive ? template.leaf : undefined;
   return async (state, scope) => {
     let list: unknown;
-    if (items.from === 'reference') list = items.read(scope);
-    else {
+    // The list's labels, when the run follows them: each item's, and the list's own (which items there are).
+    let listLabels: LabelTree | undefined;
+    if (items.from === 'reference') {
+      list = items.read(scope);
+      if (scope.labels !== undefined) listLabels = items.labels(scope.labels);
+    } else {
       const outcome = await items.plan(state, scope);
       if (!outcome.ok) return outcome;
       list = outcome.output;
+      if (scope.labels !== undefined) listLabels = outcomeLabel(outcome);
     }
     if (!Array.isArray(list)) {
       return failed(state, label, undefined, failure('items_not_array', `for_each "${label}": the items are not an array: ${describeItems(list)}.`, { got: typeName(list) }));
@@ -58,12 +67,14 @@ export function forEach(label: string, items: ItemsSource, template: NodePlan, c
     // Every item's calls are known now: a list the budget cannot cover is refused before its first item.
     const over = plannedRefusal(state, timesPlanned(list.length, plannedOf(template)), scope);
     if (over) return failed(state, label, undefined, over);
-    const itemState = state.recording ? { ...state, recording: false } : state;
+    // Which items there are decides which calls are made: every item's calls carry the list's own label.
+    const listOwn = listLabels === undefined ? undefined : isNode(listLabels) ? listLabels.own : listLabels;
+    const itemState = underControl(state.recording ? { ...state, recording: false } : state, listOwn ?? TRUSTED);
     // Only through a gate with no host checks, and never in a dry run: those take the general path.
     // A plain leaf's template runs on the fast path, unless this is a dry run or the gate is a host's own.
     const fast = leaf !== undefined && state.dry === undefined && state.gateSettings !== undefined;
     const { outcome, started } = await new Promise<ForEachEnd>((resolve) =>
-      fast ? new ForEachDirect(list, bound, leaf!, itemState, scope, resolve).start() : new ForEachRun(list, bound, template, itemState, scope, resolve).start(),
+      fast ? new ForEachDirect(list, bound, leaf!, itemState, scope, listLabels, resolve).start() : new ForEachRun(list, bound, template, itemState, scope, listLabels, resolve).start(),
     );
     if (state.recording) {
       const entry: TraceEntry = { step: label, ok: outcome.ok, items: started };
@@ -112,6 +123,10 @@ abstract class ForEachBase {
   protected declare readonly bound: number;
   protected declare readonly runState: RunState;
   protected declare readonly refs: RefScope;
+  /** The list's labels, when the run follows them. */
+  private declare readonly listLabels: LabelTree | undefined;
+  /** Each item's output's label, when the run follows them. */
+  private declare readonly resultLabels: LabelTree[] | undefined;
   private declare readonly resolve: (end: ForEachEnd) => void;
   private declare readonly results: unknown[];
   /** The next item to start. */
@@ -122,11 +137,13 @@ abstract class ForEachBase {
   private declare stopped: NodeOutcome | undefined;
   private declare ended: boolean;
 
-  constructor(values: readonly unknown[], bound: number, runState: RunState, refs: RefScope, resolve: (end: ForEachEnd) => void) {
+  constructor(values: readonly unknown[], bound: number, runState: RunState, refs: RefScope, listLabels: LabelTree | undefined, resolve: (end: ForEachEnd) => void) {
     this.values = values;
     this.bound = bound;
     this.runState = runState;
     this.refs = refs;
+    this.listLabels = listLabels;
+    this.resultLabels = listLabels === undefined ? undefined : new Array<LabelTree>(values.length).fill(TRUSTED);
     this.resolve = resolve;
     this.results = new Array<unknown>(values.length);
     this.next = 0;
@@ -142,7 +159,19 @@ abstract class ForEachBase {
    */
   protected itemScope(): RefScope {
     const refs = this.refs;
-    return { input: refs.input, prev: refs.prev, steps: refs.steps, named: refs.named, item: undefined, index: -1 };
+    const scope: RefScope = { input: refs.input, prev: refs.prev, steps: refs.steps, named: refs.named, item: undefined, index: -1 };
+    const list = this.listLabels;
+    // An item's position says which items there are before it: `$index` carries the list's own label.
+    if (list !== undefined && refs.labels !== undefined) scope.labels = { ...refs.labels, item: TRUSTED, index: isNode(list) ? list.own : list };
+    return scope;
+  }
+
+  /** Point `scope` (a worker's) at item `index`. */
+  protected atItem(scope: RefScope, index: number): void {
+    scope.item = this.values[index];
+    scope.index = index;
+    const list = this.listLabels;
+    if (list !== undefined && scope.labels !== undefined) scope.labels.item = partOf(list, index);
   }
 
   /** Take a place for one more item: false once the items are all started or one has failed. */
@@ -154,7 +183,7 @@ abstract class ForEachBase {
 
   /** Item `index` finished; its place is free. */
   protected record(index: number, outcome: NodeOutcome): void {
-    if (outcome.ok) this.succeeded(index, outcome.output);
+    if (outcome.ok) this.succeeded(index, outcome.output, outcome.label);
     else {
       this.active--;
       this.stopped ??= { ok: false, failure: { ...outcome.failure, details: { ...outcome.failure.details, index } } };
@@ -162,16 +191,21 @@ abstract class ForEachBase {
   }
 
   /** Item `index` succeeded with `output`; its place is free. */
-  protected succeeded(index: number, output: unknown): void {
+  protected succeeded(index: number, output: unknown, label: LabelTree | undefined): void {
     this.active--;
     this.results[index] = output;
+    if (this.resultLabels !== undefined && label !== undefined) this.resultLabels[index] = label;
   }
 
   /** Answer once no item is in flight and none will start. */
   protected endIfDone(): void {
     if (this.active > 0 || this.ended || (this.stopped === undefined && this.next < this.values.length)) return;
     this.ended = true;
-    this.resolve({ outcome: this.stopped ?? { ok: true, output: this.results }, started: this.next });
+    const list = this.listLabels;
+    const labels = this.resultLabels;
+    // The results are the list's items, in its order: the list's own label is theirs too.
+    const done: NodeOutcome = list === undefined || labels === undefined ? { ok: true, output: this.results } : { ok: true, output: this.results, label: { own: isNode(list) ? list.own : list, items: labels } };
+    this.resolve({ outcome: this.stopped ?? done, started: this.next });
   }
 }
 
@@ -186,8 +220,8 @@ class ForEachRun extends ForEachBase implements LaneOwner {
   /** Each worker's item scope ({@link ForEachBase.itemScope}), by worker (a lane's `position`). */
   private declare readonly scopes: RefScope[];
 
-  constructor(values: readonly unknown[], bound: number, template: NodePlan, runState: RunState, refs: RefScope, resolve: (end: ForEachEnd) => void) {
-    super(values, bound, runState, refs, resolve);
+  constructor(values: readonly unknown[], bound: number, template: NodePlan, runState: RunState, refs: RefScope, listLabels: LabelTree | undefined, resolve: (end: ForEachEnd) => void) {
+    super(values, bound, runState, refs, listLabels, resolve);
     this.template = template;
     this.scopes = [];
   }
@@ -217,8 +251,7 @@ class ForEachRun extends ForEachBase implements LaneOwner {
     const itemScope = this.scopes[lane.position];
     do {
       const index = this.next++;
-      itemScope.item = values[index];
-      itemScope.index = index;
+      this.atItem(itemScope, index);
       const now = startPlan(this.template, this.runState, itemScope, lane);
       if (!now) return;
       this.record(index, now);
@@ -244,8 +277,8 @@ class ForEachDirect extends ForEachBase implements DirectOwner {
   // Declared and set in the constructor, not class fields: see GateCall (one per run).
   private declare readonly leaf: PlainLeaf;
 
-  constructor(values: readonly unknown[], bound: number, leaf: PlainLeaf, runState: RunState, refs: RefScope, resolve: (end: ForEachEnd) => void) {
-    super(values, bound, runState, refs, resolve);
+  constructor(values: readonly unknown[], bound: number, leaf: PlainLeaf, runState: RunState, refs: RefScope, listLabels: LabelTree | undefined, resolve: (end: ForEachEnd) => void) {
+    super(values, bound, runState, refs, listLabels, resolve);
     this.leaf = leaf;
   }
 
@@ -272,8 +305,7 @@ class ForEachDirect extends ForEachBase implements DirectOwner {
     const itemScope = lane.scope;
     do {
       const index = this.next++;
-      itemScope.item = values[index];
-      itemScope.index = index;
+      this.atItem(itemScope, index);
       const now = leaf.start(lane, runState, itemScope);
       if (!now) return;
       // A result known at once (a refusal too) is recorded as a delivered one.
@@ -289,7 +321,7 @@ class ForEachDirect extends ForEachBase implements DirectOwner {
     if (!result.success) return this.record(index, failed(this.runState, leaf.label, leaf.toolName, result, lane.tool));
     // Only the ledger: items are never traced one by one (the for_each's own entry counts them).
     leaf.recordEffect(lane.tool!, this.runState);
-    this.succeeded(index, result.output);
+    this.succeeded(index, result.output, lane.outputLabel);
   }
 
   /** A worker has nothing left to run: its lane leaves the watchdog, and the run may be over. */

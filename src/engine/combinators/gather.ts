@@ -1,6 +1,8 @@
 /** gather: named calls run concurrently; the output is an object of their outputs by name. */
 import type { RefScope } from '../../refs/scope.js';
 import type { ToolExecutionResult } from '../../tool.js';
+import { TRUSTED } from '../../flows/label.js';
+import type { LabelTree } from '../../flows/label-tree.js';
 import { failed } from '../step-records.js';
 import { LanePool, type DirectLane, type DirectOwner } from '../lanes.js';
 import type { PlainLeaf } from '../run-state.js';
@@ -47,6 +49,8 @@ abstract class GatherBase {
   protected declare readonly refs: RefScope;
   private declare readonly resolve: (outcome: NodeOutcome) => void;
   private declare readonly outputs: unknown[];
+  /** Each call's output's label, when the run follows labels. */
+  private declare readonly labels: LabelTree[] | undefined;
   /** The failure of the first call in key order that failed, and its position (-1: none). */
   private declare failure: NodeOutcome | undefined;
   private declare failedAt: number;
@@ -60,6 +64,7 @@ abstract class GatherBase {
     this.refs = refs;
     this.resolve = resolve;
     this.outputs = new Array<unknown>(names.length);
+    this.labels = refs.labels === undefined ? undefined : new Array<LabelTree>(names.length).fill(TRUSTED);
     this.failure = undefined;
     this.failedAt = -1;
     this.pending = names.length;
@@ -67,7 +72,7 @@ abstract class GatherBase {
 
   /** Call `index` finished with `outcome`. */
   protected settled(index: number, outcome: NodeOutcome): void {
-    if (outcome.ok) return this.succeeded(index, outcome.output);
+    if (outcome.ok) return this.succeeded(index, outcome.output, outcome.label);
     if (this.failedAt < 0 || index < this.failedAt) {
       this.failure = outcome;
       this.failedAt = index;
@@ -76,8 +81,9 @@ abstract class GatherBase {
   }
 
   /** Call `index` succeeded with `output`. */
-  protected succeeded(index: number, output: unknown): void {
+  protected succeeded(index: number, output: unknown, label: LabelTree | undefined): void {
     this.outputs[index] = output;
+    if (this.labels !== undefined && label !== undefined) this.labels[index] = label;
     this.answerIfDone();
   }
 
@@ -97,7 +103,12 @@ abstract class GatherBase {
     const outputs = this.outputs;
     const output: Record<string, unknown> = { ...this.shape };
     for (let i = 0; i < outputs.length; i++) output[names[i]] = outputs[i];
-    this.resolve({ ok: true, output });
+    const labels = this.labels;
+    if (labels === undefined) return this.resolve({ ok: true, output });
+    // The keys are written by the tree: the object's own label is the tree's text's; each call's output its own.
+    const fields: Record<string, LabelTree> = {};
+    for (let i = 0; i < labels.length; i++) Object.defineProperty(fields, names[i], { value: labels[i], enumerable: true, writable: true, configurable: true });
+    this.resolve({ ok: true, output, label: { own: this.refs.labels!.literal, fields } });
   }
 }
 
@@ -186,6 +197,6 @@ class GatherDirect extends GatherBase implements DirectOwner {
     const leaf = this.leaves[index];
     if (!result.success) return this.settled(index, failed(this.runState, leaf.label, leaf.toolName, result, lane.tool));
     leaf.recordSuccess(lane.tool!, this.runState);
-    this.succeeded(index, result.output);
+    this.succeeded(index, result.output, lane.outputLabel);
   }
 }

@@ -2,6 +2,8 @@
 import { failure } from '../../codes.js';
 import { failed } from '../step-records.js';
 import type { NodeOutcome, NodePlan } from '../run-state.js';
+import { flatten } from '../../flows/label-tree.js';
+import { outcomeLabel, underControl, withPrev } from '../labels.js';
 
 /**
  * The most tries a try_and_check may ask for.
@@ -38,12 +40,20 @@ export function tryAndCheck(label: string, doPlan: NodePlan, checkPlan: NodePlan
   const tries = Math.max(1, Math.min(TRY_AND_CHECK_MAX_ATTEMPTS, Math.floor(attempts)));
   return async (state, scope) => {
     let last: NodeOutcome | undefined;
+    let attemptState = state;
     for (let attempt = 1; attempt <= tries; attempt++) {
-      const work = await doPlan(state, scope);
+      const work = await doPlan(attemptState, scope);
       if (!work.ok) return work;
-      const check = await checkPlan(state, { ...scope, prev: work.output });
-      if (check.ok && checkPassed(check.output)) return { ok: true, output: { do: work.output, check: check.output } };
+      const check = await checkPlan(attemptState, withPrev(scope, work.output, work.label));
+      const checked = outcomeLabel(check);
+      if (check.ok && checkPassed(check.output)) {
+        const output = { do: work.output, check: check.output };
+        // The answer exists because the check passed: what it read is in both parts.
+        return scope.labels === undefined ? { ok: true, output } : { ok: true, output, label: { own: flatten(checked), fields: { do: outcomeLabel(work), check: checked } } };
+      }
       last = check;
+      // Another attempt is made because the check failed: what it read decides the calls after.
+      attemptState = underControl(attemptState, flatten(checked));
     }
     const checkResult = last && (last.ok ? { success: true, output: last.output } : last.failure);
     return failed(state, label, undefined, failure('check_failed', `try_and_check "${label}": the check failed after ${tries} attempt${tries > 1 ? 's' : ''}.`, {

@@ -14,6 +14,7 @@ import { Later, type GateCall, type Verdict } from '../call-record.js';
 import type { ApprovalCaller, ApprovalDecision, ApprovalPending, ApprovalProvider } from '../host-hooks.js';
 import { messageOf } from '../message-of.js';
 import { frameOf } from '../run-frame.js';
+import { shown } from '../../flows/gate-flows.js';
 import { aborted, countBeforeAsking } from './budget.js';
 
 /** The stage: nothing to ask, or the person's answer (later). */
@@ -25,7 +26,7 @@ export function askApproval(call: GateCall): Verdict {
 
 function approvalOf(call: GateCall, approvals: ApprovalProvider): Verdict {
   const tool = call.tool!;
-  if (tool.hasSideEffects !== true || tool.composition === true) return undefined;
+  if (tool.composition === true || !asksAbout(call, tool)) return undefined;
   // No one is asked about a call that could not run anyway.
   const abort = call.signal ?? call.context.signal;
   const cannot = countBeforeAsking(call, abort);
@@ -35,6 +36,16 @@ function approvalOf(call: GateCall, approvals: ApprovalProvider): Verdict {
   const later = new Later();
   void asked(call, tool, approvals, abort).then((verdict) => later.settle(verdict));
   return later;
+}
+
+/**
+ * Whether a person is asked about the call: every side-effecting call; with `flows`, only one
+ * untrusted data steers (the flows stage says so), unless the host asks about every effect.
+ */
+function asksAbout(call: GateCall, tool: ITool): boolean {
+  const flows = call.settings!.flows;
+  if (flows === undefined) return tool.hasSideEffects === true;
+  return call.flowAsk || (flows.asksEveryEffect && tool.hasSideEffects === true);
 }
 
 /** What a person answering `{ pending: true }` reads as, until the stage turns it into a pause. */
@@ -49,13 +60,19 @@ async function asked(call: GateCall, tool: ITool, approvals: ApprovalProvider, a
     const caller = callerOf(context);
     // The hook gets the call's own signal, so a question can be withdrawn when the call is gone.
     const asking = abort === context.signal ? context : { ...context, signal: abort };
-    refusal = approvalRefusal(await approvals.requestApproval({ toolId: tool.id, toolName: tool.name, step, args: call.args, ...(caller ? { caller } : {}) }, asking), tool, step);
+    const provenance = call.provenance;
+    const flow = provenance === undefined ? {} : { provenance, control: call.control === undefined ? undefined : shown(call.control), untrusted: call.flowAsk };
+    refusal = approvalRefusal(await approvals.requestApproval({ toolId: tool.id, toolName: tool.name, step, args: call.args, ...(caller ? { caller } : {}), ...withoutUndefined(flow) }, asking), tool, step);
   } catch (error) {
     refusal = failure('approval_rejected', `The approval for tool "${tool.name}" failed: ${messageOf(error)}`, { tool: tool.name, step, reason: 'approval failed' });
   }
   // An approved call's abort is checked by the budget stage, just before it starts; a refused or
   // deferred one whose run ended meanwhile is answered as aborted (no pause for a run that ended).
-  if (refusal === undefined) return undefined;
+  if (refusal === undefined) {
+    // A person's yes, with where the arguments came from before them, declassifies them (see `endCall`).
+    call.approved = true;
+    return undefined;
+  }
   if (abort?.aborted) return aborted(call);
   return refusal === PENDING ? waiting(call) : refusal;
 }
@@ -84,7 +101,13 @@ function waiting(call: GateCall): ToolExecutionResult {
 /** The call as `details.pending` lists it: as the approval request had it. */
 export function pendingOf(call: GateCall, unknown: boolean) {
   const caller = callerOf(call.context);
-  return { tool: call.tool!.name, step: call.step, args: call.args, ...(caller ? { caller } : {}), ...(unknown ? { unknown: true as const } : {}) };
+  const provenance = call.provenance;
+  return { tool: call.tool!.name, step: call.step, args: call.args, ...(caller ? { caller } : {}), ...(provenance !== undefined ? { provenance } : {}), ...(unknown ? { unknown: true as const } : {}) };
+}
+
+/** `value` without its fields that are `undefined`. */
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** What a model chose at each door, of what an approval shows. */

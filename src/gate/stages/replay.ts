@@ -17,6 +17,11 @@ import { stoppedResult, waitingResult, type RunRecord } from '../../runs/run-rec
 import type { ToolExecutionResult } from '../../tool.js';
 import { Later, type GateCall, type Verdict } from '../call-record.js';
 import { pendingOf } from './approval.js';
+import { sourceLabel } from '../../flows/label.js';
+import { readTree } from '../../flows/label-tree.js';
+
+/** What a label the journal holds but no longer reads as one reads as: untrusted. */
+const UNREADABLE = sourceLabel('(journal)', 'unreadable label', false);
 
 /** The stage: the call's answer from the journal, a wait while its start is written, or `undefined` to go on. */
 export function replayFromJournal(call: GateCall): Verdict {
@@ -36,8 +41,9 @@ function replayIn(call: GateCall): Verdict {
   if (answer !== undefined) {
     switch (answer.kind) {
       case 'result':
-        // Answered from the journal: counted as the call was, not run again.
+        // Answered from the journal: counted as the call was, not run again, labelled as it was.
         frame.budget.calls++;
+        if (answer.label !== undefined) call.outputLabel = readTree(answer.label, UNREADABLE);
         return answered(call, answer.result);
       case 'diverged':
         return answered(call, answer.result);

@@ -54,7 +54,7 @@ describe('stage: budget', () => {
   });
 
   it('refuses an interactive tool under a script', () => {
-    const frame = new RunFrame(frameOf().budget, new Set(['ask_user']), { kind: 'run_js' }, undefined, false, undefined, 1, [], undefined);
+    const frame = new RunFrame(frameOf().budget, new Set(['ask_user']), { kind: 'run_js' }, undefined, false, undefined, 1, [], undefined, undefined);
     const ask = tool('ask_user', () => 'yes', { hasSideEffects: false, interactive: true });
     expect((takeBudget(callOf({ gate, tool: ask, frame })) as ToolExecutionResult).details?.code).toBe('tool_interactive');
   });

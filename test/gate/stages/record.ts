@@ -41,5 +41,5 @@ export function callOf(setup: CallSetup): TestCall {
 
 /** A frame of a call from outside, with `limits` and the door `door`. */
 export function frameOf(limits: Partial<BudgetLimits> = {}, door?: DoorInfo, path: string[] = []): RunFrame {
-  return new RunFrame(new CallBudget({ ...DEFAULT_BUDGET_LIMITS, ...limits }), undefined, door, undefined, false, undefined, 1, path, undefined);
+  return new RunFrame(new CallBudget({ ...DEFAULT_BUDGET_LIMITS, ...limits }), undefined, door, undefined, false, undefined, 1, path, undefined, undefined);
 }

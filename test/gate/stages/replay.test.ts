@@ -16,7 +16,7 @@ const write = tool('write', () => 'w', { hasSideEffects: true });
 const gate = registry(write).gate();
 
 function frameWith(run: RunRecord): RunFrame {
-  return new RunFrame(new CallBudget(DEFAULT_BUDGET_LIMITS), undefined, undefined, undefined, false, undefined, 1, ['door'], run);
+  return new RunFrame(new CallBudget(DEFAULT_BUDGET_LIMITS), undefined, undefined, undefined, false, undefined, 1, ['door'], run, undefined);
 }
 
 function resumption(records: Replay['records'], leaseUntil = Date.now() + 60_000): RunRecord {

@@ -1,0 +1,137 @@
+/**
+ * A gate's rules for untrusted data, made once from the host's `flows` option: which outputs are
+ * trusted, the label of a call's output, the label of a session, and the decision about a call.
+ */
+import type { ITool, ToolExecutionContext } from '../tool.js';
+import { joinLabels, sourceLabel, TRUSTED, type Label } from './label.js';
+import { flatten, isNode, joinTree, partOf, treeWithParts, type LabelTree } from './label-tree.js';
+import { DEFAULT_MAX_FLOW_SESSIONS, type ArgProvenance, type FlowDecision, type FlowOptions, type FlowPolicy, type Provenance } from './options.js';
+import { SessionLabels } from './session-labels.js';
+
+/** What a gate decided about a call untrusted data may steer. */
+export interface FlowVerdict {
+  /** Run it, ask a person, or refuse it. */
+  decision: FlowDecision;
+  /** Where each argument came from. */
+  provenance: Provenance;
+  /** What decided that the call is made. */
+  control: ArgProvenance;
+  /** Why, when it is not `allow`: the arguments that are not trusted, or the policy's own word. */
+  reason?: string;
+}
+
+/** See the module comment. */
+export class GateFlows {
+  private readonly trusted: ReadonlySet<string>;
+  private readonly declassifiers: ReadonlySet<string>;
+  private readonly sessions: SessionLabels;
+  /** Ask a person about a violation (else refuse it). */
+  readonly asks: boolean;
+  /** Ask about every side-effecting call, not only violations. */
+  readonly asksEveryEffect: boolean;
+
+  /**
+   * @param options - the host's `flows`
+   * @param scope - the scope of a context: the session its label is kept under
+   */
+  constructor(
+    private readonly options: FlowOptions,
+    private readonly scope: (context: ToolExecutionContext) => string,
+  ) {
+    this.trusted = new Set(options.trustedTools ?? []);
+    this.declassifiers = new Set(options.declassifiers ?? []);
+    const max = options.maxSessions ?? DEFAULT_MAX_FLOW_SESSIONS;
+    this.sessions = new SessionLabels(Number.isFinite(max) && max >= 1 ? Math.floor(max) : DEFAULT_MAX_FLOW_SESSIONS);
+    this.asks = options.onViolation !== 'refuse';
+    this.asksEveryEffect = options.askEveryEffect === true;
+  }
+
+  /** Whether `tool`'s output is trusted (before its arguments' labels are joined in). */
+  trusts(tool: ITool): boolean {
+    return this.trusted.has(tool.name) || tool.trustedOutput === true;
+  }
+
+  /**
+   * The label of what `tool` called at `step` answered: its own (trusted or not, with the parts
+   * it or the host names as untrusted, readable by whom they say), joined with its arguments' and
+   * with what decided the call is made, since a trusted formatter of untrusted text answers
+   * untrusted text. A declassifier's output is trusted whatever its arguments; so is a call a person
+   * approved with its provenance before them, as far as its arguments go.
+   */
+  outputOf(tool: ITool, step: string, args: Label, control: Label, approved: boolean): LabelTree {
+    const name = tool.name;
+    const readers = this.options.readers?.[name] ?? tool.readers;
+    if (this.declassifiers.has(name)) return sourceLabel(name, step, true, readers);
+    const own = sourceLabel(name, step, this.trusts(tool), readers);
+    const parts = [...(tool.untrustedFields ?? []), ...(this.options.untrustedFields?.[name] ?? [])];
+    const tree = parts.length > 0 && own.trusted ? treeWithParts(own, parts, sourceLabel(name, step, false, readers)) : own;
+    return approved ? tree : joinTree(tree, joinLabels(args, control));
+  }
+
+  /** The label of the arguments a caller gives a door with `context` when a model writes them: the session's, unless the host says otherwise. */
+  argumentsOf(context: ToolExecutionContext): Label {
+    const said = (context.flows as { arguments?: unknown } | undefined)?.arguments;
+    if (said === 'trusted') return TRUSTED;
+    if (said === 'untrusted') return sourceLabel('(arguments)', 'host', false);
+    return this.sessions.labelOf(this.scopeOf(context));
+  }
+
+  /** What a door handed back to the caller with `context` carried: the session has seen it. */
+  handedBack(context: ToolExecutionContext, label: Label): void {
+    if ((context.flows as { arguments?: unknown } | undefined)?.arguments === 'trusted') return;
+    this.sessions.mark(this.scopeOf(context), label);
+  }
+
+  private scopeOf(context: ToolExecutionContext): string {
+    try {
+      const scope: unknown = this.scope(context ?? {});
+      return typeof scope === 'string' ? scope : '';
+    } catch {
+      return '';
+    }
+  }
+
+  /**
+   * The decision about side-effecting `tool` called with `args` labelled `argTree` at `step`, its
+   * making decided by data labelled `control`.
+   */
+  decide(tool: ITool, args: Record<string, unknown>, argTree: LabelTree, control: Label, step: string): FlowVerdict {
+    const provenance = provenanceOf(args, argTree);
+    const controlShown = shown(control);
+    const policy: FlowPolicy | undefined = Object.hasOwn(this.options.policies ?? {}, tool.name) ? this.options.policies![tool.name] : undefined;
+    const names = policy?.trusted === undefined || policy.trusted === '*' ? Object.keys(provenance) : policy.trusted;
+    const untrusted = names.filter((name) => Object.hasOwn(provenance, name) && !provenance[name].trusted);
+    if (policy?.control !== false && !control.trusted) untrusted.push('(what decided the call is made)');
+    const verdict = (decision: FlowDecision, reason?: string): FlowVerdict => ({ decision, provenance, control: controlShown, ...(reason !== undefined ? { reason } : {}) });
+    if (untrusted.length > 0) return verdict(this.asks ? 'ask' : 'refuse', `untrusted data steers ${untrusted.join(', ')}`);
+    if (policy?.check === undefined) return verdict('allow');
+    let decision: unknown;
+    try {
+      decision = policy.check({ tool, args, provenance, control: controlShown, step });
+    } catch {
+      return verdict('refuse', 'the policy check failed');
+    }
+    if (decision === 'allow' || decision === 'ask') return verdict(decision, decision === 'ask' ? 'the policy asks' : undefined);
+    return verdict('refuse', decision === 'refuse' ? 'the policy refuses it' : 'the policy answered something malformed');
+  }
+}
+
+/** Each argument's label, by the argument's name: every part of it joined, the object's own label too. */
+export function provenanceOf(args: Record<string, unknown>, tree: LabelTree): Provenance {
+  const provenance: Provenance = {};
+  const own = isNode(tree) ? tree.own : tree;
+  for (const key of Object.keys(args)) {
+    Object.defineProperty(provenance, key, { value: shown(joinLabels(flatten(partOf(tree, key)), own)), enumerable: true, writable: true, configurable: true });
+  }
+  return provenance;
+}
+
+/** A label as a request shows it: plain, copied data. */
+export function shown(label: Label): ArgProvenance {
+  return {
+    trusted: label.trusted,
+    sources: label.sources.map((s) => ({ tool: s.tool, step: s.step })),
+    ...(label.moreSources !== undefined ? { moreSources: label.moreSources } : {}),
+    ...(label.readers !== undefined ? { readers: [...label.readers] } : {}),
+  };
+}

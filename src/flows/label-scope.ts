@@ -1,0 +1,47 @@
+/**
+ * What a mapping's labels are read from while a plan runs: the labels of everything its references
+ * can see (the input, the outputs so far, the item), beside the values themselves (`RefScope`), and
+ * the label of the mapping's own literals (the host's, in a spec; the model's, in what a model sent).
+ */
+import { TRUSTED, type Label } from './label.js';
+import { flatten, partOf, type LabelTree } from './label-tree.js';
+
+/** The labels beside a `RefScope`. */
+export interface LabelScope {
+  /** The input's. */
+  input: LabelTree;
+  /** The previous output's. */
+  prev: LabelTree;
+  /** The top-level outputs' so far, by position. */
+  steps: LabelTree[];
+  /** The named outputs' so far, by name. */
+  named: Map<string, LabelTree>;
+  /** The current item's, inside a for_each template. */
+  item?: LabelTree;
+  /** The current index's (the list's own label: which items there are), inside a for_each template. */
+  index?: LabelTree;
+  /** The label of what the mapping itself writes: the spec's literals, or the text a model sent. */
+  literal: Label;
+}
+
+/** The labels of what a compiled mapping resolves to. */
+export type LabelAccessor = (labels: LabelScope) => LabelTree;
+
+/** The label of a value read from a root down `segments` (each container's own label joined in). */
+export function labelWalk(segments: readonly (string | number)[]): (root: LabelTree) => LabelTree {
+  return (root) => {
+    let tree = root;
+    for (const segment of segments) tree = partOf(tree, segment);
+    return tree;
+  };
+}
+
+/** The label of a value selected from `root` by data (a JSONPath query, a filter, `..`): all of the root, every part joined. */
+export function selected(root: LabelTree): LabelTree {
+  return flatten(root);
+}
+
+/** A scope with nothing read yet, whose literals and input are labelled `input`. */
+export function labelScopeOf(input: LabelTree, literal: Label = TRUSTED): LabelScope {
+  return { input, prev: TRUSTED, steps: [], named: new Map(), literal };
+}

@@ -1,0 +1,110 @@
+/**
+ * Labels finer than a value: a label tree follows the shape of a value where its parts came from
+ * different places. A node's own label is the container's (which fields or items exist), and is
+ * joined into every part read from it, because which items exist is the choice of whoever wrote
+ * the list. A part no node names has the container's label.
+ */
+import { isLabel, joinLabels, TRUSTED, type Label } from './label.js';
+
+/** A node of a label tree: the container's label, and the labels of its parts where they differ. */
+export interface LabelNode {
+  /** The container's own label. */
+  readonly own: Label;
+  /** The labels of named fields. */
+  readonly fields?: Readonly<Record<string, LabelTree>>;
+  /** The labels of items, by position. */
+  readonly items?: readonly LabelTree[];
+  /** The label of every item or field `fields` and `items` do not name. */
+  readonly each?: LabelTree;
+}
+
+/** A value's labels: one label for all of it, or a node. */
+export type LabelTree = Label | LabelNode;
+
+/** Whether `tree` is a node (else one label for all of the value). */
+export function isNode(tree: LabelTree): tree is LabelNode {
+  return (tree as LabelNode).own !== undefined;
+}
+
+/** The label of the part `key` (a field name or an item's position) of a value labelled `tree`, the container's joined in. */
+export function partOf(tree: LabelTree, key: string | number): LabelTree {
+  if (!isNode(tree)) return tree;
+  const fields = tree.fields;
+  const field = String(key);
+  const named = (typeof key === 'number' ? tree.items?.[key] : undefined) ?? (fields !== undefined && Object.hasOwn(fields, field) ? fields[field] : undefined);
+  const part = named ?? tree.each;
+  return part === undefined ? tree.own : joinTree(part, tree.own);
+}
+
+/** The most nodes {@link flatten} looks at: a larger tree counts as all of its own labels joined, which is never less than the truth. */
+const MAX_NODES = 10_000;
+
+/** The one label of all of a value labelled `tree`: every part's joined (what a template, a count or a filter over it carries). */
+export function flatten(tree: LabelTree): Label {
+  if (!isNode(tree)) return tree;
+  let label = TRUSTED;
+  const stack: LabelTree[] = [tree];
+  let seen = 0;
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    if (++seen > MAX_NODES) break;
+    if (!isNode(next)) {
+      label = joinLabels(label, next);
+      continue;
+    }
+    label = joinLabels(label, next.own);
+    if (next.fields !== undefined) for (const key of Object.keys(next.fields)) stack.push(next.fields[key]);
+    if (next.items !== undefined) for (const item of next.items) stack.push(item);
+    if (next.each !== undefined) stack.push(next.each);
+  }
+  return label;
+}
+
+/** `tree` with `label` joined into every label in it. */
+export function joinTree(tree: LabelTree, label: Label): LabelTree {
+  if (!isNode(tree)) return joinLabels(tree, label);
+  if (isNeutralLabel(label)) return tree;
+  const fields = tree.fields;
+  return {
+    own: joinLabels(tree.own, label),
+    ...(fields !== undefined ? { fields: Object.fromEntries(Object.keys(fields).map((key) => [key, joinTree(fields[key], label)])) } : {}),
+    ...(tree.items !== undefined ? { items: tree.items.map((item) => joinTree(item, label)) } : {}),
+    ...(tree.each !== undefined ? { each: joinTree(tree.each, label) } : {}),
+  };
+}
+
+function isNeutralLabel(label: Label): boolean {
+  return label === TRUSTED || (label.trusted && label.sources.length === 0 && label.readers === undefined && label.moreSources === undefined);
+}
+
+/**
+ * The tree of an output whose container is labelled `own` and whose parts at `paths` are labelled
+ * `part`. A path is dotted field names, `*` standing for every item or field (`*.subject`: the
+ * subject of every item of a list).
+ */
+export function treeWithParts(own: Label, paths: readonly string[], part: Label): LabelTree {
+  let tree: LabelTree = own;
+  for (const path of paths) tree = withPart(tree, own, path.split('.').filter((s) => s !== ''), part);
+  return tree;
+}
+
+function withPart(tree: LabelTree, own: Label, segments: readonly string[], part: Label): LabelTree {
+  if (segments.length === 0) return part;
+  const node: LabelNode = isNode(tree) ? tree : { own: tree };
+  const [head, ...rest] = segments;
+  if (head === '*') return { ...node, each: withPart(node.each ?? own, own, rest, part) };
+  const fields = node.fields ?? {};
+  const current = Object.hasOwn(fields, head) ? fields[head] : own;
+  const next: Record<string, LabelTree> = { ...fields };
+  Object.defineProperty(next, head, { value: withPart(current, own, rest, part), enumerable: true, writable: true, configurable: true });
+  return { ...node, fields: next };
+}
+
+/** A tree read back from a journal or a host: a well-formed one as it is; anything else reads as untrusted, never as more trusted than it was. */
+export function readTree(value: unknown, fallback: Label): LabelTree {
+  if (isLabel(value)) return value;
+  if (typeof value !== 'object' || value === null) return fallback;
+  const node = value as Partial<LabelNode>;
+  if (!isLabel(node.own)) return fallback;
+  return value as LabelTree;
+}

@@ -1,0 +1,53 @@
+/**
+ * The label of each session: the join of everything untrusted a door has handed back to the model
+ * in it. Only sessions that saw something are kept, at most `max`, the oldest forgotten first. A
+ * forgotten session must not read as clean again: its key is set in a bit set of fixed size, and a
+ * session not kept whose bits are all set reads as untrusted (a rare clean session that shares the
+ * bits reads as untrusted too, which only asks more).
+ */
+import { createHash } from 'node:crypto';
+import { joinLabels, sourceLabel, TRUSTED, type Label } from './label.js';
+
+/** Bits in the set of forgotten sessions: 2^20 (128 KiB), checked at three places each. */
+const BITS = 1 << 20;
+
+/** The labels of a gate's sessions. */
+export class SessionLabels {
+  private readonly labels = new Map<string, Label>();
+  private readonly forgotten = new Uint8Array(BITS / 8);
+
+  /** @param max - the most sessions kept */
+  constructor(private readonly max: number) {}
+
+  /** The label of session `scope`: trusted until a door hands it something untrusted. */
+  labelOf(scope: string): Label {
+    const label = this.labels.get(scope);
+    if (label !== undefined) return label;
+    return this.wasForgotten(scope) ? FORGOTTEN : TRUSTED;
+  }
+
+  /** Session `scope` was handed data labelled `label`. */
+  mark(scope: string, label: Label): void {
+    if (label.trusted && label.readers === undefined) return;
+    const before = this.labels.get(scope) ?? (this.wasForgotten(scope) ? FORGOTTEN : TRUSTED);
+    this.labels.delete(scope);
+    this.labels.set(scope, joinLabels(before, label));
+    while (this.labels.size > this.max) {
+      const oldest = this.labels.keys().next().value as string;
+      this.labels.delete(oldest);
+      for (const bit of bitsOf(oldest)) this.forgotten[bit >> 3] |= 1 << (bit & 7);
+    }
+  }
+
+  private wasForgotten(scope: string): boolean {
+    return bitsOf(scope).every((bit) => (this.forgotten[bit >> 3] & (1 << (bit & 7))) !== 0);
+  }
+}
+
+/** What a forgotten session that saw untrusted data reads as. */
+const FORGOTTEN: Label = sourceLabel('(forgotten session)', 'earlier', false);
+
+function bitsOf(scope: string): number[] {
+  const digest = createHash('sha256').update(scope).digest();
+  return [digest.readUInt32BE(0) % BITS, digest.readUInt32BE(4) % BITS, digest.readUInt32BE(8) % BITS];
+}

@@ -1,0 +1,52 @@
+/**
+ * Flows: a gate with `flows` judges a call by where its arguments came from, not only by its tool.
+ * A side-effecting call whose arguments (or whatever decided that it is made) untrusted data
+ * steers, beyond what the host's policy for the tool allows, is asked about (the approval stage
+ * asks the person, showing where each argument came from) or refused (`flow_untrusted`). A pure
+ * call is never refused for its inputs. A call into a nested door hands its arguments' labels to
+ * that door, as the labels of its input.
+ *
+ * Arguments a door did not label (a host's own `gate.run`, a call a host-made gate passed on) are
+ * labelled as soundly as the gate can: by the labels a call handed with the same object, else by
+ * everything the run has read so far, else, for a call from outside any run, by the caller's session.
+ */
+import { failure } from '../../codes.js';
+import { sourceLabel, TRUSTED } from '../../flows/label.js';
+import type { GateFlows } from '../../flows/gate-flows.js';
+import { argsLabels, labelArgs } from '../../flows/run-flow.js';
+import type { ToolExecutionResult } from '../../tool.js';
+import type { GateCall } from '../call-record.js';
+
+/** The stage: nothing to judge without `flows`; else the call's verdict. */
+export function checkFlows(call: GateCall): ToolExecutionResult | undefined {
+  const flows = call.settings!.flows;
+  return flows === undefined ? undefined : judge(call, flows);
+}
+
+/** What labels a call whose door did not say reads as, inside a run that did not follow labels. */
+const UNFOLLOWED = sourceLabel('(a run that did not follow labels)', '', false);
+
+function judge(call: GateCall, flows: GateFlows): ToolExecutionResult | undefined {
+  const tool = call.tool!;
+  const frame = call.frame;
+  const argTree = (call.argLabels ??= argsLabels(call.args) ?? (frame === undefined ? flows.argumentsOf(call.context) : (frame.flow?.label ?? UNFOLLOWED)));
+  const control = (call.control ??= frame === undefined ? TRUSTED : (frame.flow?.label ?? UNFOLLOWED));
+  // A nested door reads its input's labels by the object it is given.
+  if (tool.composition === true) {
+    labelArgs(call.args, argTree);
+    return undefined;
+  }
+  if (tool.hasSideEffects === false) return undefined;
+  const verdict = flows.decide(tool, call.args, argTree, control, call.step);
+  call.provenance = verdict.provenance;
+  if (verdict.decision === 'allow') return undefined;
+  if (verdict.decision === 'ask' && call.settings!.approvals !== undefined) {
+    call.flowAsk = true;
+    return undefined;
+  }
+  return failure(
+    'flow_untrusted',
+    `Tool "${tool.name}" was not called: ${verdict.reason ?? 'untrusted data steers it'}${verdict.decision === 'ask' ? ', and no person can be asked' : ''}. Call it with arguments from the user or from trusted tools, or ask the user.`,
+    { tool: tool.name, step: call.step, provenance: verdict.provenance, control: verdict.control, reason: verdict.reason },
+  );
+}
