@@ -203,5 +203,41 @@ export function approvalText(action: ApprovalAction): string {
     lines.push('Through: a direct call from the client');
   }
   lines.push(...argumentLines(action.args, caller ? byModel('args') : ' (as the client sent them)'));
+  lines.push(...provenanceLines(action));
   return lines.join('\n');
+}
+
+/** The most arguments whose provenance is shown one line each. */
+const MAX_PROVENANCE_LINES = 40;
+/** The most sources one provenance line names. */
+const MAX_SHOWN_SOURCES = 5;
+
+/**
+ * Where each argument came from (a gate with `flows`): one line per argument, its name quoted,
+ * each source's tool (the host's name) and step (quoted: a model may have chosen it), then
+ * `trusted` or `untrusted` last; and what decided that the call is made, when that is not trusted.
+ */
+function provenanceLines(action: ApprovalAction): string[] {
+  const provenance = action.provenance;
+  if (typeof provenance !== 'object' || provenance === null) return [];
+  const lines: string[] = [];
+  if (action.untrusted === true) lines.push('Why you are asked: untrusted data (text a tool returned) steers this call');
+  lines.push('Where the arguments came from:');
+  const names = Object.keys(provenance);
+  for (const name of names.slice(0, MAX_PROVENANCE_LINES)) lines.push(`  ${screenQuote(name, NAME_CHARS)}: ${origin(provenance[name])}`);
+  if (names.length > MAX_PROVENANCE_LINES) lines.push(`  … and ${names.length - MAX_PROVENANCE_LINES} more`);
+  const control = action.control;
+  if (control !== undefined && control.trusted !== true) lines.push(`What decided the call is made: ${origin(control)}`);
+  return lines;
+}
+
+/** One argument's origin: its sources, then whether it is trusted. */
+function origin(provenance: { trusted?: unknown; sources?: unknown; moreSources?: unknown } | undefined): string {
+  const trusted = provenance?.trusted === true;
+  const sources = Array.isArray(provenance?.sources) ? (provenance.sources as { tool?: unknown; step?: unknown }[]) : [];
+  const shown = sources.slice(0, MAX_SHOWN_SOURCES).map((s) => `from ${hostName(String(s.tool))}, step ${screenQuote(String(s.step), STEP_CHARS)}`);
+  const more = sources.length - shown.length + (typeof provenance?.moreSources === 'number' ? provenance.moreSources : 0);
+  if (more > 0) shown.push(`and ${more} more`);
+  const from = shown.length === 0 ? 'the user or the host' : shown.join('; ');
+  return `${from}: ${trusted ? 'trusted' : 'untrusted'}`;
 }

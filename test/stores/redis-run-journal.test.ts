@@ -238,3 +238,35 @@ describe('a door through a gate with the Redis journal', () => {
     expect(send.calls).toEqual([{ text: 'note 3' }]);
   });
 });
+
+describe('createRedisRunJournal: labels (a gate with flows)', () => {
+  it('keeps the labels a paused run recorded: resumed in another process, a recorded answer keeps its label and steers nothing new', async () => {
+    const payments: unknown[] = [];
+    const read = tool('read_file', () => 'XX99-ATTACKER', { hasSideEffects: false });
+    const send = tool('send_money', (a) => (payments.push(a), { sent: true }), { hasSideEffects: true });
+    const gateIn = (journal: RunJournal, trustedTools: string[]) =>
+      registry(read, send).gate({ flows: { trustedTools }, journal, approvals: { requestApproval: () => ({ pending: true }) } });
+    const door = (journal: RunJournal, trustedTools: string[] = []) => {
+      const builder = new ComposableToolBuilder(gateIn(journal, trustedTools));
+      builder.bind({ sideEffectingTools: ['send_money'] });
+      return builder.build('pay_from_file', 'x', { type: 'object' }, {
+        steps: [
+          { name: 'bill', tool: 'read_file' },
+          { tool: 'send_money', inputMapping: { recipient: '$steps.bill' } },
+          { tool: 'send_money', inputMapping: { recipient: '$steps.bill', again: true } },
+        ],
+      });
+    };
+    const first = door(journalOver(clientOf(server)));
+    const paused = await first.execute({}, { sessionId: 'l1' });
+    expect(paused.details?.code).toBe('approval_pending');
+    // Another process: its own gate and journal over the same server. Its host now trusts
+    // read_file, but the answer recorded before the pause keeps the label it was recorded with.
+    const second = door(journalOver(clientOf(server)), ['read_file']);
+    const again = await resumeRun(second, paused.details!.resume as string, [{ approved: true }], { sessionId: 'l1' });
+    // The first payment ran as approved; the second is steered by the recorded (untrusted) read, and asked about too.
+    expect(again.details?.code).toBe('approval_pending');
+    expect((again.details?.pending as { provenance: Record<string, { trusted: boolean; sources: unknown[] }> }[])[0].provenance.recipient).toEqual({ trusted: false, sources: [{ tool: 'read_file', step: 'bill' }] });
+    expect(payments).toEqual([{ recipient: 'XX99-ATTACKER' }]);
+  });
+});

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { joinLabels, MAX_LABEL_SOURCES, sourceLabel, TRUSTED } from '../../src/flows/label.js';
+import { flatten, joinTree, partOf, readTree, treeWithParts } from '../../src/flows/label-tree.js';
+import { SessionLabels } from '../../src/flows/session-labels.js';
+
+const untrusted = (tool: string) => sourceLabel(tool, 's', false);
+
+describe('labels', () => {
+  it('joins: trusted only if both are, the sources of both once each, the readers of both', () => {
+    expect(joinLabels(TRUSTED, TRUSTED)).toBe(TRUSTED);
+    const a = sourceLabel('a', 's', true, ['ann', 'bob']);
+    const b = sourceLabel('b', 's', false, ['bob']);
+    expect(joinLabels(a, b)).toEqual({ trusted: false, sources: [{ tool: 'a', step: 's' }, { tool: 'b', step: 's' }], readers: ['bob'] });
+    expect(joinLabels(a, a)).toBe(a);
+    expect(joinLabels(joinLabels(a, b), b).sources).toHaveLength(2);
+  });
+
+  it(`names at most ${MAX_LABEL_SOURCES} sources and counts the rest`, () => {
+    let label = TRUSTED;
+    for (let i = 0; i < MAX_LABEL_SOURCES + 5; i++) label = joinLabels(label, untrusted(`t${i}`));
+    expect(label.sources).toHaveLength(MAX_LABEL_SOURCES);
+    expect(label.moreSources).toBe(5);
+  });
+});
+
+describe('label trees', () => {
+  const list = treeWithParts(sourceLabel('bank', 's', true), ['*.subject'], untrusted('bank'));
+
+  it("reads a part with its container's label joined in", () => {
+    expect(flatten(partOf(partOf(list, 0), 'sender')).trusted).toBe(true);
+    expect(flatten(partOf(partOf(list, 3), 'subject')).trusted).toBe(false);
+    expect(flatten(list).trusted).toBe(false);
+    const untrustedList = { own: untrusted('web'), items: [TRUSTED] };
+    expect(flatten(partOf(untrustedList, 0)).trusted).toBe(false);
+  });
+
+  it('finds a field named by digits whether read by number or by name', () => {
+    const tree = { own: TRUSTED, fields: { '0': untrusted('x') } };
+    expect(flatten(partOf(tree, 0)).trusted).toBe(false);
+    expect(flatten(partOf(tree, '0')).trusted).toBe(false);
+  });
+
+  it('joins a label into every part, and reads anything malformed as the fallback, never as trusted', () => {
+    expect(flatten(partOf(joinTree(list, untrusted('arg')), 0)).sources.map((s) => s.tool)).toEqual(['bank', 'arg']);
+    expect(readTree({ own: 'yes' }, untrusted('journal')).trusted).toBe(false);
+    expect(readTree(TRUSTED, untrusted('journal'))).toBe(TRUSTED);
+  });
+});
+
+describe("sessions' labels", () => {
+  it('keeps the join of what each session saw; a forgotten session that saw something stays untrusted', () => {
+    const sessions = new SessionLabels(2);
+    sessions.mark('a', untrusted('web'));
+    sessions.mark('a', TRUSTED);
+    expect(sessions.labelOf('a')).toMatchObject({ trusted: false, sources: [{ tool: 'web' }] });
+    expect(sessions.labelOf('b')).toBe(TRUSTED);
+    sessions.mark('b', untrusted('mail'));
+    sessions.mark('c', untrusted('mail'));
+    // 'a' is forgotten, never clean again.
+    expect(sessions.labelOf('a').trusted).toBe(false);
+    expect(sessions.labelOf('never-seen').trusted).toBe(true);
+  });
+});
