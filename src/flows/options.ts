@@ -116,8 +116,10 @@ export interface FlowOptions {
 export const DEFAULT_MAX_FLOW_SESSIONS = 10_000;
 
 /**
- * A policy check that refuses sending data to someone who may not read it: every argument whose
- * data says who may read it must be readable by the value of argument `recipient`.
+ * A policy check that refuses sending data to someone who may not read it.
+ *
+ * Every argument whose data says who may read it must be readable by the value (or each value) of
+ * argument `recipient`.
  *
  * @example
  * ```ts

@@ -44,3 +44,15 @@ describe('the examples keep working', () => {
     expect(steps[3].output).toBe(6);
   });
 });
+
+describe('the flows example keeps working', () => {
+  it('pays the refund without a question, and asks about (and is refused) each payment the bill steers', async () => {
+    const { main } = await import('../../examples/flows/banking-agent.js');
+    const { refunded, hijacked, followed, paid, questions } = await main(() => {});
+    expect(refunded.success).toBe(true);
+    expect([hijacked.details?.code, followed.details?.code]).toEqual(['approval_rejected', 'approval_rejected']);
+    expect(paid).toEqual(['1200 to DE11-LANDLORD']);
+    expect(questions).toHaveLength(2);
+    expect(questions[0]).toContain('"recipient": from read_file, step "bill": untrusted');
+  });
+});

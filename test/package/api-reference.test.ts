@@ -21,6 +21,7 @@ const specifiers = Object.keys(pkg.exports).map((subpath) => (subpath === '.' ? 
 const ROOT_CATEGORIES = [
   'Build composites',
   'The gate',
+  'Untrusted data',
   'Tools for the model',
   'Code mode / discovery',
   'Observations',
