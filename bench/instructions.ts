@@ -71,13 +71,14 @@ const GROUPS: Group[] = [
       ['toolweave', 'engine'],
       ['toolweave, registry version', 'engine-versioned'],
       ['toolweave, argument checks (the default)', 'engine-args'],
+      ['toolweave, following labels (flows)', 'engine-flows'],
     ],
   },
   {
     title: `for_each over ${ITEMS} items at concurrency ${CONCURRENCY}`,
     unit: 'item',
     units: ITEMS,
-    warmUp: 600,
+    warmUp: 2500,
     low: 100,
     high: 300,
     cases: [

@@ -6,6 +6,7 @@
  * Target: the 20-step chain within 1.5x of the hand-written loop, and the cost per step flat from
  * 20 to 2,000 steps. The 20-step chain also runs with argument checks, the builder's default since
  * they were added, against the same loop: the other rows go without, as they were measured before.
+ * One more follows labels (`flows`), to show what information-flow control adds.
  */
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { StepGate } from '../dist/index.js';
@@ -18,13 +19,15 @@ const versionedGate = chainGate(true);
 const exporter = new InMemorySpanExporter();
 const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer('bench');
 const tracedGate = chainGate(false, { tracer });
+// Following labels: every tool's output untrusted, as with `flows: {}` (the chain's tools are pure, so nothing is refused).
+const flowsGate = chainGate(false, { flows: {} });
 
 const rows: Comparison[] = [];
 const perStep: string[] = [];
 for (const [steps, iterations] of [[20, 500], [200, 60], [2000, 6]] as const) {
   // The rows without argument checks are those measured before the checks became the default.
   const gates: (readonly [string, StepGate, boolean])[] = [['', plainGate, false], [', registry version', versionedGate, false]];
-  if (steps === 20) gates.push([', OpenTelemetry tracer', tracedGate, false], [', argument checks (the default)', plainGate, true]);
+  if (steps === 20) gates.push([', OpenTelemetry tracer', tracedGate, false], [', argument checks (the default)', plainGate, true], [', following labels (flows)', flowsGate, false]);
   for (const [label, gate, checkArgs] of gates) {
     const tool = composite(steps, gate, checkArgs);
     const candidate = viaComposite(tool, gate === tracedGate ? () => exporter.reset() : undefined);

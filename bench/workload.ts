@@ -1,7 +1,7 @@
 /**
  * One workload in a process of its own, for bench/instructions.ts to count under callgrind:
  * `WORKLOAD` is a chain over `STEPS` steps (hand, inline, engine, engine-versioned, and engine-args
- * with argument checks), a for_each over `ITEMS` items (foreach-hand, foreach-inline,
+ * with argument checks, engine-flows following labels), a for_each over `ITEMS` items (foreach-hand, foreach-inline,
  * foreach-engine, foreach-versioned) or a gather of 100 calls (gather-hand, gather-inline,
  * gather-engine, gather-versioned), warmed up by `WARM_UP` runs and then run `RUNS` times. Two
  * processes that differ only in `RUNS` differ only in those runs, so the difference of their counts
@@ -28,6 +28,8 @@ function pick(): () => Promise<unknown> {
       return viaComposite(composite(steps, chainGate(true)));
     case 'engine-args':
       return viaComposite(composite(steps, chainGate(false), true));
+    case 'engine-flows':
+      return viaComposite(composite(steps, chainGate(false, { flows: {} })));
     case 'foreach-hand':
       return forEachCase(items).hand;
     case 'foreach-engine':

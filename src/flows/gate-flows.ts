@@ -63,9 +63,14 @@ export class GateFlows {
     const readers = this.options.readers?.[name] ?? tool.readers;
     if (this.declassifiers.has(name)) return sourceLabel(name, step, true, readers);
     const own = sourceLabel(name, step, this.trusts(tool), readers);
-    const parts = [...(tool.untrustedFields ?? []), ...(this.options.untrustedFields?.[name] ?? [])];
-    const tree = parts.length > 0 && own.trusted ? treeWithParts(own, parts, sourceLabel(name, step, false, readers)) : own;
+    const tree = own.trusted ? this.withUntrustedParts(tool, own, step, readers) : own;
     return approved ? tree : joinTree(tree, joinLabels(args, control));
+  }
+
+  /** A trusted tool's output labelled `own`, with the parts it or the host names as untrusted. */
+  private withUntrustedParts(tool: ITool, own: Label, step: string, readers: readonly string[] | undefined): LabelTree {
+    const parts = [...(tool.untrustedFields ?? []), ...(this.options.untrustedFields?.[tool.name] ?? [])];
+    return parts.length > 0 ? treeWithParts(own, parts, sourceLabel(tool.name, step, false, readers)) : own;
   }
 
   /** The label of the arguments a caller gives a door with `context` when a model writes them: the session's, unless the host says otherwise. */

@@ -42,6 +42,23 @@ const MAX_NODES = 10_000;
 /** The one label of all of a value labelled `tree`: every part's joined (what a template, a count or a filter over it carries). */
 export function flatten(tree: LabelTree): Label {
   if (!isNode(tree)) return tree;
+  return flatFields(tree) ?? flattenAll(tree);
+}
+
+/** The common node, an object whose fields are plain labels, flattened without a walk; `undefined` for any other. */
+function flatFields(tree: LabelNode): Label | undefined {
+  const fields = tree.fields;
+  if (fields === undefined || tree.items !== undefined || tree.each !== undefined) return undefined;
+  let label = tree.own;
+  for (const key in fields) {
+    const field = fields[key];
+    if (isNode(field)) return undefined;
+    label = joinLabels(label, field);
+  }
+  return label;
+}
+
+function flattenAll(tree: LabelNode): Label {
   let label = TRUSTED;
   const stack: LabelTree[] = [tree];
   let seen = 0;

@@ -27,7 +27,7 @@ export interface Label {
   readonly trusted: boolean;
   /** The calls it came from, at most {@link MAX_LABEL_SOURCES} (see {@link Label.moreSources}). */
   readonly sources: readonly LabelSource[];
-  /** How many more sources there were than `sources` lists. */
+  /** How many more sources there were than `sources` lists (at most: a source met twice beyond the list may be counted twice). */
   readonly moreSources?: number;
   /** Who may read it (absent: anyone). */
   readonly readers?: readonly string[];
@@ -41,29 +41,121 @@ export interface Label {
  */
 export const MAX_LABEL_SOURCES = 16;
 
+/**
+ * A label this process made. Each knows the two labels it was joined from (by number, so it keeps
+ * neither alive), which makes joining a label with one it already contains, as a run's label is
+ * joined with every output built on the last, cost a comparison. Only these carry numbers: a label
+ * read back from a journal is a plain object, and is joined in full.
+ */
+class MadeLabel implements Label {
+  /** This label's number, unique in the process. */
+  readonly id: number;
+  constructor(
+    readonly trusted: boolean,
+    readonly sources: readonly LabelSource[],
+    readonly moreSources: number | undefined,
+    readonly readers: readonly string[] | undefined,
+    /** The numbers of the labels it was joined from (0: none). */
+    readonly left: number,
+    readonly right: number,
+    /** Every source is the one object {@link sourceLabel} keeps for its call: compared by identity alone. */
+    readonly unique: boolean,
+  ) {
+    this.id = ++made;
+  }
+
+  /** Written as the interface says, without the numbers that mean nothing to another process. */
+  toJSON(): Label {
+    return {
+      trusted: this.trusted,
+      sources: this.sources,
+      ...(this.moreSources !== undefined ? { moreSources: this.moreSources } : {}),
+      ...(this.readers !== undefined ? { readers: this.readers } : {}),
+    };
+  }
+}
+
+/** How many labels this process has made: the last one's number. */
+let made = 0;
+
 /** The label of data from no call and no one untrusted: literals the host wrote, the user's own words. */
-export const TRUSTED: Label = Object.freeze({ trusted: true, sources: Object.freeze([]) });
+export const TRUSTED: Label = Object.freeze(new MadeLabel(true, Object.freeze([]), undefined, undefined, 0, 0, true));
+
+/**
+ * The sources {@link sourceLabel} named, by tool and step, with the label it made for each, trusted
+ * and not: one object per call site, so joins compare sources by identity (and a run's calls of
+ * one site share one label). At most {@link MAX_KEPT} are kept; past that, new ones are made
+ * afresh and compared by name.
+ */
+const KEPT = new Map<string, Map<string, KeptSource>>();
+const MAX_KEPT = 10_000;
+let kept = 0;
+
+interface KeptSource {
+  source: LabelSource;
+  /** The label it was named in, untrusted and trusted, without readers. */
+  labels: [MadeLabel | undefined, MadeLabel | undefined];
+}
 
 /** The label of the output of `tool` called at `step`. */
 export function sourceLabel(tool: string, step: string, trusted: boolean, readers?: readonly string[]): Label {
-  const label: Label = { trusted, sources: [{ tool, step }], ...(readers !== undefined ? { readers: [...readers] } : {}) };
-  return label;
+  let bySteps = KEPT.get(tool);
+  let known = bySteps?.get(step);
+  if (known === undefined && kept < MAX_KEPT) {
+    kept++;
+    if (bySteps === undefined) KEPT.set(tool, (bySteps = new Map()));
+    bySteps.set(step, (known = { source: { tool, step }, labels: [undefined, undefined] }));
+  }
+  if (known === undefined) return new MadeLabel(trusted, [{ tool, step }], undefined, readers !== undefined ? [...readers] : undefined, 0, 0, false);
+  if (readers !== undefined) return new MadeLabel(trusted, [known.source], undefined, [...readers], 0, 0, true);
+  const at = trusted ? 1 : 0;
+  return (known.labels[at] ??= new MadeLabel(trusted, [known.source], undefined, undefined, 0, 0, true));
 }
 
 /** The label of a value built from `a` and `b`. */
 export function joinLabels(a: Label, b: Label): Label {
   if (a === b || isNeutral(b)) return a;
   if (isNeutral(a)) return b;
-  const trusted = a.trusted && b.trusted;
-  const sources = a.sources.slice();
-  let more = (a.moreSources ?? 0) + (b.moreSources ?? 0);
-  for (const source of b.sources) {
-    if (sources.some((s) => s.tool === source.tool && s.step === source.step)) continue;
-    if (sources.length < MAX_LABEL_SOURCES) sources.push(source);
-    else more++;
+  if (a instanceof MadeLabel && b instanceof MadeLabel) {
+    // One joined from the other holds all the other says.
+    if (a.left === b.id || a.right === b.id) return a;
+    if (b.left === a.id || b.right === a.id) return b;
   }
-  const readers = joinReaders(a.readers, b.readers);
-  return { trusted, sources, ...(more > 0 ? { moreSources: more } : {}), ...(readers !== undefined ? { readers } : {}) };
+  // The longer list first: each source of the shorter is looked for in it.
+  return a.sources.length >= b.sources.length ? merged(a, b, a.sources, b.sources) : merged(a, b, b.sources, a.sources);
+}
+
+function merged(a: Label, b: Label, long: readonly LabelSource[], short: readonly LabelSource[]): Label {
+  const unique = a instanceof MadeLabel && b instanceof MadeLabel && a.unique && b.unique;
+  let sources = long;
+  let more = (a.moreSources ?? 0) + (b.moreSources ?? 0);
+  for (let i = 0; i < short.length; i++) {
+    const source = short[i];
+    if (has(sources, source, unique)) continue;
+    if (sources.length >= MAX_LABEL_SOURCES) {
+      more++;
+      continue;
+    }
+    // Copied only when a source is added: a full list is shared by every label built on it.
+    if (sources === long) sources = long.slice();
+    (sources as LabelSource[]).push(source);
+  }
+  return new MadeLabel(a.trusted && b.trusted, sources, more > 0 ? more : undefined, joinReaders(a.readers, b.readers), idOf(a), idOf(b), unique);
+}
+
+function idOf(label: Label): number {
+  return label instanceof MadeLabel ? label.id : 0;
+}
+
+/** Whether `sources` names `source`: the same object, as joins pass them on, or (unless every source is `unique`) the same call. */
+function has(sources: readonly LabelSource[], source: LabelSource, unique: boolean): boolean {
+  for (let i = 0; i < sources.length; i++) if (sources[i] === source) return true;
+  if (unique) return false;
+  for (let i = 0; i < sources.length; i++) {
+    const s = sources[i];
+    if (s.tool === source.tool && s.step === source.step) return true;
+  }
+  return false;
 }
 
 /** A label that adds nothing when joined: trusted, from no source, readable by anyone. */

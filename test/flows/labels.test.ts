@@ -1,18 +1,35 @@
 import { describe, expect, it } from 'vitest';
-import { joinLabels, MAX_LABEL_SOURCES, sourceLabel, TRUSTED } from '../../src/flows/label.js';
+import { joinLabels, MAX_LABEL_SOURCES, sourceLabel, TRUSTED, type Label } from '../../src/flows/label.js';
 import { flatten, joinTree, partOf, readTree, treeWithParts } from '../../src/flows/label-tree.js';
 import { SessionLabels } from '../../src/flows/session-labels.js';
 
 const untrusted = (tool: string) => sourceLabel(tool, 's', false);
+/** A label as a journal writes and reads it back. */
+const plain = (label: unknown) => JSON.parse(JSON.stringify(label)) as Label;
 
 describe('labels', () => {
   it('joins: trusted only if both are, the sources of both once each, the readers of both', () => {
     expect(joinLabels(TRUSTED, TRUSTED)).toBe(TRUSTED);
     const a = sourceLabel('a', 's', true, ['ann', 'bob']);
     const b = sourceLabel('b', 's', false, ['bob']);
-    expect(joinLabels(a, b)).toEqual({ trusted: false, sources: [{ tool: 'a', step: 's' }, { tool: 'b', step: 's' }], readers: ['bob'] });
+    expect(plain(joinLabels(a, b))).toEqual({ trusted: false, sources: [{ tool: 'a', step: 's' }, { tool: 'b', step: 's' }], readers: ['bob'] });
     expect(joinLabels(a, a)).toBe(a);
     expect(joinLabels(joinLabels(a, b), b).sources).toHaveLength(2);
+  });
+
+  it('joins a label with one built on it at once, and in full one read back from a journal', () => {
+    const read = untrusted('read');
+    const built = joinLabels(sourceLabel('format', 's', true), read);
+    // Built on `read`: it holds all `read` says, so the join is `built` itself.
+    expect(joinLabels(read, built)).toBe(built);
+    expect(joinLabels(built, read)).toBe(built);
+    // A label from a journal carries no numbers: joined in full, never taken as contained.
+    const restored = plain(built);
+    expect(Object.keys(restored).sort()).toEqual(['sources', 'trusted']);
+    const joined = joinLabels(restored, untrusted('web'));
+    expect(joined.trusted).toBe(false);
+    expect(joined.sources.map((s) => s.tool)).toEqual(['format', 'read', 'web']);
+    expect(joinLabels(TRUSTED, restored).sources).toHaveLength(2);
   });
 
   it(`names at most ${MAX_LABEL_SOURCES} sources and counts the rest`, () => {

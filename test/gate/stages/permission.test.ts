@@ -38,4 +38,10 @@ describe('stage: permission', () => {
       expect((await verdict(askPermission(callOf({ gate, tool: read }))))?.details?.code).toBe('permission_denied');
     }
   });
+  it('fails closed when reading the host\'s checks itself throws', async () => {
+    const call = callOf({ gate: registry(read).gate({ checks: [() => ({ isAllowed: true })] }), tool: read });
+    const broken = { [Symbol.iterator]: () => { throw new Error('checks unreadable'); } };
+    call.settings = { ...call.settings!, asksPermission: true, checks: broken as never };
+    expect(await verdict(askPermission(call))).toMatchObject({ success: false, details: { code: 'permission_denied', tool: 'read' } });
+  });
 });
