@@ -104,3 +104,14 @@ export function helperTools(): ITool[] {
     ),
   ];
 }
+
+/** A program that only calls `tool` with `args` the model wrote, through each door. */
+export function callWith(tool: string, args: Record<string, unknown>): Programs {
+  const inputMapping = Object.fromEntries(Object.keys(args).map((key) => [key, `$input.${key}`]));
+  return {
+    composite: { input: args, spec: { steps: [{ tool, inputMapping }] } },
+    run_pipeline: { steps: [{ tool, args }] },
+    compose: { tool, args },
+    run_js: `const r = await callTool('${tool}', ${JSON.stringify(args)}); return r.error ? r.error.code : 'done';`,
+  };
+}

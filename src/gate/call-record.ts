@@ -355,3 +355,18 @@ function labelOutput(call: GateCall, result: ToolExecutionResult): void {
   }
   call.frame?.flow?.produced(call.outputLabel);
 }
+
+/** A record that hands its result to a callback: one per call (a host's `gate.run`, a call by name). */
+export class CallbackCall extends GateCall {
+  // Declared and set in the constructor, not a class field: see GateCall.
+  private declare readonly done: (result: ToolExecutionResult) => void;
+
+  constructor(done: (result: ToolExecutionResult) => void) {
+    super();
+    this.done = done;
+  }
+
+  override deliver(result: ToolExecutionResult): void {
+    this.done(result);
+  }
+}

@@ -3,7 +3,7 @@
  * (see `pipeline.ts`), through any gate.
  */
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
-import { GateCall, type CallDoor } from './call-record.js';
+import { CallbackCall, type CallDoor } from './call-record.js';
 import type { GateRunOptions, StepGate } from './options.js';
 import { ENTRY, startCall } from './pipeline.js';
 import { frameOf } from './run-frame.js';
@@ -84,7 +84,7 @@ export function callResolved(
   // The instance that passed the rule is the one that ran, whatever the gate then answered.
   const ran = isChainable(name, tool, sideEffectingTools) ? tool : undefined;
   return new Promise((done) => {
-    const call = new ByNameCall((result) => done(ran === undefined ? { result } : { result, tool: ran }));
+    const call = new CallbackCall((result) => done(ran === undefined ? { result } : { result, tool: ran }));
     const ctx = context ?? {};
     const timeoutMs = options.timeoutMs;
     call.aim(name, options.step ?? name, timeoutMs, ticksFor(timeoutMs), args, ctx, options.signal, gateSettings(gate));
@@ -98,18 +98,4 @@ export function callResolved(
 
 const NONE: ReadonlySet<string> = new Set();
 
-/** The record of a call by name: one per call, hands the result to `done`. */
-class ByNameCall extends GateCall {
-  // Declared and set in the constructor, not a class field: see GateCall.
-  private declare readonly done: (result: ToolExecutionResult) => void;
-
-  constructor(done: (result: ToolExecutionResult) => void) {
-    super();
-    this.done = done;
-  }
-
-  override deliver(result: ToolExecutionResult): void {
-    this.done(result);
-  }
-}
 

@@ -12,7 +12,7 @@ import { DEFAULT_PAUSE_TTL_MS, DEFAULT_RESUME_LEASE_MS, type Pausing } from '../
 import { defaultObservationScope } from '../session-scope.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { budgetLimits } from './budget.js';
-import { GateCall } from './call-record.js';
+import { CallbackCall } from './call-record.js';
 import type { StepGate, StepGateOptions } from './options.js';
 import { ENTRY, startCall } from './pipeline.js';
 import { frameOf } from './run-frame.js';
@@ -136,17 +136,3 @@ function positive(value: number | undefined, fallback: number): number {
   return value;
 }
 
-/** The record behind {@link StepGate.run}: one per call, hands the result to `done`. */
-class CallbackCall extends GateCall {
-  // Declared and set in the constructor, not a class field: see GateCall.
-  private declare readonly done: (result: ToolExecutionResult) => void;
-
-  constructor(done: (result: ToolExecutionResult) => void) {
-    super();
-    this.done = done;
-  }
-
-  override deliver(result: ToolExecutionResult): void {
-    this.done(result);
-  }
-}
