@@ -6,9 +6,9 @@
  * reported, so the model can see its typo instead of a tool called with the raw text.
  */
 import { compileWalk, parseDottedPath } from '../refs/path.js';
-import type { Accessor } from '../refs/scope.js';
+import type { Hole } from '../refs/scope.js';
 import { TRUSTED } from '../flows/label.js';
-import { labelWalk, type LabelAccessor } from '../flows/label-scope.js';
+import { labelWalk } from '../flows/label-scope.js';
 
 /** A reference the model wrote that was left as written, and why. */
 export interface UnresolvedReference {
@@ -38,9 +38,8 @@ export function stepReferences(
   args: unknown,
   index: number,
   ids: readonly string[],
-): { holes: Map<string, Accessor>; holeLabels: Map<string, LabelAccessor>; unresolved: UnresolvedReference[]; reads: Set<number> } {
-  const holes = new Map<string, Accessor>();
-  const holeLabels = new Map<string, LabelAccessor>();
+): { holes: Map<string, Hole>; unresolved: UnresolvedReference[]; reads: Set<number> } {
+  const holes = new Map<string, Hole>();
   const unresolved: UnresolvedReference[] = [];
   const reads = new Set<number>();
   for (const text of stringsIn(args)) {
@@ -63,18 +62,20 @@ export function stepReferences(
       }
       const walk = compileWalk(parsed.segments);
       const labelsOf = labelWalk(parsed.segments);
-      holeLabels.set(written, (l) => labelsOf(l.steps[target] ?? TRUSTED));
       reads.add(target);
-      holes.set(written, (scope) => {
-        try {
-          return walk(scope.steps[target]);
-        } catch {
-          return undefined;
-        }
+      holes.set(written, {
+        read: (scope) => {
+          try {
+            return walk(scope.steps[target]);
+          } catch {
+            return undefined;
+          }
+        },
+        labels: (l) => labelsOf(l.steps[target] ?? TRUSTED),
       });
     }
   }
-  return { holes, holeLabels, unresolved, reads };
+  return { holes, unresolved, reads };
 }
 
 /** The step a reference names: `step_N` by position, else by id; -1 when none. */

@@ -186,7 +186,6 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
         inForEach: false,
         inPipeStage: false,
         extraHoles: references.holes,
-        extraHoleLabels: references.holeLabels,
       });
     });
     // A step whose arguments cannot be compiled (a cycle, from a host caller) is refused before anything runs.

@@ -1,7 +1,6 @@
 /** What compiling one node needs to know about where it sits, and where its problems go. */
 import { compileMapping } from '../refs/compile.js';
-import type { LabelAccessor } from '../flows/label-scope.js';
-import type { Accessor, CompileSite, CompiledMapping, StepRead } from '../refs/scope.js';
+import type { CompileSite, CompiledMapping, Hole, StepRead } from '../refs/scope.js';
 import { inputPathCheck } from '../spec/input-paths.js';
 import { collectNames } from '../spec/nodes.js';
 
@@ -84,9 +83,7 @@ export interface NodeSite {
   /** In a pipe stage after the first, or a try_and_check check: `{result}` is `$prev`. */
   inPipeStage: boolean;
   /** More holes allowed here (run_pipeline's `${step_1.output}`). */
-  extraHoles?: ReadonlyMap<string, Accessor>;
-  /** The labels of what each of {@link NodeSite.extraHoles} reads. */
-  extraHoleLabels?: ReadonlyMap<string, LabelAccessor>;
+  extraHoles?: ReadonlyMap<string, Hole>;
   /** Told each earlier output a reference here reads (see `CompileSite.onRead`). */
   onRead?: (read: StepRead) => void;
 }
@@ -104,7 +101,6 @@ export function refSite(env: CompileEnv, site: NodeSite, step: string): CompileS
     strict: env.strict,
     references: env.references,
     ...(site.extraHoles ? { extraHoles: site.extraHoles } : {}),
-    ...(site.extraHoleLabels ? { extraHoleLabels: site.extraHoleLabels } : {}),
     ...(site.onRead ? { onRead: site.onRead } : {}),
     ...(env.checkInputPath ? { checkInputPath: env.checkInputPath } : {}),
   };

@@ -4,20 +4,15 @@
  * of its output; and the run's state carries what decided that its calls are made (`control`). A
  * run whose gate has no `flows` has no labels in its scope, and none of this runs.
  */
+import type { GateFlows } from '../flows/gate-flows.js';
 import { joinLabels, TRUSTED, type Label } from '../flows/label.js';
 import { flatten, type LabelTree } from '../flows/label-tree.js';
 import { labelScopeOf, type LabelAccessor } from '../flows/label-scope.js';
-import { argsLabels } from '../flows/run-flow.js';
-import { sourceLabel } from '../flows/label.js';
+import { handedInRun, labelResult } from '../flows/run-flow.js';
 import { frameOf, type RunFrame } from '../gate/run-frame.js';
-import type { GateFlows } from '../flows/gate-flows.js';
 import type { RefScope } from '../refs/scope.js';
 import type { ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import type { NodeOutcome, RunState } from './run-state.js';
-import { labelResult } from '../flows/run-flow.js';
-
-/** What the input of a door nested in a run that did not follow labels reads as. */
-const UNFOLLOWED = sourceLabel('(a run that did not follow labels)', '', false);
 
 /**
  * The labels of the input a door was called with (`context` is the caller's, `frame` the door's
@@ -28,7 +23,7 @@ const UNFOLLOWED = sourceLabel('(a run that did not follow labels)', '', false);
 export function inputLabelsOf(flows: GateFlows, frame: RunFrame, input: unknown, context: ToolExecutionContext): LabelTree {
   const caller = frameOf(context);
   if (caller === undefined) return frame.flow?.label ?? flows.argumentsOf(context);
-  return argsLabels(input) ?? caller.flow?.label ?? UNFOLLOWED;
+  return handedInRun(input, caller.flow);
 }
 
 /**

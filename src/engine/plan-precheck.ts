@@ -4,7 +4,6 @@
  * host's registry version is the one the last check saw, that check stands, and its tools are
  * reused by the run's steps.
  */
-import type { ResolvedTools } from '../gate/call-record.js';
 import { observeRefusal } from '../gate/events.js';
 import { chainRefusal, isChainable, namesOf } from '../gate/stages/chainable.js';
 import type { ITool } from '../tool.js';

@@ -4,7 +4,7 @@
  */
 import type { ITool, ToolExecutionContext } from '../tool.js';
 import { joinLabels, sourceLabel, TRUSTED, type Label } from './label.js';
-import { flatten, isNode, joinTree, partOf, treeWithParts, type LabelTree } from './label-tree.js';
+import { flatten, joinTree, ownLabel, partOf, treeWithParts, type LabelTree } from './label-tree.js';
 import { DEFAULT_MAX_FLOW_SESSIONS, type ArgProvenance, type FlowDecision, type FlowOptions, type FlowPolicy, type Provenance } from './options.js';
 import { SessionLabels } from './session-labels.js';
 
@@ -124,7 +124,7 @@ export class GateFlows {
 /** Each argument's label, by the argument's name: every part of it joined, the object's own label too. */
 export function provenanceOf(args: Record<string, unknown>, tree: LabelTree): Provenance {
   const provenance: Provenance = {};
-  const own = isNode(tree) ? tree.own : tree;
+  const own = ownLabel(tree);
   for (const key of Object.keys(args)) {
     Object.defineProperty(provenance, key, { value: shown(joinLabels(flatten(partOf(tree, key)), own)), enumerable: true, writable: true, configurable: true });
   }

@@ -4,7 +4,7 @@
  * the label of the mapping's own literals (the host's, in a spec; the model's, in what a model sent).
  */
 import { TRUSTED, type Label } from './label.js';
-import { flatten, partOf, type LabelTree } from './label-tree.js';
+import { partOf, type LabelTree } from './label-tree.js';
 
 /** The labels beside a `RefScope`. */
 export interface LabelScope {
@@ -34,11 +34,6 @@ export function labelWalk(segments: readonly (string | number)[]): (root: LabelT
     for (const segment of segments) tree = partOf(tree, segment);
     return tree;
   };
-}
-
-/** The label of a value selected from `root` by data (a JSONPath query, a filter, `..`): all of the root, every part joined. */
-export function selected(root: LabelTree): LabelTree {
-  return flatten(root);
 }
 
 /** A scope with nothing read yet, whose literals and input are labelled `input`. */

@@ -26,6 +26,11 @@ export function isNode(tree: LabelTree): tree is LabelNode {
   return (tree as LabelNode).own !== undefined;
 }
 
+/** The container's own label of a value labelled `tree` (one label for all of it: that one). */
+export function ownLabel(tree: LabelTree): Label {
+  return isNode(tree) ? tree.own : tree;
+}
+
 /** The label of the part `key` (a field name or an item's position) of a value labelled `tree`, the container's joined in. */
 export function partOf(tree: LabelTree, key: string | number): LabelTree {
   if (!isNode(tree)) return tree;

@@ -4,7 +4,7 @@
  * the arguments a call hands a nested door (found again by the object itself, as the door's input),
  * and the label of a door's result (what the session is marked with when the result goes back).
  */
-import { joinLabels, TRUSTED, type Label } from './label.js';
+import { joinLabels, sourceLabel, TRUSTED, type Label } from './label.js';
 import { flatten, type LabelTree } from './label-tree.js';
 
 /** The labels a run has handled. */
@@ -39,6 +39,22 @@ export function argsLabels(args: unknown): LabelTree | undefined {
 /** A door's result `result` carries data labelled `label` (all of it joined). */
 export function labelResult(result: object, label: Label): void {
   RESULTS.set(result, label);
+}
+
+/** What is read inside a run that did not follow labels (a nested door's input, a call's arguments): untrusted. */
+const UNFOLLOWED = sourceLabel('(a run that did not follow labels)', '', false);
+
+/** All a run whose labels `flow` follows has read (a run that follows none: untrusted). */
+export function readInRun(flow: RunFlow | undefined): Label {
+  return flow?.label ?? UNFOLLOWED;
+}
+
+/**
+ * The labels of `args`, given inside a run by a caller that did not label them: those a call
+ * handed with the same object, else all the run has read.
+ */
+export function handedInRun(args: unknown, flow: RunFlow | undefined): LabelTree {
+  return argsLabels(args) ?? readInRun(flow);
 }
 
 /** The label a door gave its result `result`, if any. */

@@ -15,6 +15,8 @@ const BITS = 1 << 20;
 export class SessionLabels {
   private readonly labels = new Map<string, Label>();
   private readonly forgotten = new Uint8Array(BITS / 8);
+  /** Whether any session was forgotten yet: until then, a session not kept is clean, and no key is hashed. */
+  private forgot = false;
 
   /** @param max - the most sessions kept */
   constructor(private readonly max: number) {}
@@ -35,12 +37,13 @@ export class SessionLabels {
     while (this.labels.size > this.max) {
       const oldest = this.labels.keys().next().value as string;
       this.labels.delete(oldest);
+      this.forgot = true;
       for (const bit of bitsOf(oldest)) this.forgotten[bit >> 3] |= 1 << (bit & 7);
     }
   }
 
   private wasForgotten(scope: string): boolean {
-    return bitsOf(scope).every((bit) => (this.forgotten[bit >> 3] & (1 << (bit & 7))) !== 0);
+    return this.forgot && bitsOf(scope).every((bit) => (this.forgotten[bit >> 3] & (1 << (bit & 7))) !== 0);
   }
 }
 

@@ -3,7 +3,7 @@
  * (see `pipeline.ts`), through any gate.
  */
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
-import { CallbackCall, type CallDoor } from './call-record.js';
+import { CallbackCall } from './call-record.js';
 import type { GateRunOptions, StepGate } from './options.js';
 import { ENTRY, startCall } from './pipeline.js';
 import { frameOf } from './run-frame.js';

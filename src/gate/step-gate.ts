@@ -10,7 +10,7 @@ import { flatten } from '../flows/label-tree.js';
 import { createMemoryRunJournal } from '../runs/memory-journal.js';
 import { DEFAULT_PAUSE_TTL_MS, DEFAULT_RESUME_LEASE_MS, type Pausing } from '../runs/pausing.js';
 import { defaultObservationScope } from '../session-scope.js';
-import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
+import type { ToolExecutionResult } from '../tool.js';
 import { budgetLimits } from './budget.js';
 import { CallbackCall } from './call-record.js';
 import type { StepGate, StepGateOptions } from './options.js';

@@ -155,13 +155,16 @@ function compileArray(items: readonly unknown[], ctx: Context): Compiled {
 function objectLabels(keys: readonly string[], labels: readonly LabelAccessor[]): LabelAccessor {
   // Without a `__proto__` key, plain assignment writes each field (defining each cost more than
   // the rest of a label's work).
-  const plain = !keys.includes('__proto__');
+  if (!keys.includes('__proto__')) {
+    return (l) => {
+      const fields: Record<string, LabelTree> = {};
+      for (let i = 0; i < keys.length; i++) fields[keys[i]] = labels[i](l);
+      return { own: l.literal, fields };
+    };
+  }
   return (l) => {
     const fields: Record<string, LabelTree> = {};
-    for (let i = 0; i < keys.length; i++) {
-      if (plain) fields[keys[i]] = labels[i](l);
-      else Object.defineProperty(fields, keys[i], { value: labels[i](l), enumerable: true, writable: true, configurable: true });
-    }
+    for (let i = 0; i < keys.length; i++) Object.defineProperty(fields, keys[i], { value: labels[i](l), enumerable: true, writable: true, configurable: true });
     return { own: l.literal, fields };
   };
 }

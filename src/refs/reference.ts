@@ -4,9 +4,9 @@
  */
 import type { Accessor, CompileSite, RefScope } from './scope.js';
 import { TRUSTED } from '../flows/label.js';
-import type { LabelTree } from '../flows/label-tree.js';
-import { labelWalk, selected, type LabelAccessor, type LabelScope } from '../flows/label-scope.js';
-import { compileWalk, parseDottedPath, readOwn, type PathSegment, type PathWalker } from './path.js';
+import { flatten, type LabelTree } from '../flows/label-tree.js';
+import { labelWalk, type LabelAccessor, type LabelScope } from '../flows/label-scope.js';
+import { compileWalk, parseDottedPath, readOwn, type PathWalker } from './path.js';
 import { checkJsonPath, compileJsonPath, looksLikeJsonPath } from './jsonpath.js';
 import { closestNames } from '../gate/suggest.js';
 
@@ -163,9 +163,9 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
       return [];
     }
   };
-  // A query selects by data: what it answers carries the label of all it read.
+  // A query selects by data (a filter, `..`): what it answers carries the label of all of its root.
   const labelsOf = labelRoot;
-  return known(accessor, (l) => selected(labelsOf(l)), problem, steps);
+  return known(accessor, (l) => flatten(labelsOf(l)), problem, steps);
 }
 
 /*

@@ -25,6 +25,12 @@ export interface RefScope {
 /** A compiled mapping: walks precompiled closures over a scope, never parses at run time. */
 export type Accessor = (scope: RefScope) => unknown;
 
+/** A hole a string may hold (`{item}`, run_pipeline's `${step_1.output}`): what it reads, and that value's labels. */
+export interface Hole {
+  read: Accessor;
+  labels: LabelAccessor;
+}
+
 /**
  * What the compiler knows about where an expression sits, so strict mode can refuse an
  * unresolvable reference at build time.
@@ -52,9 +58,7 @@ export interface CompileSite {
    */
   references?: boolean;
   /** More holes allowed here, by their exact text (run_pipeline's `${step_1.output}`). */
-  extraHoles?: ReadonlyMap<string, Accessor>;
-  /** The labels of what each of {@link CompileSite.extraHoles} reads, by the same text. */
-  extraHoleLabels?: ReadonlyMap<string, LabelAccessor>;
+  extraHoles?: ReadonlyMap<string, Hole>;
   /**
    * What the composite's inputSchema says of a `$input` path (its segments): why it cannot be
    * meant (a field the schema does not declare), or `undefined`. Without it, no path is checked.

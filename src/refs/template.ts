@@ -2,7 +2,7 @@
  * String templates (`"Hello ${$input.name}"`) and the compose tool's holes (`{item}`, `{index}`,
  * `{result}`): split once into literal text and accessors, joined per run.
  */
-import type { Accessor, CompileSite, RefScope } from './scope.js';
+import type { Accessor, CompileSite, Hole, RefScope } from './scope.js';
 import { compileReference } from './reference.js';
 import { joinLabels, TRUSTED } from '../flows/label.js';
 import { flatten } from '../flows/label-tree.js';
@@ -52,36 +52,20 @@ export function stringifyPart(value: unknown): string {
   }
 }
 
-const readItem: Accessor = (s) => s.item;
-const readIndex: Accessor = (s) => s.index;
-const readResult: Accessor = (s: RefScope) => s.prev;
-
-const itemLabels: LabelAccessor = (l) => l.item ?? TRUSTED;
-const indexLabels: LabelAccessor = (l) => l.index ?? TRUSTED;
-const resultLabels: LabelAccessor = (l) => l.prev;
-
-/** The labels of what each hole allowed at this site reads, by its text (see {@link holesAt}). */
-export function holeLabelsAt(site: CompileSite): ReadonlyMap<string, LabelAccessor> {
-  const labels = new Map<string, LabelAccessor>();
-  if (site.inForEach) {
-    labels.set('{item}', itemLabels);
-    labels.set('{index}', indexLabels);
-  }
-  if (site.inPipeStage) labels.set('{result}', resultLabels);
-  // A hole whose labels the site does not give reads as the literal text's: the caller's.
-  if (site.extraHoles) for (const text of site.extraHoles.keys()) labels.set(text, site.extraHoleLabels?.get(text) ?? ((l) => l.literal));
-  return labels;
-}
+/** The holes of a for_each template and of a pipe stage (or a check). */
+const ITEM: Hole = { read: (s) => s.item, labels: (l) => l.item ?? TRUSTED };
+const INDEX: Hole = { read: (s) => s.index, labels: (l) => l.index ?? TRUSTED };
+const RESULT: Hole = { read: (s: RefScope) => s.prev, labels: (l) => l.prev };
 
 /** The holes allowed at this site, by their text. */
-export function holesAt(site: CompileSite): ReadonlyMap<string, Accessor> {
-  const holes = new Map<string, Accessor>();
+export function holesAt(site: CompileSite): ReadonlyMap<string, Hole> {
+  const holes = new Map<string, Hole>();
   if (site.inForEach) {
-    holes.set('{item}', readItem);
-    holes.set('{index}', readIndex);
+    holes.set('{item}', ITEM);
+    holes.set('{index}', INDEX);
   }
-  if (site.inPipeStage) holes.set('{result}', readResult);
-  if (site.extraHoles) for (const [text, accessor] of site.extraHoles) holes.set(text, accessor);
+  if (site.inPipeStage) holes.set('{result}', RESULT);
+  if (site.extraHoles) for (const [text, hole] of site.extraHoles) holes.set(text, hole);
   return holes;
 }
 
@@ -89,7 +73,7 @@ export function holesAt(site: CompileSite): ReadonlyMap<string, Accessor> {
 const TEMPLATE_PART = /\$\{\s*\$/u;
 
 /** Whether `text` needs template compilation here: a `${$...}` part or an allowed hole. */
-export function isTemplate(text: string, holes: ReadonlyMap<string, Accessor>, references = true): boolean {
+export function isTemplate(text: string, holes: ReadonlyMap<string, Hole>, references = true): boolean {
   if (references && TEMPLATE_PART.test(text)) return true;
   for (const hole of holes.keys()) if (text.includes(hole)) return true;
   return false;
@@ -103,12 +87,11 @@ export function isTemplate(text: string, holes: ReadonlyMap<string, Accessor>, r
 export function compileTemplate(
   text: string,
   site: CompileSite,
-  holes: ReadonlyMap<string, Accessor>,
+  holes: ReadonlyMap<string, Hole>,
   report: ProblemReporter,
 ): CompiledString {
-  const holeLabels = holeLabelsAt(site);
   const whole = holes.get(text);
-  if (whole) return { accessor: whole, labels: holeLabels.get(text)!, dynamic: true };
+  if (whole) return { accessor: whole.read, labels: whole.labels, dynamic: true };
 
   const literals: string[] = [];
   const accessors: Accessor[] = [];
@@ -136,13 +119,13 @@ export function compileTemplate(
       continue;
     }
     if (text[i] === '{' || text[i] === '$') {
-      for (const [hole, accessor] of holes) {
-        if (text.startsWith(hole, i)) {
+      for (const [written, hole] of holes) {
+        if (text.startsWith(written, i)) {
           literals.push(lit);
-          accessors.push(accessor);
-          parts.push(holeLabels.get(hole)!);
+          accessors.push(hole.read);
+          parts.push(hole.labels);
           lit = '';
-          i += hole.length;
+          i += written.length;
           continue outer;
         }
       }

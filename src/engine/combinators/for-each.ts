@@ -4,7 +4,7 @@ import { preview } from '../../spec/ajv.js';
 import { release } from '../../gate/watchdog.js';
 import type { Accessor, RefScope } from '../../refs/scope.js';
 import { TRUSTED } from '../../flows/label.js';
-import { isNode, partOf, type LabelTree } from '../../flows/label-tree.js';
+import { ownLabel, partOf, type LabelTree } from '../../flows/label-tree.js';
 import type { LabelAccessor } from '../../flows/label-scope.js';
 import { outcomeLabel, underControl } from '../labels.js';
 import type { ToolExecutionResult } from '../../tool.js';
@@ -68,8 +68,7 @@ export function forEach(label: string, items: ItemsSource, template: NodePlan, c
     const over = plannedRefusal(state, timesPlanned(list.length, plannedOf(template)), scope);
     if (over) return failed(state, label, undefined, over);
     // Which items there are decides which calls are made: every item's calls carry the list's own label.
-    const listOwn = listLabels === undefined ? undefined : isNode(listLabels) ? listLabels.own : listLabels;
-    const itemState = underControl(state.recording ? { ...state, recording: false } : state, listOwn ?? TRUSTED);
+    const itemState = underControl(state.recording ? { ...state, recording: false } : state, listLabels === undefined ? TRUSTED : ownLabel(listLabels));
     // Only through a gate with no host checks, and never in a dry run: those take the general path.
     // A plain leaf's template runs on the fast path, unless this is a dry run or the gate is a host's own.
     const fast = leaf !== undefined && state.dry === undefined && state.gateSettings !== undefined;
@@ -162,7 +161,7 @@ abstract class ForEachBase {
     const scope: RefScope = { input: refs.input, prev: refs.prev, steps: refs.steps, named: refs.named, item: undefined, index: -1 };
     const list = this.listLabels;
     // An item's position says which items there are before it: `$index` carries the list's own label.
-    if (list !== undefined && refs.labels !== undefined) scope.labels = { ...refs.labels, item: TRUSTED, index: isNode(list) ? list.own : list };
+    if (list !== undefined && refs.labels !== undefined) scope.labels = { ...refs.labels, item: TRUSTED, index: ownLabel(list) };
     return scope;
   }
 
@@ -204,7 +203,7 @@ abstract class ForEachBase {
     const list = this.listLabels;
     const labels = this.resultLabels;
     // The results are the list's items, in its order: the list's own label is theirs too.
-    const done: NodeOutcome = list === undefined || labels === undefined ? { ok: true, output: this.results } : { ok: true, output: this.results, label: { own: isNode(list) ? list.own : list, items: labels } };
+    const done: NodeOutcome = list === undefined || labels === undefined ? { ok: true, output: this.results } : { ok: true, output: this.results, label: { own: ownLabel(list), items: labels } };
     this.resolve({ outcome: this.stopped ?? done, started: this.next });
   }
 }
@@ -247,7 +246,6 @@ class ForEachRun extends ForEachBase implements LaneOwner {
 
   /** Run items in `lane` (which holds a claimed place) until one is in flight, or none is left. */
   private work(lane: Lane): void {
-    const values = this.values;
     const itemScope = this.scopes[lane.position];
     do {
       const index = this.next++;
@@ -301,7 +299,7 @@ class ForEachDirect extends ForEachBase implements DirectOwner {
 
   /** Run items in `lane` (which holds a claimed place) until one is in flight, or none is left. */
   private work(lane: DirectLane): void {
-    const { values, leaf, runState } = this;
+    const { leaf, runState } = this;
     const itemScope = lane.scope;
     do {
       const index = this.next++;

@@ -106,8 +106,8 @@ abstract class GatherBase {
     const labels = this.labels;
     if (labels === undefined) return this.resolve({ ok: true, output });
     // The keys are written by the tree: the object's own label is the tree's text's; each call's output its own.
-    const fields: Record<string, LabelTree> = {};
-    for (let i = 0; i < labels.length; i++) Object.defineProperty(fields, names[i], { value: labels[i], enumerable: true, writable: true, configurable: true });
+    const fields = { ...this.shape } as Record<string, LabelTree>;
+    for (let i = 0; i < labels.length; i++) fields[names[i]] = labels[i];
     this.resolve({ ok: true, output, label: { own: this.refs.labels!.literal, fields } });
   }
 }

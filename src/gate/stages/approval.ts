@@ -61,8 +61,8 @@ async function asked(call: GateCall, tool: ITool, approvals: ApprovalProvider, a
     // The hook gets the call's own signal, so a question can be withdrawn when the call is gone.
     const asking = abort === context.signal ? context : { ...context, signal: abort };
     const provenance = call.provenance;
-    const flow = provenance === undefined ? {} : { provenance, control: call.control === undefined ? undefined : shown(call.control), untrusted: call.flowAsk };
-    refusal = approvalRefusal(await approvals.requestApproval({ toolId: tool.id, toolName: tool.name, step, args: call.args, ...(caller ? { caller } : {}), ...withoutUndefined(flow) }, asking), tool, step);
+    const flow = provenance === undefined ? {} : { provenance, ...(call.control !== undefined ? { control: shown(call.control) } : {}), untrusted: call.flowAsk };
+    refusal = approvalRefusal(await approvals.requestApproval({ toolId: tool.id, toolName: tool.name, step, args: call.args, ...(caller ? { caller } : {}), ...flow }, asking), tool, step);
   } catch (error) {
     refusal = failure('approval_rejected', `The approval for tool "${tool.name}" failed: ${messageOf(error)}`, { tool: tool.name, step, reason: 'approval failed' });
   }
@@ -103,11 +103,6 @@ export function pendingOf(call: GateCall, unknown: boolean) {
   const caller = callerOf(call.context);
   const provenance = call.provenance;
   return { tool: call.tool!.name, step: call.step, args: call.args, ...(caller ? { caller } : {}), ...(provenance !== undefined ? { provenance } : {}), ...(unknown ? { unknown: true as const } : {}) };
-}
-
-/** `value` without its fields that are `undefined`. */
-function withoutUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** What a model chose at each door, of what an approval shows. */

@@ -11,9 +11,9 @@
  * everything the run has read so far, else, for a call from outside any run, by the caller's session.
  */
 import { failure } from '../../codes.js';
-import { sourceLabel, TRUSTED } from '../../flows/label.js';
+import { TRUSTED } from '../../flows/label.js';
 import type { GateFlows } from '../../flows/gate-flows.js';
-import { argsLabels, labelArgs } from '../../flows/run-flow.js';
+import { argsLabels, handedInRun, labelArgs, readInRun } from '../../flows/run-flow.js';
 import type { ToolExecutionResult } from '../../tool.js';
 import type { GateCall } from '../call-record.js';
 
@@ -23,14 +23,11 @@ export function checkFlows(call: GateCall): ToolExecutionResult | undefined {
   return flows === undefined ? undefined : judge(call, flows);
 }
 
-/** What labels a call whose door did not say reads as, inside a run that did not follow labels. */
-const UNFOLLOWED = sourceLabel('(a run that did not follow labels)', '', false);
-
 function judge(call: GateCall, flows: GateFlows): ToolExecutionResult | undefined {
   const tool = call.tool!;
   const frame = call.frame;
-  const argTree = (call.argLabels ??= argsLabels(call.args) ?? (frame === undefined ? flows.argumentsOf(call.context) : (frame.flow?.label ?? UNFOLLOWED)));
-  const control = (call.control ??= frame === undefined ? TRUSTED : (frame.flow?.label ?? UNFOLLOWED));
+  const argTree = (call.argLabels ??= frame === undefined ? (argsLabels(call.args) ?? flows.argumentsOf(call.context)) : handedInRun(call.args, frame.flow));
+  const control = (call.control ??= frame === undefined ? TRUSTED : readInRun(frame.flow));
   // A nested door reads its input's labels by the object it is given.
   if (tool.composition === true) {
     labelArgs(call.args, argTree);
