@@ -42,6 +42,7 @@ export type {
 export { approvalText, screenQuote } from './gate/approval-text.js';
 export { DEFAULT_MAX_FLOW_SESSIONS, readersInclude, type FlowOptions, type FlowPolicy, type FlowCall, type FlowDecision, type ArgProvenance, type Provenance } from './flows/options.js';
 export { MAX_LABEL_SOURCES, type Label, type LabelSource } from './flows/label.js';
+export { resultProvenance } from './flows/result-provenance.js';
 export { resumeRun, type ResumeDecision } from './doors/resume.js';
 export { createMemoryRunJournal, DEFAULT_JOURNAL_MAX_RUNS, type MemoryRunJournalOptions } from './runs/memory-journal.js';
 export type { RunJournal, PausedRun, PendingCall, JournalPendingCall, RunCallRecord, SandboxValues } from './runs/journal.js';

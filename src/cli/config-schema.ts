@@ -134,6 +134,40 @@ const APPROVALS = {
   ],
 } as const;
 
+/** Untrusted data: what is trusted, what each side-effecting tool needs trusted, what a violation does. */
+const FLOWS = {
+  type: 'object',
+  additionalProperties: false,
+  description:
+    'Untrusted data may not steer a side effect: once the session has read untrusted content (every tool output, except the trusted ones below), a side-effecting call it could steer is asked about (through approvals) or refused. Without this section nothing is followed.',
+  properties: {
+    trustedServers: { ...stringList, description: 'Servers (by their name here) whose tools give trusted output; a tool annotated openWorldHint: true stays untrusted. Default: none.' },
+    trustedTools: { ...stringList, description: 'Tools (as served) whose output is trusted, whatever their server.' },
+    declassifiers: { ...stringList, description: "Tools whose output is trusted whatever their arguments: an attacker can only choose among trusted values with them (a lookup in the user's own address book)." },
+    untrustedFields: {
+      type: 'object',
+      description: "Parts of a trusted tool's output that are not trusted, by tool: paths such as '*.subject' (each item's subject).",
+      additionalProperties: stringList,
+    },
+    readers: { type: 'object', description: "Who may read each tool's output, by tool.", additionalProperties: stringList },
+    policies: {
+      type: 'object',
+      description: 'What each side-effecting tool needs trusted, by tool. A side-effecting tool without one needs every argument, and what decided the call is made, trusted.',
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          trusted: { anyOf: [stringList, { const: '*' }], description: "The arguments that must be trusted, or '*' (the default) for all." },
+          control: { type: 'boolean', description: 'Whether what decided that the call is made (a condition, a list) must be trusted too. Default true.' },
+          readersInclude: { type: 'string', minLength: 1, description: 'Refuse sending data to a value of this argument that its tools say may not read it.' },
+        },
+      },
+    },
+    onViolation: { enum: ['ask', 'refuse'], description: 'ask (the default): the person is asked, through approvals (refused when approvals is none); refuse: the call is refused, flow_untrusted.' },
+    askEveryEffect: { type: 'boolean', description: 'Ask about every side-effecting call (showing where its arguments came from), not only those untrusted data steers. Default false.' },
+  },
+} as const;
+
 /** The config file. */
 export const CONFIG_SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',
@@ -165,6 +199,7 @@ export const CONFIG_SCHEMA = {
       propertyNames: { pattern: '^[A-Za-z0-9_-]{1,64}$' },
       additionalProperties: SNIPPET,
     },
+    flows: FLOWS,
     codeOnly: {
       type: 'boolean',
       description: 'Offer only run_js and get_observation: a script finds every other tool (searchTools, describeTools) and calls it (tools.<name>). Default false.',

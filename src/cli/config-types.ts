@@ -47,12 +47,44 @@ export interface ProxyConfig {
   codeOnly?: boolean;
   /** Record every upstream call, one JSON-lines file per session, into this folder (relative to `base`). */
   record?: string;
+  /** Untrusted data: which tools give trusted output, what each side-effecting tool needs trusted (see {@link FlowsConfig}). */
+  flows?: FlowsConfig;
   /** The folder relative paths are read from (the config file's). */
   base: string;
   /** Where the config came from, for messages. */
   source: string;
   /** The name of the server given on the command line after `--`, if any. */
   commandLineServer?: string;
+}
+
+/** What one side-effecting tool needs trusted, as a config says it. */
+export interface FlowPolicyConfig {
+  /** The arguments that must be trusted, or `'*'` (the default) for all. */
+  trusted?: string[] | '*';
+  /** Whether what decided that the call is made must be trusted too (default true). */
+  control?: boolean;
+  /** Refuse sending data to a value of this argument that may not read it (the data's `readers`). */
+  readersInclude?: string;
+}
+
+/** The config's `flows`: untrusted data may not steer a side effect. */
+export interface FlowsConfig {
+  /** Servers whose tools give trusted output (a tool with `openWorldHint: true` stays untrusted). Default: none. */
+  trustedServers?: string[];
+  /** Tools (as served) whose output is trusted, whatever their server. */
+  trustedTools?: string[];
+  /** Tools whose output is trusted whatever their arguments (a lookup in the user's own address book). */
+  declassifiers?: string[];
+  /** Parts of trusted tools' outputs that are not, by tool (`{ list_mail: ['*.subject'] }`). */
+  untrustedFields?: Record<string, string[]>;
+  /** Who may read each tool's output, by tool. */
+  readers?: Record<string, string[]>;
+  /** What each side-effecting tool needs trusted, by tool; a tool without one needs every argument trusted. */
+  policies?: Record<string, FlowPolicyConfig>;
+  /** What a call untrusted data steers does: ask the person (through `approvals`; refused when no one can be asked), or refuse it. Default ask. */
+  onViolation?: 'ask' | 'refuse';
+  /** Ask about every side-effecting call, with where its arguments came from, not only those untrusted data steers. */
+  askEveryEffect?: boolean;
 }
 
 /** A composite file, read and checked. */

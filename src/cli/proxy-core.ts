@@ -18,6 +18,7 @@ import { ApprovalQueue } from './approvals/queue.js';
 import { RESUME_RUN_TOOL_NAME } from './approvals/queued-doors.js';
 import { approvalSettings } from './approvals/settings.js';
 import type { CompositeFile, ProxyConfig } from './config-types.js';
+import { trustsServerTool } from './flows-config.js';
 import type { Log } from './log.js';
 import { OWN_TOOL_NAMES } from './own-names.js';
 import { Upstream } from './upstream.js';
@@ -58,7 +59,12 @@ export class ProxyCore {
     this.approvalQueue = approvals.mode === 'queue' ? new ApprovalQueue(approvals.maxPending) : undefined;
     this.pool = createSandboxPool(config.script?.pool);
     this.upstreams = Object.entries(config.servers).map(
-      ([name, server]) => new Upstream(name, server, config.base, log, () => this.changed(), { restart: options.restart ?? true, maxMessageBytes: MAX_ANSWER_BYTES }),
+      // With flows, a server's readOnlyHint makes a tool pure unless the config says not to trust its annotations.
+      ([name, server]) =>
+        new Upstream(name, config.flows && server.trustAnnotations === undefined ? { ...server, trustAnnotations: true } : server, config.base, log, () => this.changed(), {
+          restart: options.restart ?? true,
+          maxMessageBytes: MAX_ANSWER_BYTES,
+        }),
     );
   }
 
@@ -95,7 +101,7 @@ export class ProxyCore {
           continue;
         }
         holders.set(tool.name, `server "${upstream.name}"`);
-        tools.push(this.observed(tool));
+        tools.push(this.observed(tool, upstream.name));
       }
     }
     return tools;
@@ -156,10 +162,11 @@ export class ProxyCore {
     this.log.error(code, message);
   }
 
-  private observed(tool: McpTool): ITool {
+  private observed(tool: McpTool, server: string): ITool {
     let wrapped = this.wrapped.get(tool);
     if (!wrapped) {
       wrapped = withObservations(this.recording ? this.recording.wrap(tool) : tool, this.store);
+      if (trustsServerTool(this.config.flows, server, tool)) wrapped.trustedOutput = true;
       this.wrapped.set(tool, wrapped);
     }
     return wrapped;

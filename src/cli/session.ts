@@ -31,6 +31,7 @@ import { compositeClashes, createSnippetTool } from './snippets.js';
 import { proxyAdvice } from './advice.js';
 import { queueApprovals, queuedDoors, type QueuedDoors } from './approvals/queued-doors.js';
 import { approvalSettings } from './approvals/settings.js';
+import { flowOptionsOf } from './flows-config.js';
 import type { ProxyCore } from './proxy-core.js';
 
 /** A session's tools and gate. */
@@ -73,6 +74,7 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
     names: () => registry.keys(),
     version: () => generation,
     ...(approvals ? { approvals } : {}),
+    ...(config.flows ? { flows: flowOptionsOf(config.flows) } : {}),
     advice: proxyAdvice(core, 'mcp'),
   });
   // Code-only: run_js and get_observation are the only doors, and run_js's description says how
@@ -113,8 +115,9 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
   function rebuild(): void {
     const next = new Map<string, ITool>(doors.map((door) => [door.name, door]));
     for (const tool of core.upstreamTools()) {
-      // An undeclared tool runs only when called directly; with approvals on, it is asked about too.
-      next.set(tool.name, approvals && tool.hasSideEffects === undefined ? asked(tool, approvals) : tool);
+      // An undeclared tool runs only when called directly; with approvals on, it is asked about too
+      // (with flows, the gate judges it as side-effecting, and asks when untrusted data steers it).
+      next.set(tool.name, approvals && !config.flows && tool.hasSideEffects === undefined ? asked(tool, approvals) : tool);
     }
     // Before the composites, which may call them.
     for (const snippet of snippets) {

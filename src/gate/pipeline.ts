@@ -23,6 +23,8 @@
  * person holds no place in flight, and the lease is looked at after the person answered.
  */
 import { failure } from '../codes.js';
+import { joinLabels, TRUSTED } from '../flows/label.js';
+import { flatten } from '../flows/label-tree.js';
 import type { ToolExecutionResult } from '../tool.js';
 import { endCall, finishCall, Later, type GateCall, type Verdict } from './call-record.js';
 import { messageOf } from './message-of.js';
@@ -98,6 +100,7 @@ function proceed(call: GateCall): ToolExecutionResult | undefined {
   try {
     return stages(call);
   } catch (error) {
+    answeredByGate(call);
     return endCall(call, failure('permission_denied', `The host's checks failed: ${messageOf(error)}`, { tool: call.name, step: call.step }));
   }
 }
@@ -192,12 +195,28 @@ function ended(call: GateCall, verdict: ToolExecutionResult | Later): ToolExecut
     verdict.then((later) => resume(call, later));
     return undefined;
   }
+  answeredByGate(call);
   return endCall(call, verdict);
 }
 
 /** A stage that waited has its verdict: the call ends with it, or goes on; its result is delivered. */
 function resume(call: GateCall, verdict: ToolExecutionResult | undefined): void {
-  if (verdict !== undefined) return finishCall(call, verdict);
+  if (verdict !== undefined) {
+    answeredByGate(call);
+    return finishCall(call, verdict);
+  }
   const now = proceed(call);
   if (now !== undefined) call.deliver(now);
+}
+
+/**
+ * A stage answered the call (its tool did not run). With `flows`, an answer to a caller outside any
+ * run is the gate's own words about the arguments it was given: it carries their label, not the
+ * tool's, so a refused call does not mark the caller's session as having read the tool's output.
+ * (Inside a run the answer keeps the tool's label: the run may read it as data.) An answer from the
+ * journal is labelled already.
+ */
+function answeredByGate(call: GateCall): void {
+  if (call.frame !== undefined || call.settings?.flows === undefined || call.outputLabel !== undefined) return;
+  call.outputLabel = joinLabels(call.argLabels === undefined ? TRUSTED : flatten(call.argLabels), call.control ?? TRUSTED);
 }

@@ -7,6 +7,7 @@ import { failure } from '../codes.js';
 import { GateFlows } from '../flows/gate-flows.js';
 import { TRUSTED } from '../flows/label.js';
 import { flatten } from '../flows/label-tree.js';
+import { labelResult } from '../flows/run-flow.js';
 import { createMemoryRunJournal } from '../runs/memory-journal.js';
 import { DEFAULT_PAUSE_TTL_MS, DEFAULT_RESUME_LEASE_MS, type Pausing } from '../runs/pausing.js';
 import { defaultObservationScope } from '../session-scope.js';
@@ -108,8 +109,11 @@ export function createStepGate(options: StepGateOptions): StepGate {
         const ctx = context ?? {};
         // A host's own call from outside any run hands its result back to its caller: with `flows`,
         // the caller's session has seen what it carries.
+        // The result keeps its label, for a server that shows it (`resultProvenance`).
         const done = flows === undefined || frameOf(ctx) !== undefined ? resolved : (result: ToolExecutionResult) => {
-          flows.handedBack(ctx, call.outputLabel === undefined ? TRUSTED : flatten(call.outputLabel));
+          const label = call.outputLabel === undefined ? TRUSTED : flatten(call.outputLabel);
+          flows.handedBack(ctx, label);
+          if (typeof result === 'object' && result !== null) labelResult(result, label);
           resolved(result);
         };
         const call = new CallbackCall((result) => done(result));

@@ -81,7 +81,8 @@ export interface McpServerOptions {
  * as it ends. A string output is one text part; anything else is JSON text plus `structuredContent`;
  * a failure is `isError: true` with `error <code>: <message>` (a failure the called tool returned
  * shows its own code, not the gate's `step_failed` around it); `effects` and `trace` go in `_meta`
- * (`toolweave/effects`, `toolweave/trace`). A tool that throws never takes the server down. A call
+ * (`toolweave/effects`, `toolweave/trace`), and with a gate that has `flows`, where the data the
+ * result carries came from (`toolweave/label`: `{ trusted, sources }`). A tool that throws never takes the server down. A call
  * cancelled after it started is answered by no response (as MCP says); what it did so far is sent
  * as a `notifications/message` log entry (logger `toolweave`).
  *
@@ -132,7 +133,7 @@ export function createMcpServer(tools: readonly ITool[] | ToolList, options: Mcp
       const context = callContext(options, info, extra.signal, progressListener(extra.sendNotification, request.params._meta?.progressToken, stepsKnown(name, args)));
       const result = await runSafely(gate, tool, args, context, options.callTimeoutMs);
       if (extra.signal.aborted) reportCancelled(server, info, result, options);
-      return servedResult(ownFailure(result), tool);
+      return servedResult(ownFailure(result), tool, result);
     } finally {
       open.delete(entry);
     }

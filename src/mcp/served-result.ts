@@ -4,7 +4,7 @@
  * `isError: true` with its code and message; the run's effects and trace in `_meta`.
  */
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
-import { presentResult, type ITool, type ToolExecutionResult } from '../index.js';
+import { presentResult, resultProvenance, type ITool, type ToolExecutionResult } from '../index.js';
 import { outputCheckOf } from './output-check.js';
 import { servedTool } from './served-tool.js';
 import { MCP_CONTENT_KEY } from './upstream-result.js';
@@ -21,15 +21,19 @@ export const META_KEYS = {
   effects: 'toolweave/effects',
   /** The run's trace. */
   trace: 'toolweave/trace',
+  /** Where the data the result carries came from (a gate with `flows`): `{ trusted, sources }`. */
+  label: 'toolweave/label',
 } as const;
 
-/** `result` as the answer to a call of `tool`. */
-export function servedResult(result: ToolExecutionResult, tool: ITool | undefined): CallToolResult {
+/** `result` as the answer to a call of `tool`; `labelled` is the result the gate labelled, when it was copied since. */
+export function servedResult(result: ToolExecutionResult, tool: ITool | undefined, labelled: unknown = result): CallToolResult {
   const shown = presentResult(result);
   const meta: Record<string, unknown> = {};
   if (shown.code) meta[META_KEYS.code] = shown.code;
   if (shown.effects) meta[META_KEYS.effects] = shown.effects;
   if (shown.trace) meta[META_KEYS.trace] = shown.trace;
+  const label = resultProvenance(labelled);
+  if (label) meta[META_KEYS.label] = label;
   const withMeta = Object.keys(meta).length ? { _meta: meta } : {};
   if (shown.isError) return { content: [{ type: 'text', text: shown.text }], isError: true, ...withMeta };
 

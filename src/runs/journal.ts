@@ -5,7 +5,7 @@
  * needs (its door, its input, its scope, its expiry, the calls it waits on).
  */
 import type { ApprovalCaller } from '../gate/host-hooks.js';
-import type { Provenance } from '../flows/options.js';
+import type { ArgProvenance, Provenance } from '../flows/options.js';
 import type { ToolExecutionResult } from '../tool.js';
 
 /**
@@ -24,6 +24,10 @@ export interface PendingCall {
   caller?: ApprovalCaller;
   /** Where each argument came from, as the approval request had it (a gate with `flows`). */
   provenance?: Provenance;
+  /** What decided that the call is made, as the approval request had it (a gate with `flows`). */
+  control?: ArgProvenance;
+  /** Set when untrusted data steers the call: why the person is asked (a gate with `flows`). */
+  untrusted?: true;
   /**
    * Set when the call had started in an earlier attempt of the run and its end was never recorded
    * (the process that ran it stopped): it may or may not have had its effect, so it is not run

@@ -5,7 +5,7 @@
  * its token.
  */
 import { randomBytes } from 'node:crypto';
-import { approvalText, type ApprovalCaller, type PendingCall, type ResumeDecision } from '../../index.js';
+import { approvalText, type ApprovalCaller, type ArgProvenance, type PendingCall, type Provenance, type ResumeDecision } from '../../index.js';
 
 /** The most runs the queue holds by default; a side-effecting call asked past it is refused. */
 export const DEFAULT_MAX_QUEUED_RUNS = 100;
@@ -18,6 +18,12 @@ export interface QueuedCall {
   step: string;
   args: Record<string, unknown>;
   caller?: ApprovalCaller;
+  /** Where each argument came from (with `flows`). */
+  provenance?: Provenance;
+  /** What decided that the call is made (with `flows`). */
+  control?: ArgProvenance;
+  /** Untrusted data steers the call: why the person is asked. */
+  untrusted?: true;
   decision?: ResumeDecision;
 }
 
@@ -47,6 +53,8 @@ export interface ListedApproval {
   door: string;
   composite?: string;
   args: Record<string, unknown>;
+  /** Where each argument came from (with `flows`). */
+  provenance?: Provenance;
   /** The approval screen's text: what a model chose is quoted and escaped. */
   text: string;
   askedAt: string;
@@ -76,7 +84,16 @@ export class ApprovalQueue {
     let id: string;
     do id = `q${randomBytes(6).toString('base64url').replace(/[-_]/gu, 'x')}`;
     while (this.runs.has(id));
-    const calls = pending.map((call, i) => ({ id: `${id}.${i + 1}`, tool: call.tool, step: call.step, args: call.args, ...(call.caller ? { caller: call.caller } : {}) }));
+    const calls = pending.map((call, i) => ({
+      id: `${id}.${i + 1}`,
+      tool: call.tool,
+      step: call.step,
+      args: call.args,
+      ...(call.caller ? { caller: call.caller } : {}),
+      ...(call.provenance ? { provenance: call.provenance } : {}),
+      ...(call.control ? { control: call.control } : {}),
+      ...(call.untrusted ? { untrusted: call.untrusted } : {}),
+    }));
     const run: QueuedRun = { id, owner, door, token, calls, askedAt: Date.now(), expiresAt };
     this.runs.set(id, run);
     return run;
@@ -131,7 +148,17 @@ export class ApprovalQueue {
           door: call.caller?.door ?? run.door,
           ...(call.caller?.composite ? { composite: call.caller.composite } : {}),
           args: call.args,
-          text: approvalText({ toolId: call.tool, toolName: call.tool, step: call.step, args: call.args, ...(call.caller ? { caller: call.caller } : {}) }),
+          ...(call.provenance ? { provenance: call.provenance } : {}),
+          text: approvalText({
+            toolId: call.tool,
+            toolName: call.tool,
+            step: call.step,
+            args: call.args,
+            ...(call.caller ? { caller: call.caller } : {}),
+            ...(call.provenance ? { provenance: call.provenance } : {}),
+            ...(call.control ? { control: call.control } : {}),
+            ...(call.untrusted ? { untrusted: true } : {}),
+          }),
           askedAt: new Date(run.askedAt).toISOString(),
           expiresAt: new Date(run.expiresAt).toISOString(),
           status: decision === undefined ? 'waiting' : decision.approved ? 'approved' : 'refused',

@@ -102,7 +102,9 @@ function waiting(call: GateCall): ToolExecutionResult {
 export function pendingOf(call: GateCall, unknown: boolean) {
   const caller = callerOf(call.context);
   const provenance = call.provenance;
-  return { tool: call.tool!.name, step: call.step, args: call.args, ...(caller ? { caller } : {}), ...(provenance !== undefined ? { provenance } : {}), ...(unknown ? { unknown: true as const } : {}) };
+  const flow =
+    provenance === undefined ? {} : { provenance, ...(call.control !== undefined ? { control: shown(call.control) } : {}), ...(call.flowAsk ? { untrusted: true as const } : {}) };
+  return { tool: call.tool!.name, step: call.step, args: call.args, ...(caller ? { caller } : {}), ...flow, ...(unknown ? { unknown: true as const } : {}) };
 }
 
 /** What a model chose at each door, of what an approval shows. */

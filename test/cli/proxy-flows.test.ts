@@ -1,0 +1,177 @@
+/**
+ * `flows:` in the proxy's config, driven by the SDK's client over stdio and Streamable HTTP, in
+ * front of a real mail server process whose inbox carries an attacker's instruction: once a session
+ * has read it, a side-effecting call it could steer is refused (or asked about, showing where each
+ * argument came from) through every door; a session that read nothing untrusted sends with no
+ * question; a new session starts clean; each result says in `_meta` which label it carries.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { copyProject, processesLeft, REPO, type Project } from '../mcp/helpers.js';
+import { ATTACKER, FRIEND } from './fixtures/mail-server.js';
+import { httpClient, proxyOverHttp, proxyOverStdio, type HttpProxy } from './proxy-process.js';
+
+const MAIL_SERVER = path.join(REPO, 'test/cli/fixtures/mail-server.ts');
+
+let project: Project;
+let sentFile: string;
+
+/** A config: the mail server untrusted, the contacts (and a web fetch) on a trusted server. */
+async function writeConfig(name: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const file = path.join(project.root, name);
+  const mail = (tools: string) => ({ command: process.execPath, args: ['--import', 'tsx', MAIL_SERVER, project.root, '--tools', tools], cwd: REPO });
+  await writeFile(
+    file,
+    JSON.stringify({
+      servers: { mail: mail('read_inbox,send_email'), contacts: mail('list_contacts,fetch_page') },
+      sideEffectingTools: ['send_email'],
+      composites: ['forward.json'],
+      flows: { trustedServers: ['contacts'], policies: { send_email: { trusted: ['to'] } } },
+      ...extra,
+    }),
+  );
+  return file;
+}
+
+beforeAll(async () => {
+  project = await copyProject('toolweave-flows-');
+  sentFile = path.join(project.root, 'sent.jsonl');
+  // A composite that mails a note to whom the model says.
+  await writeFile(
+    path.join(project.root, 'forward.json'),
+    JSON.stringify({
+      name: 'mail_note',
+      description: 'Mail a note.',
+      inputSchema: { type: 'object', properties: { to: { type: 'string' }, body: { type: 'string' } }, required: ['to', 'body'] },
+      spec: { steps: [{ name: 'send', tool: 'send_email', inputMapping: { to: '$input.to', body: '$input.body' } }] },
+      sideEffectingSteps: ['send'],
+    }),
+  );
+  await mkdir(project.root, { recursive: true });
+});
+afterAll(async () => {
+  expect(await processesLeft(project.root)).toEqual([]);
+  await project.remove();
+});
+beforeEach(async () => {
+  await rm(sentFile, { force: true });
+});
+
+const answerOf = (result: unknown) => CallToolResultSchema.parse(result);
+const textOf = (result: unknown) => (answerOf(result).content[0] as { text: string }).text;
+const sent = async (): Promise<{ to: string }[]> => (existsSync(sentFile) ? (await readFile(sentFile, 'utf8')).trim().split('\n').map((line) => JSON.parse(line)) : []);
+
+/** One message to `to` through each door, as a model would send it. */
+const DOORS: Record<string, (to: string) => { name: string; arguments: Record<string, unknown> }> = {
+  direct: (to) => ({ name: 'send_email', arguments: { to, body: 'hi' } }),
+  composite: (to) => ({ name: 'mail_note', arguments: { to, body: 'hi' } }),
+  run_pipeline: (to) => ({ name: 'run_pipeline', arguments: { steps: [{ tool: 'send_email', args: { to, body: 'hi' } }] } }),
+  compose: (to) => ({ name: 'compose', arguments: { tool: 'send_email', args: { to, body: 'hi' } } }),
+  run_js: (to) => ({ name: 'run_js', arguments: { code: `const r = await callTool('send_email', { to: ${JSON.stringify(to)}, body: 'hi' }); return r.error ? r.error.code : r.text;` } }),
+};
+
+describe('flows over Streamable HTTP: one label per session', () => {
+  let proxy: HttpProxy;
+  const clients: Client[] = [];
+  beforeAll(async () => {
+    proxy = await proxyOverHttp(['--config', await writeConfig('http.json')]);
+  }, 60_000);
+  afterAll(async () => {
+    for (const client of clients) await client.close().catch(() => undefined);
+    await proxy?.stop();
+  });
+  const session = async () => {
+    const client = await httpClient(proxy.url);
+    clients.push(client);
+    return client;
+  };
+
+  it('says in _meta which label each result carries: the inbox untrusted, the trusted server trusted, its open-world tool not', async () => {
+    const client = await session();
+    const inbox = answerOf(await client.callTool({ name: 'read_inbox', arguments: {} }));
+    expect(inbox._meta?.['toolweave/label']).toEqual({ trusted: false, sources: [{ tool: 'read_inbox', step: 'read_inbox' }] });
+    const contacts = answerOf(await (await session()).callTool({ name: 'list_contacts', arguments: {} }));
+    expect(contacts._meta?.['toolweave/label']).toEqual({ trusted: true, sources: [{ tool: 'list_contacts', step: 'list_contacts' }] });
+    const page = answerOf(await (await session()).callTool({ name: 'fetch_page', arguments: { url: 'https://example.com' } }));
+    expect(page._meta?.['toolweave/label']).toMatchObject({ trusted: false, sources: [{ tool: 'fetch_page' }] });
+  });
+
+  for (const [door, call] of Object.entries(DOORS)) {
+    it(`${door}: a clean session sends with no question; once it read the inbox, the attacker's mail is refused`, async () => {
+      const clean = await session();
+      // Reading trusted data does not taint the session.
+      await clean.callTool({ name: 'list_contacts', arguments: {} });
+      const ok = answerOf(await clean.callTool(call(FRIEND)));
+      expect(ok.isError ?? false, textOf(ok)).toBe(false);
+      expect((await sent()).map((mail) => mail.to)).toEqual([FRIEND]);
+
+      const read = await session();
+      await read.callTool({ name: 'read_inbox', arguments: {} });
+      const refused = answerOf(await read.callTool(call(ATTACKER)));
+      expect(JSON.stringify(refused)).toContain('flow_untrusted');
+      expect((await sent()).map((mail) => mail.to)).toEqual([FRIEND]);
+    });
+  }
+
+  it('a new session starts clean, whatever another session read', async () => {
+    const a = await session();
+    await a.callTool({ name: 'read_inbox', arguments: {} });
+    const b = await session();
+    expect(textOf(await b.callTool(DOORS.direct(FRIEND)))).toBe(`sent to ${FRIEND}`);
+    expect(textOf(await a.callTool(DOORS.direct(FRIEND)))).toMatch(/^error flow_untrusted/u);
+  });
+
+  it('inside one run: a recipient taken from the inbox is refused, one from the trusted contacts is sent', async () => {
+    const client = await session();
+    const steered = await client.callTool({
+      name: 'run_pipeline',
+      arguments: { steps: [{ id: 'mail', tool: 'read_inbox', args: {} }, { tool: 'send_email', args: { to: 'reply-to ${mail.output}', body: 'fwd' } }] },
+    });
+    expect(JSON.stringify(steered)).toContain('flow_untrusted');
+    const script = `const c = await callTool('list_contacts', {}); const to = JSON.parse(c.text).value[0].email; const r = await callTool('send_email', { to, body: 'hi' }); return r.error ? r.error.code : r.text;`;
+    expect(textOf(await (await session()).callTool({ name: 'run_js', arguments: { code: script } }))).toBe(`sent to ${FRIEND}`);
+    expect((await sent()).map((mail) => mail.to)).toEqual([FRIEND]);
+  });
+});
+
+describe('flows over stdio', () => {
+  it('asks the person through elicitation, showing where the recipient came from; a no sends nothing', async () => {
+    const proxy = await proxyOverStdio(['--config', await writeConfig('elicit.json', { approvals: 'elicit' })], { capabilities: { elicitation: {} } });
+    try {
+      const asked: string[] = [];
+      proxy.client.setRequestHandler(ElicitRequestSchema, (request) => {
+        asked.push(String(request.params.message));
+        return { action: 'decline' };
+      });
+      // Trusted data steers nothing: no one is asked.
+      expect(textOf(await proxy.client.callTool(DOORS.direct(FRIEND)))).toBe(`sent to ${FRIEND}`);
+      expect(asked).toEqual([]);
+      await proxy.client.callTool({ name: 'read_inbox', arguments: {} });
+      const answer = textOf(await proxy.client.callTool(DOORS.run_js(ATTACKER)));
+      expect(answer).toBe('approval_rejected');
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toContain('Why you are asked: untrusted data');
+      expect(asked[0]).toMatch(/"to": from read_inbox.*untrusted/u);
+      expect((await sent()).map((mail) => mail.to)).toEqual([FRIEND]);
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
+
+  it('code-only: the script door carries the session label too', async () => {
+    const proxy = await proxyOverStdio(['--config', await writeConfig('code-only.json', { codeOnly: true })]);
+    try {
+      expect(textOf(await proxy.client.callTool(DOORS.run_js(FRIEND)))).toBe(`sent to ${FRIEND}`);
+      const read = `const r = await tools.read_inbox({}); return r.text.length;`;
+      await proxy.client.callTool({ name: 'run_js', arguments: { code: read } });
+      expect(textOf(await proxy.client.callTool(DOORS.run_js(ATTACKER)))).toBe('flow_untrusted');
+      expect((await sent()).map((mail) => mail.to)).toEqual([FRIEND]);
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
+});
