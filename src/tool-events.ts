@@ -45,6 +45,11 @@ interface ToolEventBase {
 export interface ToolCallStarted extends ToolEventBase {
   /** The kind. */
   type: 'call_started';
+  /**
+   * Where each argument came from, by the argument's name (a gate with `flows`): `{ trusted,
+   * sources }`, as an approval request shows it.
+   */
+  provenance?: Record<string, { trusted: boolean; sources: { tool: string; step: string }[]; moreSources?: number; readers?: string[] }>;
 }
 
 /**

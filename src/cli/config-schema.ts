@@ -229,6 +229,12 @@ export const COMPOSITE_FILE_SCHEMA = {
       description: '`toolweave check` runs each as a dry run: it passes when the composite runs and, given output, when the output matches.',
       items: EXAMPLE,
     },
+    flowPolicies: {
+      type: 'object',
+      description:
+        'What each side-effecting tool it calls needs trusted for its calls to run as recorded: the arguments that came from trusted data in every recorded call (`toolweave forge` writes it from recordings made with flows on). An argument left out came from untrusted data: a flows policy that requires it trusted asks about or refuses the call.',
+      additionalProperties: { type: 'object', additionalProperties: false, required: ['trusted'], properties: { trusted: stringList } },
+    },
   },
 } as const;
 

@@ -96,6 +96,8 @@ export interface CompositeFile {
   examples?: CompositeExample[];
   /** The steps whose tools change things or do not say, by name (`toolweave forge` writes it). */
   sideEffectingSteps?: string[];
+  /** What each side-effecting tool it calls needs trusted to run as recorded (`toolweave forge` writes it). */
+  flowPolicies?: Record<string, { trusted: string[] }>;
   /** The file it was read from. */
   file: string;
 }

@@ -44,6 +44,13 @@ export interface ForgedComposite {
   sideEffectingSteps: string[];
   /** Examples from the recordings, for `toolweave check`. */
   examples: ForgedExample[];
+  /**
+   * What each side-effecting tool it calls needs trusted for its calls to run as recorded (from the
+   * recordings' provenance, when they were made through a gate with `flows`): the arguments that
+   * came from trusted data in every recorded call. An argument left out came from untrusted data:
+   * a host's policy that requires it trusted asks about (or refuses) the composite's call.
+   */
+  flowPolicies?: Record<string, { trusted: string[] }>;
 }
 
 /**
@@ -144,7 +151,37 @@ export function generalizeChain(shape: ChainShape, options: GeneralizeOptions = 
     spec: { steps, ...(independent(shape.steps) ? { schedule: 'auto' as const } : {}) },
     sideEffectingSteps: sideEffecting.map((s) => callingNode(shape.steps[s], stepNames[s])),
     examples: examplesOf(shape, stepNames, fields, sideEffecting, options.maxExamples ?? 3),
+    ...flowPoliciesOf(shape, sideEffecting),
   };
+}
+
+/**
+ * The arguments of each side-effecting step's tool that were trusted in every recorded call that
+ * says where its arguments came from; nothing when no recorded call says.
+ */
+function flowPoliciesOf(shape: ChainShape, sideEffecting: readonly number[]): { flowPolicies?: Record<string, { trusted: string[] }> } {
+  const trusted = new Map<string, Set<string>>();
+  const untrusted = new Map<string, Set<string>>();
+  for (const s of sideEffecting) {
+    const tool = shape.steps[s].tool;
+    for (const occurrence of shape.occurrences) {
+      for (const call of occurrence.steps[s].calls) {
+        if (call.provenance === undefined) continue;
+        for (const [name, origin] of Object.entries(call.provenance)) {
+          const into = origin.trusted ? trusted : untrusted;
+          if (!into.has(tool)) into.set(tool, new Set());
+          into.get(tool)!.add(name);
+        }
+      }
+    }
+  }
+  if (trusted.size === 0 && untrusted.size === 0) return {};
+  const policies: Record<string, { trusted: string[] }> = {};
+  for (const tool of new Set([...trusted.keys(), ...untrusted.keys()])) {
+    const never = untrusted.get(tool) ?? new Set<string>();
+    Object.defineProperty(policies, tool, { enumerable: true, value: { trusted: [...(trusted.get(tool) ?? [])].filter((name) => !never.has(name)).sort() } });
+  }
+  return { flowPolicies: policies };
 }
 
 /**

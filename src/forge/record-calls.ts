@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolveScope, type ObservationScope } from '../agent-tools/observations/observation-scope.js';
 import { defaultObservationScope } from '../session-scope.js';
-import type { ToolEvent } from '../tool-events.js';
+import type { ToolCallStarted, ToolEvent } from '../tool-events.js';
 import { messageOf } from '../gate/message-of.js';
 import { frameOf } from '../gate/run-frame.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
@@ -75,7 +75,7 @@ export function recordCalls(tools: readonly ITool[], sink: (record: CallRecord) 
   const wrapped = new WeakMap<ITool, ITool>();
   // The gate tells a call's start to the listener just before it calls the tool, with nothing
   // awaited between: the start waiting here belongs to the next call that begins.
-  let started: { tool: string; step: string; door?: string } | undefined;
+  let started: { tool: string; step: string; door?: string; provenance?: CallRecord['provenance'] } | undefined;
 
   function wrap(tool: ITool): ITool {
     const known = wrapped.get(tool);
@@ -174,6 +174,7 @@ export function recordCalls(tools: readonly ITool[], sink: (record: CallRecord) 
       step: told?.step ?? tool.name,
       ...(tool.hasSideEffects !== undefined ? { hasSideEffects: tool.hasSideEffects } : {}),
       ...(ownRun !== undefined ? boundedArgs(args, maxChars) : { args: args ?? {} }),
+      ...(ownRun === undefined && told?.provenance !== undefined ? { provenance: told.provenance } : {}),
       ok: result?.success === true,
       ms: Math.round(ms * 10) / 10,
     };
@@ -193,7 +194,9 @@ export function recordCalls(tools: readonly ITool[], sink: (record: CallRecord) 
     wrap,
     wrapRun,
     onEvent(event) {
-      if (event.type === 'call_started') started = { tool: event.tool, step: event.step, ...(event.door ? { door: event.door } : {}) };
+      if (event.type === 'call_started') {
+        started = { tool: event.tool, step: event.step, ...(event.door ? { door: event.door } : {}), ...(event.provenance ? { provenance: provenanceOf(event.provenance) } : {}) };
+      }
     },
   };
 }
@@ -221,4 +224,14 @@ function boundedArgs(args: unknown, maxChars: number): Pick<CallRecord, 'args' |
   }
   if (text.length <= maxChars) return { args: args ?? {} };
   return { args: {}, argsCut: text.slice(0, maxChars), argsChars: text.length };
+}
+
+/** Where each argument came from, as a record keeps it: the sources, not who may read them. */
+function provenanceOf(provenance: NonNullable<ToolCallStarted['provenance']>): CallRecord['provenance'] {
+  const kept: NonNullable<CallRecord['provenance']> = {};
+  for (const [name, origin] of Object.entries(provenance)) {
+    // Defined, not assigned: an argument named `__proto__` is a name like any other.
+    Object.defineProperty(kept, name, { enumerable: true, value: { trusted: origin.trusted, sources: origin.sources.map((s) => ({ tool: s.tool, step: s.step })), ...(origin.moreSources ? { moreSources: origin.moreSources } : {}) } });
+  }
+  return kept;
 }

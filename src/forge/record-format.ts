@@ -59,6 +59,11 @@ export interface CallRecord {
   hasSideEffects?: boolean;
   /** The arguments, as given. */
   args: unknown;
+  /**
+   * Where each argument came from, when the gate follows labels (`flows`): `{ trusted, sources }`
+   * by the argument's name. Absent without `flows`, and on a run's own record.
+   */
+  provenance?: Record<string, { trusted: boolean; sources: { tool: string; step: string }[]; moreSources?: number }>;
   /** A run's arguments cut to the bound, when their JSON text did not fit (`args` is then `{}`). */
   argsCut?: string;
   /** The length in characters of a run's arguments' JSON text, when cut. */

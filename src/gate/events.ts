@@ -4,6 +4,7 @@
  * that sets it on the call it makes hears every call under it, through every nested door. A
  * listener that throws is ignored: it is told, it cannot change the run.
  */
+import type { Provenance } from '../flows/options.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import type { ToolCallEnded, ToolCallStarted, ToolEvent } from '../tool-events.js';
 import { frameOf, type RunFrame } from './run-frame.js';
@@ -44,12 +45,17 @@ export function observe(context: ToolExecutionContext, frame: RunFrame | undefin
   return { listener, context, startedAt: 0, tracer, messages: frame?.traceMessages === true, parent: frame?.span, span: undefined };
 }
 
-/** The call's tool `tool` (called `name`) starts at `step`: the listener is told, and its span begins. */
-export function observedStart(observation: CallObservation, name: string, tool: ITool, step: string): void {
+/**
+ * The call's tool `tool` (called `name`) starts at `step`: the listener is told (with where each
+ * argument came from, when the gate follows labels: `provenance` is asked only then), and its span begins.
+ */
+export function observedStart(observation: CallObservation, name: string, tool: ITool, step: string, provenance?: () => Provenance | undefined): void {
   observation.startedAt = performance.now();
   // A composition's run is a span of its own (its door's), the child of this one's door: not twice.
   if (observation.tracer && tool.composition !== true) observation.span = startCallSpan(observation.tracer, name, tool, step, observation.parent);
-  if (observation.listener) tell(observation.listener, { type: 'call_started', ...about(name, step, observation.context) });
+  if (!observation.listener) return;
+  const origin = provenance?.();
+  tell(observation.listener, { type: 'call_started', ...about(name, step, observation.context), ...(origin !== undefined ? { provenance: origin } : {}) });
 }
 
 /** The call ended with `result` (started or not): the listener is told, and its span ends. */

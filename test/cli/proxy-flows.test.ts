@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { forgeFromRun, readRecordings, recordedRuns } from '../../src/index.js';
 import { copyProject, processesLeft, REPO, type Project } from '../mcp/helpers.js';
 import { ATTACKER, FRIEND } from './fixtures/mail-server.js';
 import { httpClient, proxyOverHttp, proxyOverStdio, type HttpProxy } from './proxy-process.js';
@@ -173,5 +174,36 @@ describe('flows over stdio', () => {
     } finally {
       await proxy.close();
     }
+  }, 60_000);
+});
+
+describe('flows with a recording', () => {
+  it('records where each argument came from, and a composite forged from the run declares the policy its call needs', async () => {
+    const recordings = path.join(project.root, '.recordings');
+    const proxy = await proxyOverHttp(['--config', await writeConfig('record.json', { record: recordings })]);
+    try {
+      const client = await httpClient(proxy.url);
+      // The recipient from the trusted contacts, the body from the untrusted inbox: the policy lets it run.
+      const steps = [
+        { id: 'people', tool: 'list_contacts', args: {} },
+        { id: 'mail', tool: 'read_inbox', args: {} },
+        { tool: 'send_email', args: { to: '${people.output.value[0].email}', body: '${mail.output.value[0].body}' } },
+      ];
+      const answer = answerOf(await client.callTool({ name: 'run_pipeline', arguments: { steps } }));
+      expect(answer.isError ?? false, textOf(answer)).toBe(false);
+      expect((await sent()).map((mail) => mail.to)).toEqual([FRIEND]);
+      await client.close();
+    } finally {
+      await proxy.stop();
+    }
+    const read = await readRecordings(recordings);
+    const [run] = recordedRuns(read.output!.sessions);
+    const send = run.calls.find((call) => call.tool === 'send_email')!;
+    expect(send.provenance).toEqual({
+      to: { trusted: true, sources: [{ tool: 'list_contacts', step: 'people' }] },
+      body: { trusted: false, sources: [{ tool: 'read_inbox', step: 'mail' }] },
+    });
+    const forged = forgeFromRun(read.output!.sessions, run.run.run!);
+    expect(forged.output?.flowPolicies).toEqual({ send_email: { trusted: ['to'] } });
   }, 60_000);
 });

@@ -3,6 +3,8 @@
  * just before its tool runs; its end is told when the call ends (`endCall`). A call nothing
  * watches pays for one check.
  */
+import type { Provenance } from '../../flows/options.js';
+import { provenanceOf } from '../../flows/gate-flows.js';
 import type { GateCall } from '../call-record.js';
 import { observe, observedStart } from '../events.js';
 
@@ -17,5 +19,11 @@ function traceOf(call: GateCall): void {
   if (observed === undefined) return;
   call.observed = observed;
   const tool = call.tool!;
-  observedStart(observed, tool.name, tool, call.step);
+  observedStart(observed, tool.name, tool, call.step, call.settings?.flows === undefined ? undefined : () => provenanceNow(call));
+}
+
+/** Where each argument came from: as the flows stage found it, else from the arguments' labels (a pure call's). */
+function provenanceNow(call: GateCall): Provenance | undefined {
+  if (call.provenance !== undefined) return call.provenance;
+  return call.argLabels === undefined ? undefined : provenanceOf(call.args, call.argLabels);
 }
