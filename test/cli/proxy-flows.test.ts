@@ -6,7 +6,7 @@
  * question; a new session starts clean; each result says in `_meta` which label it carries.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -14,7 +14,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { forgeFromRun, readRecordings, recordedRuns } from '../../src/index.js';
 import { copyProject, processesLeft, REPO, type Project } from '../mcp/helpers.js';
 import { ATTACKER, FRIEND } from './fixtures/mail-server.js';
-import { httpClient, proxyOverHttp, proxyOverStdio, type HttpProxy } from './proxy-process.js';
+import { httpClient, proxyOverHttp, proxyOverStdio, runBin, type HttpProxy } from './proxy-process.js';
 
 const MAIL_SERVER = path.join(REPO, 'test/cli/fixtures/mail-server.ts');
 
@@ -205,5 +205,31 @@ describe('flows with a recording', () => {
     });
     const forged = forgeFromRun(read.output!.sessions, run.run.run!);
     expect(forged.output?.flowPolicies).toEqual({ send_email: { trusted: ['to'] } });
+  }, 60_000);
+});
+
+describe('flows with queued approvals', () => {
+  it('the queued call shows where each argument came from, in `toolweave approvals list` and the endpoint; a refusal sends nothing', async () => {
+    const approvalsDir = path.join(project.root, '.approvals-flows');
+    const env = { TOOLWEAVE_APPROVALS_DIR: approvalsDir };
+    const proxy = await proxyOverStdio(['--config', await writeConfig('queue.json', { approvals: 'queue' })], { env: { ...process.env, ...env } as Record<string, string> });
+    try {
+      await proxy.client.callTool({ name: 'read_inbox', arguments: {} });
+      const paused = textOf(await proxy.client.callTool(DOORS.run_pipeline(ATTACKER)));
+      const run = /\(run (q[A-Za-z0-9]+)\)/u.exec(paused)?.[1] ?? '';
+      expect(run, paused).not.toBe('');
+      const listed = await runBin(['approvals', 'list'], undefined, env);
+      expect(listed.stdout).toContain('Why you are asked: untrusted data');
+      expect(listed.stdout).toMatch(/"to": .*untrusted/u);
+      const files = (await readdir(approvalsDir)).filter((name) => name.endsWith('.json'));
+      const { url, token } = JSON.parse(await readFile(path.join(approvalsDir, files[0]), 'utf8')) as { url: string; token: string };
+      const approvals = (await (await fetch(url, { headers: { authorization: `Bearer ${token}` } })).json()) as { approvals: { provenance?: Record<string, { trusted: boolean }> }[] };
+      expect(approvals.approvals[0].provenance?.to).toMatchObject({ trusted: false });
+      expect((await runBin(['approvals', 'refuse', run], undefined, env)).code).toBe(0);
+      expect(textOf(await proxy.client.callTool({ name: 'resume_run', arguments: { run } }))).toMatch(/approval_rejected/u);
+      expect(await sent()).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
   }, 60_000);
 });
