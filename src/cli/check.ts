@@ -2,12 +2,14 @@
  * `toolweave check`: the forge-time check for a user's own CI. It connects to every server,
  * validates every composite against the tools as they are now, and runs each composite's examples
  * as dry runs (side-effecting steps take their stub outputs), and does the same for the config's
- * scripts (`scripts:`). One line per server, per composite or script
+ * scripts (`scripts:`); with `flows`, it lists which side effects untrusted data can steer
+ * (`check-flows.ts`, whose `warn` lines are the only ones that do not fail). One line per server, per composite or script
  * that passes and per problem (a warning is one: CI is where a typo should stop); any problem makes
  * the exit code non-zero.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import { ComposableToolBuilder, createStepGate, SpecError, type ComposableToolSpec, type ITool } from '../index.js';
+import { checkFlows } from './check-flows.js';
 import { compositeCycles, loadComposites } from './composites.js';
 import type { CompositeExample, CompositeFile, ProxyConfig, SnippetConfig } from './config-types.js';
 import { compositeClashes, createSnippetTool, refusedEffects } from './snippets.js';
@@ -79,6 +81,10 @@ export async function runCheck(config: ProxyConfig, log: Log): Promise<CheckRepo
       for (const problem of problems) fail(`script ${tool.name} (${config.source}): ${problem}`);
       if (problems.length === 0) lines.push(`ok   script ${tool.name}: ${snippet.examples?.length ?? 0} examples`);
     }
+    // Last, over every tool the check serves: which side effects untrusted data can steer.
+    const flows = checkFlows(config, core.upstreams, registry, composites);
+    lines.push(...flows.lines);
+    ok &&= flows.ok;
   } finally {
     await core.close();
   }
