@@ -5,7 +5,7 @@
  */
 import { dryRunOf } from '../engine/run-settings.js';
 import { isLabel } from '../flows/label.js';
-import { resultLabel, RunFlow } from '../flows/run-flow.js';
+import { labelResult, resultLabel, RunFlow } from '../flows/run-flow.js';
 import { frameOf, handRun } from '../gate/run-frame.js';
 import type { GateSettings } from '../gate/settings.js';
 import { scopeIn } from '../runs/pausing.js';
@@ -80,7 +80,11 @@ export function runAsDoor(
   if (flow === undefined) return finished;
   return finished.then((result) => {
     // The caller (a model, through its host) reads the result: its session has seen what it carries.
-    flows!.handedBack(context, resultLabel(result) ?? flow.label);
+    // A door that did not say what its result carries is taken to carry all its run read, and the
+    // result keeps that label for whoever shows it (the gate's own call record, an MCP server's `_meta`).
+    const label = resultLabel(result) ?? flow.label;
+    flows!.handedBack(context, label);
+    if (typeof result === 'object' && result !== null) labelResult(result, label);
     return result;
   });
 }

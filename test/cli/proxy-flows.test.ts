@@ -99,6 +99,16 @@ describe('flows over Streamable HTTP: one label per session', () => {
     expect(contacts._meta?.['toolweave/label']).toEqual({ trusted: true, sources: [{ tool: 'list_contacts', step: 'list_contacts' }] });
     const page = answerOf(await (await session()).callTool({ name: 'fetch_page', arguments: { url: 'https://example.com' } }));
     expect(page._meta?.['toolweave/label']).toMatchObject({ trusted: false, sources: [{ tool: 'fetch_page' }] });
+    // A door's result carries what its run read: each door, in a clean session.
+    const reads: Record<string, Record<string, unknown>> = {
+      run_pipeline: { steps: [{ id: 'mail', tool: 'read_inbox', args: {} }] },
+      compose: { tool: 'read_inbox', args: {} },
+      run_js: { code: `return (await callTool('read_inbox', {})).text.length;` },
+    };
+    for (const [door, args] of Object.entries(reads)) {
+      const answer = answerOf(await (await session()).callTool({ name: door, arguments: args }));
+      expect(answer._meta?.['toolweave/label'], door).toMatchObject({ trusted: false, sources: [{ tool: 'read_inbox' }] });
+    }
   });
 
   for (const [door, call] of Object.entries(DOORS)) {
