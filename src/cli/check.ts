@@ -9,6 +9,7 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import { ComposableToolBuilder, createStepGate, SpecError, type ComposableToolSpec, type ITool } from '../index.js';
+import { flowPolicyLines } from './check-flow-policies.js';
 import { checkFlows } from './check-flows.js';
 import { compositeCycles, loadComposites } from './composites.js';
 import type { CompositeExample, CompositeFile, ProxyConfig, SnippetConfig } from './config-types.js';
@@ -83,7 +84,7 @@ export async function runCheck(config: ProxyConfig, log: Log): Promise<CheckRepo
     }
     // Last, over every tool the check serves: which side effects untrusted data can steer.
     const flows = checkFlows(config, core.upstreams, registry, composites);
-    lines.push(...flows.lines);
+    lines.push(...flows.lines, ...flowPolicyLines(config.flows, composites));
     ok &&= flows.ok;
   } finally {
     await core.close();

@@ -92,6 +92,25 @@ describe('toolweave check, flows', () => {
     expect(run.code).toBe(0);
   });
 
+  it('warns when a forged composite was recorded with untrusted data where the config requires trusted data', async () => {
+    const forged = (name: string, trusted: string[]) => ({
+      name,
+      description: 'Forged from a recording.',
+      inputSchema: { type: 'object', properties: { to: { type: 'string' } }, required: ['to'] },
+      spec: { steps: [{ name: 'send', tool: 'send_email', inputMapping: { to: '$input.to', body: 'hi' } }] },
+      sideEffectingSteps: ['send'],
+      flowPolicies: { send_email: { trusted } },
+    });
+    await writeFile(path.join(project.root, 'forged-steered.json'), JSON.stringify(forged('forward_steered', ['body'])));
+    await writeFile(path.join(project.root, 'forged-clean.json'), JSON.stringify(forged('forward_clean', ['body', 'to'])));
+    const run = await runBin(['check', '--config', await writeConfig('forged.json', {}, { approvals: 'elicit', composites: ['forged-steered.json', 'forged-clean.json'] })]);
+    const warned = run.stdout.split('\n').filter((line) => line.startsWith('warn flows composite forward_'));
+    expect(warned).toEqual([
+      `warn flows composite forward_steered (${path.join(project.root, 'forged-steered.json')}): its calls of send_email were recorded with data from untrusted sources where the config's policy requires trusted data (to): each run like the recorded ones asks`,
+    ]);
+    expect(run.code).toBe(0);
+  });
+
   it('warns, without failing, that with approvals none every violation is refused', async () => {
     const run = await runBin(['check', '--config', await writeConfig('refusing.json', { policies: { send_email: { trusted: '*', control: false, readersInclude: 'to' } } })]);
     const lines = run.stdout.trim().split('\n');
