@@ -16,7 +16,9 @@ import type { SpecNode } from '../spec/types.js';
 import { checkNodeTree } from '../spec/validate-structure.js';
 import type { ITool, JSONSchemaObject } from '../tool.js';
 import { COMPOSE_TOOL_NAME } from './batching-names.js';
+import { precheckBatch } from '../doors/batch-precheck.js';
 import { Door } from '../doors/door.js';
+import { ended } from '../engine/run-settings.js';
 
 const COMPOSE_DOOR: DoorInfo = Object.freeze({ kind: 'compose' });
 
@@ -97,13 +99,19 @@ export function createComposeTool(gate: StepGate, options: ComposeToolOptions = 
         checkNodeTree(tree, 'tree', 'model', errors);
         if (errors.length) return failure('spec_invalid', `Invalid tree: ${errors.join('; ')}`, { errors });
         const ctx = context ?? {};
-        const refusal = door.precheck(leavesOf(tree as unknown as SpecNode, 'tree'), tool, ctx);
-        if (refusal) return refusal;
         const plan = compilePlan({ steps: [tree as unknown as SpecNode] }, { references: false, stepTimeoutMs: options.stepTimeoutMs, stepPath: () => 'tree' });
         if (plan.errors.length) return failure('spec_invalid', `Invalid tree: ${plan.errors.join('; ')}`, { errors: plan.errors });
+        const leaves = leavesOf(tree as unknown as SpecNode, 'tree');
         // The outermost door of a run that may pause records it.
         // The tree is the door's input: a tree a step hands on is found by it, with its labels.
-        return await door.run(tree, ctx, () => plan.runWith(tree, ctx, door.settingsFor(ctx), ctx.signal));
+        return await door.run(tree, ctx, () => {
+          const entered = door.enter(ctx, plan.stepTimeoutMs);
+          if (!entered.ok) return Promise.resolve(entered.refusal);
+          // Every call the tree names may run here, or none runs.
+          const refusal = precheckBatch(entered.state, leaves, tool);
+          if (refusal) return Promise.resolve(ended(entered.state, refusal));
+          return plan.runEntered(tree, ctx, door.settingsFor(ctx), entered.state);
+        });
       } catch (error) {
         return failure('step_threw', `compose failed unexpectedly: ${messageOf(error)}`);
       }

@@ -13,6 +13,7 @@ import { ended } from '../engine/run-settings.js';
 import type { DoorInfo } from '../tool-events.js';
 import { plannedRefusal } from '../engine/planned-calls.js';
 import { runSequence } from '../engine/sequence.js';
+import { precheckBatch } from '../doors/batch-precheck.js';
 import { withLabels } from '../engine/labels.js';
 import { recordOutput } from '../engine/step-records.js';
 import type { NodeOutcome, NodePlan } from '../engine/run-state.js';
@@ -166,8 +167,6 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
       if (ids.indexOf(id) !== i) problems.push(`input.steps.${i}.id "${id}" is used by an earlier step`);
     });
     if (problems.length) return failure('input_invalid', `Invalid run_pipeline input: ${problems.join('; ')}`, { errors: problems });
-    const refusal = door.precheck(steps.map((s, i) => ({ tool: s.tool, at: ids[i] })), tool, context);
-    if (refusal) return refusal;
 
     const env = createCompileEnv([], { references: false, stepTimeoutMs: options.stepTimeoutMs });
     const unresolved: UnresolvedReference[] = [];
@@ -194,6 +193,9 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
     const entered = door.enter(context, env.stepTimeoutMs);
     if (!entered.ok) return entered.refusal;
     const state = entered.state;
+    // Every call it names may run here, or none runs.
+    const refusal = precheckBatch(state, steps.map((s, i) => ({ tool: s.tool, at: ids[i] })), tool);
+    if (refusal) return ended(state, refusal);
     // Every step is one call: a pipeline the budget cannot cover is refused before its first step.
     const over = plannedRefusal(state, plans.length, { input: args, prev: undefined, steps: [], named: new Map() });
     if (over) return ended(state, over);

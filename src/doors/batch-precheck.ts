@@ -1,47 +1,36 @@
 /**
- * Before a model-sent batch runs anything, check every call it names against the chainability
- * rule, so a refused tool stops the whole batch before any side effect. (Each call is checked
- * again when it runs, since a tool is replaced by name.)
+ * Before a model-sent batch (run_pipeline's steps, compose's tree) runs anything, check every call
+ * it names against the chainability rule, so a refused tool stops the whole batch before any side
+ * effect. (Each call is checked again when it runs, since a tool is replaced by name.) The check
+ * runs in the batch's entered run, so a refusal is told as the gate's own are: a span under the
+ * door's, an event to the run's listener.
  */
 import { failure } from '../codes.js';
-import type { RunSettings } from '../engine/run-settings.js';
-import { nestedContext } from '../gate/depth.js';
-import { listenerOf, observeRefusal } from '../gate/events.js';
-import { frameOf } from '../gate/run-frame.js';
+import type { RunState } from '../engine/run-state.js';
+import { observeRefusal } from '../gate/events.js';
 import { checkChainable, namesOf } from '../gate/stages/chainable.js';
-import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
+import type { ITool, ToolExecutionResult } from '../tool.js';
 
-/** The first refusal among `calls` (`{ tool, at }` pairs), or `undefined` when all may run. */
-export function precheckBatch(
-  settings: RunSettings,
-  calls: readonly { tool: string; at: string }[],
-  self: { name: string; tool: ITool },
-  context: ToolExecutionContext,
-): ToolExecutionResult | undefined {
-  const gate = settings.gate;
+/**
+ * The first refusal among `calls` (`{ tool, at }` pairs) in the run `state`, told to whoever
+ * watches it, or `undefined` when all may run. `self` is the door: a batch never calls its own door.
+ */
+export function precheckBatch(state: RunState, calls: readonly { tool: string; at: string }[], self: ITool): ToolExecutionResult | undefined {
+  const gate = state.gate;
   for (const call of calls) {
     const tool = gate.resolve(call.tool);
-    if (call.tool === self.name || tool === self.tool) {
-      return refusedBatch(settings, context, call, tool, failure('pipeline_self_call', `${call.at}: ${self.name} cannot call itself.`, { step: call.at, tool: call.tool }));
-    }
-    const check = checkChainable(call.tool, tool, settings.sideEffectingTools, namesOf(gate), gate.advice);
-    if (!check.ok) {
-      return refusedBatch(settings, context, call, tool, { ...check.refusal, error: `${call.at}: ${check.refusal.error}`, details: { ...check.refusal.details, step: call.at } });
+    const refusal = refusalOf(state, call, tool, self);
+    if (refusal !== undefined) {
+      observeRefusal(state.context, state.frame, call.tool, tool, call.at, refusal);
+      return refusal;
     }
   }
   return undefined;
 }
 
-/**
- * A batch refused before it ran, for one of its calls. When anything watches the run (the gate's
- * tracer, the context's listener), the door is entered all the same, so that the refused call is
- * told as the gate's own refusals are: a span under the door's span, which ends with the refusal.
- */
-function refusedBatch(settings: RunSettings, context: ToolExecutionContext, call: { tool: string; at: string }, tool: ITool | undefined, refusal: ToolExecutionResult): ToolExecutionResult {
-  if (settings.tracer === undefined && listenerOf(context) === undefined) return refusal;
-  const nested = nestedContext(context, { door: settings.door, tracer: settings.tracer, traceMessages: settings.traceMessages, limits: settings.limits, dryRun: context.dryRun !== undefined });
-  const frame = frameOf(nested)!;
-  observeRefusal(nested, frame, call.tool, tool, call.at, refusal);
-  frame.end(refusal);
-  return refusal;
+/** Why `call` (resolved to `tool`) may not run in the batch, if it may not. */
+function refusalOf(state: RunState, call: { tool: string; at: string }, tool: ITool | undefined, self: ITool): ToolExecutionResult | undefined {
+  if (call.tool === self.name || tool === self) return failure('pipeline_self_call', `${call.at}: ${self.name} cannot call itself.`, { step: call.at, tool: call.tool });
+  const check = checkChainable(call.tool, tool, state.sideEffectingTools, namesOf(state.gate), state.gate.advice);
+  return check.ok ? undefined : { ...check.refusal, error: `${call.at}: ${check.refusal.error}`, details: { ...check.refusal.details, step: call.at } };
 }

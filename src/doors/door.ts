@@ -1,15 +1,14 @@
 /**
  * What every front door (a composite, run_pipeline, compose, run_js) shares: what it keeps of its
  * gate, made once when the door is made; how a run of it starts (the run's record, when its gate
- * can pause; the depth and cycle guards; the frame and the state its calls share); how a batch it
- * was sent is checked before any call; and how `resumeRun` finds it again.
+ * can pause; the depth and cycle guards; the frame and the state its calls share); and how
+ * `resumeRun` finds it again.
  */
 import { enterRun, runSettings, withDryRun, dryRunOf, type PlanRunOptions, type RunSettings } from '../engine/run-settings.js';
 import type { RunState } from '../engine/run-state.js';
 import type { StepGate } from '../gate/options.js';
 import { registerDoor } from '../runs/door-registry.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
-import { precheckBatch } from './batch-precheck.js';
 import { runAsDoor } from './door-run.js';
 
 /** How a door runs its calls: everything of {@link PlanRunOptions} but the gate, the signal and a dry run. */
@@ -39,11 +38,6 @@ export class Door {
    */
   run(input: unknown, context: ToolExecutionContext, enter: () => Promise<ToolExecutionResult>): Promise<ToolExecutionResult> {
     return runAsDoor(this.settings.gateSettings, context, this.name, input, enter);
-  }
-
-  /** The first refusal among a batch's calls (`{ tool, at }` pairs), before any runs; `undefined` when all may. */
-  precheck(calls: readonly { tool: string; at: string }[], self: ITool, context: ToolExecutionContext): ToolExecutionResult | undefined {
-    return precheckBatch(this.settings, calls, { name: this.name, tool: self }, context);
   }
 
   /** The settings of one run with `context`: the door's own, or a dry run's made for it. */

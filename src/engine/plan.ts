@@ -41,6 +41,13 @@ export interface Plan {
    * and again: the same run as {@link Plan.run} with `options.signal` as `signal`. Never throws.
    */
   runWith(input: unknown, context: ToolExecutionContext, settings: RunSettings, signal: AbortSignal | undefined): Promise<ToolExecutionResult>;
+  /**
+   * Run the plan in a run its door has entered already (`enterRun`, with the plan's
+   * `stepTimeoutMs`): for a door that checks something in the run before its first call. Never throws.
+   */
+  runEntered(input: unknown, context: ToolExecutionContext, settings: RunSettings, state: RunState): Promise<ToolExecutionResult>;
+  /** Each step's timeout, as compiled: what a door that enters the run itself gives `enterRun`. */
+  stepTimeoutMs: number;
   /** The join of the side-effect grades of every tool it may call, as `resolve` sees them now. */
   hasSideEffects(resolve: (name: string) => ITool | undefined): boolean;
 }
@@ -120,7 +127,10 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
   const runWith: Plan['runWith'] = (input, context, settings, signal) => {
     const refusal = compositionRefusal(context, settings.compositionId);
     if (refusal) return Promise.resolve(refusal);
-    const state = runState(context, settings, signal, env.stepTimeoutMs);
+    return runEntered(input, context, settings, runState(context, settings, signal, env.stepTimeoutMs));
+  };
+
+  const runEntered: Plan['runEntered'] = (input, context, settings, state) => {
     const over = plannedRefusal(state, planned, { input, prev: undefined, steps: [], named: NO_NAMES });
     if (over) return Promise.resolve(ended(state, over));
     if (settings.precheck) {
@@ -156,8 +166,10 @@ export function compilePlan(spec: ComposableToolSpec, options: PlanOptions = {})
     tools,
     leaves: env.leaves,
     hasSideEffects: (resolve) => tools.some((name) => resolve(name)?.hasSideEffects !== false),
+    stepTimeoutMs: env.stepTimeoutMs,
     run: (input, context, runOptions) => runWith(input, context, runSettings(runOptions), runOptions.signal),
     runWith,
+    runEntered,
   };
 }
 
