@@ -7,9 +7,10 @@ import type { ArgProvenance } from './options.js';
 import { resultLabel } from './run-flow.js';
 
 /**
- * Where the data `result` carries came from: trusted or not, and the calls it came from. Known for
- * a result a gate with `flows` answered to a call from outside any run (`gate.run`), and for a
- * door's result; `undefined` for any other.
+ * Where the data a result carries came from, as the gate with `flows` labelled it.
+ *
+ * Trusted or not, and the calls it came from. Known for a result a gate with `flows` answered to a
+ * call from outside any run (`gate.run`), and for a door's result; `undefined` for any other.
  *
  * @example
  * ```ts
