@@ -130,3 +130,21 @@ export function readTree(value: unknown, fallback: Label): LabelTree {
   if (!isLabel(node.own)) return fallback;
   return value as LabelTree;
 }
+
+/**
+ * The label of what is found at `path` in a value labelled `tree` (each container's own label
+ * joined in, as {@link partOf} does): all of it joined, or with `ownOnly` only which fields and
+ * items it has (its own label). A segment `*` stands for any item or field: every part's joined. A
+ * segment of digits reads an item, or the field of that name.
+ */
+export function labelAtPath(tree: LabelTree, path: readonly string[], ownOnly = false, from = 0): Label {
+  if (from === path.length) return ownOnly ? ownLabel(tree) : flatten(tree);
+  if (!isNode(tree)) return tree;
+  const segment = path[from];
+  if (segment !== '*') return labelAtPath(partOf(tree, /^\d+$/u.test(segment) ? Number(segment) : segment), path, ownOnly, from + 1);
+  // Any part: each named one, and what any part not named has (the container's own when nothing is said of it).
+  let label = tree.own;
+  const parts: LabelTree[] = [...(tree.items ?? []), ...(tree.fields !== undefined ? Object.values(tree.fields) : []), tree.each ?? tree.own];
+  for (const part of parts) label = joinLabels(label, labelAtPath(joinTree(part, tree.own), path, ownOnly, from + 1));
+  return label;
+}

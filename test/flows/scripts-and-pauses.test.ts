@@ -8,21 +8,37 @@ import { approvalText } from '../../src/gate/approval-text.js';
 import { registry } from '../helpers/tools.js';
 import { ATTACKER, bank, LANDLORD } from './banking.js';
 
-describe('flows: run_js follows one label for all a script reads', () => {
-  function setup() {
+describe('flows: run_js labels each call by what it may depend on, or by all the script read', () => {
+  function setup(preciseLabels?: boolean) {
     const b = bank();
     const gate = registry(...b.tools).gate({ flows: {} });
-    return { ...b, runJs: createScriptTool(gate, { sideEffectingTools: ['send_money'] }) };
+    return { ...b, runJs: createScriptTool(gate, { sideEffectingTools: ['send_money'], ...(preciseLabels !== undefined ? { preciseLabels } : {}) }) };
   }
 
-  it('refuses a payment made after the script read untrusted text, whatever it built the arguments from', async () => {
+  it('pays from the model\'s words after the script read untrusted text: the payment does not depend on it', async () => {
     const { runJs, payments } = setup();
     const result = await runJs.execute(
       { code: `const bill = await callTool('read_file', {}); const paid = await callTool('send_money', { recipient: '${LANDLORD}', amount: 1 }); return paid.error && paid.error.code;` },
       { sessionId: 'js1' },
     );
-    expect(result.output).toBe('flow_untrusted');
-    expect(payments).toEqual([]);
+    expect(result.output).toBe('null');
+    expect(payments).toEqual([{ recipient: LANDLORD, amount: 1 }]);
+  });
+
+  it('refuses a payment made after the script read untrusted text, whatever it built the arguments from, when the script is not followed call by call', async () => {
+    for (const [preciseLabels, code] of [
+      [false, ''],
+      // A script the analysis cannot follow runs with one label for all it reads.
+      [true, "if (false) eval('');"],
+    ] as const) {
+      const { runJs, payments } = setup(preciseLabels);
+      const result = await runJs.execute(
+        { code: `${code} const bill = await callTool('read_file', {}); const paid = await callTool('send_money', { recipient: '${LANDLORD}', amount: 1 }); return paid.error && paid.error.code;` },
+        { sessionId: `js1-${String(preciseLabels)}` },
+      );
+      expect(result.output).toBe('flow_untrusted');
+      expect(payments).toEqual([]);
+    }
   });
 
   it("pays from the model's own words, and a call made before an answer came cannot carry it", async () => {

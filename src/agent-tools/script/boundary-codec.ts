@@ -63,12 +63,15 @@ export interface EncodedCall {
   args: string | null;
   /** When the args were too long to send: their length in UTF-16 units (a lower bound on their bytes). */
   tooLong?: number;
+  /** The call site of an instrumented script that made the call (see `script-instrument.ts`). */
+  site?: number;
 }
 
 /**
  * Read a call the prelude encoded: `index:nameLength:name`, its mode (`c`, `v`, `s` or `d`; see
- * {@link CallMode}), then `"J" + JSON` for the args, `"L" + length` for args too long to send (they
- * stay in the sandbox), or nothing for args that are not a plain object.
+ * {@link CallMode}), `"@" + site + ";"` when a site of an instrumented script made it, then
+ * `"J" + JSON` for the args, `"L" + length` for args too long to send (they stay in the sandbox),
+ * or nothing for args that are not a plain object.
  */
 export function decodeCall(encoded: string): EncodedCall {
   const first = encoded.indexOf(':');
@@ -79,8 +82,17 @@ export function decodeCall(encoded: string): EncodedCall {
   const name = encoded.slice(second + 1, nameEnd);
   const mode = MODES[encoded[nameEnd]];
   if (mode === undefined) throw new Error('the calls could not be read from the sandbox');
-  const kind = encoded[nameEnd + 1];
-  if (kind === 'J') return { index, mode, name, args: encoded.slice(nameEnd + 2) };
-  if (kind === 'L') return { index, mode, name, args: null, tooLong: Number(encoded.slice(nameEnd + 2)) };
-  return { index, mode, name, args: null };
+  let at = nameEnd + 1;
+  let site: number | undefined;
+  if (encoded[at] === '@') {
+    const end = encoded.indexOf(';', at);
+    site = Number(encoded.slice(at + 1, end));
+    if (end < 0 || !Number.isSafeInteger(site) || site < 0) throw new Error('the calls could not be read from the sandbox');
+    at = end + 1;
+  }
+  const call: EncodedCall = { index, mode, name, args: null, ...(site !== undefined ? { site } : {}) };
+  const kind = encoded[at];
+  if (kind === 'J') call.args = encoded.slice(at + 1);
+  else if (kind === 'L') call.tooLong = Number(encoded.slice(at + 1));
+  return call;
 }

@@ -24,6 +24,8 @@ export class CallBridge {
   private outbox: SandboxCall[] = [];
   /** Answers that arrived and wait for the loop to hand them to the script. */
   private ready: SandboxAnswer[] = [];
+  /** A call was answered here for a bound on the run's arguments since the last batch (see `SandboxChannel.send`). */
+  private bounded = false;
 
   constructor(
     private readonly resources: RunResources,
@@ -80,15 +82,18 @@ export class CallBridge {
 
   /** Send the calls taken and not sent yet, with the values drawn since the last batch when they are recorded. */
   send(): SandboxOutcome | undefined {
-    if (this.outbox.length === 0) return undefined;
+    // A bound answered here is told even with no call to send: the host must hear it before any call that follows it.
+    if (this.outbox.length === 0 && !this.bounded) return undefined;
     const calls = this.outbox;
+    const bounded = this.bounded;
     this.outbox = [];
+    this.bounded = false;
     if (this.recording === undefined) {
-      this.channel.send(calls);
+      this.channel.send(calls, undefined, bounded || undefined);
     } else {
       const drawn = this.recording.drawn();
       if (drawn !== undefined && 'kind' in drawn) return drawn;
-      this.channel.send(calls, drawn);
+      this.channel.send(calls, drawn, bounded || undefined);
     }
     return undefined;
   }
@@ -134,14 +139,16 @@ export class CallBridge {
     if (call.tooLong !== undefined) {
       // Args the prelude kept back: longer in units than a call may carry in bytes.
       this.ready.push({ index, result: argsTooLarge(call.tooLong, this.limits.maxCallArgsBytes, 'call') });
+      this.bounded = true;
     } else {
       const bytes = call.args === null ? 0 : Buffer.byteLength(call.args);
       const tooLarge = this.argsRefusal(bytes);
       if (tooLarge) {
         this.ready.push({ index, result: tooLarge });
+        this.bounded = true;
       } else {
         this.argsBytes += bytes;
-        this.outbox.push({ index, mode: call.mode, name: call.name, args: call.args });
+        this.outbox.push({ index, mode: call.mode, name: call.name, args: call.args, ...(call.site !== undefined ? { site: call.site } : {}) });
       }
     }
     this.waiting.set(index, call.name);

@@ -84,6 +84,13 @@ export interface ScriptToolOptions {
    * {@link DEFAULT_INTERACTIVE_TOOLS}; the model calls them directly instead.
    */
   interactiveTools?: readonly string[];
+  /**
+   * With the gate's `flows`: analyse each script before it runs, and label each of its calls by
+   * what it may depend on (the answers of the calls its arguments, and its being made, may be
+   * built from), instead of by all the script has read so far. A script the analysis cannot
+   * follow runs with the one label, as with `false`. Default `true`.
+   */
+  preciseLabels?: boolean;
 }
 
 /** {@link ScriptToolOptions} with every default applied and every list turned into a set. */
@@ -110,6 +117,8 @@ export interface ScriptLimits {
   maxRunArgsBytes: number;
   /** See {@link ScriptToolOptions.interactiveTools}. */
   interactiveTools: ReadonlySet<string>;
+  /** See {@link ScriptToolOptions.preciseLabels}. */
+  preciseLabels: boolean;
 }
 
 /** Apply the defaults. A bound that is missing, not a number, or not positive takes its default. */
@@ -128,6 +137,7 @@ export function resolveScriptLimits(options: ScriptToolOptions = {}): ScriptLimi
     maxCallArgsBytes: positive(options.maxCallArgsBytes, DEFAULT_MAX_CALL_ARGS_BYTES),
     maxRunArgsBytes: positive(options.maxRunArgsBytes, DEFAULT_MAX_RUN_ARGS_BYTES),
     interactiveTools: new Set([...DEFAULT_INTERACTIVE_TOOLS, ...(options.interactiveTools ?? [])]),
+    preciseLabels: options.preciseLabels !== false,
   };
 }
 

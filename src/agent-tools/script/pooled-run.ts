@@ -33,6 +33,10 @@ export type ScriptCallHandler = (call: SandboxCall, clock: ScriptClock) => Promi
 export interface ScriptRunRequest {
   /** The script: the body of an async function. */
   code: string;
+  /** Set for an instrumented script: `code` is its rewritten body, these its sites' kinds (see `script-instrument.ts`). */
+  sites?: string;
+  /** Told when the sandbox answered a call itself for a bound on the run's arguments, before any call made after it. */
+  onBound?: () => void;
   /** The run's bounds. */
   limits: ScriptLimits;
   /** The pool the run takes its place in. */
@@ -156,6 +160,7 @@ class PooledRun implements ThreadRunListener {
       type: 'run',
       runId: this.runId,
       code: this.request.code,
+      ...(this.request.sites !== undefined ? { sites: this.request.sites } : {}),
       ...(this.request.values !== undefined ? { values: this.request.values, maxValues: this.request.maxValues } : {}),
       timeLimitMs: limits.timeoutMs,
       limits: {
@@ -174,6 +179,7 @@ class PooledRun implements ThreadRunListener {
     this.remainingMs = message.remainingMs;
     this.remainingAt = Date.now();
     if (message.drawn !== undefined) this.request.onDrawn?.(message.drawn);
+    if (message.bounded === true) this.request.onBound?.();
     for (const call of message.calls) this.call(call);
   }
 

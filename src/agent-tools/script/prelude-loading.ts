@@ -72,6 +72,8 @@ export interface PreludeHelpers {
   captured: QuickJSHandle;
   /** `overLimit`: how many calls were past `maxCalls`. */
   overLimit: QuickJSHandle;
+  /** `sites`: the functions an instrumented script's call sites call. */
+  sites: QuickJSHandle;
 }
 
 /**
@@ -96,6 +98,7 @@ export function startPrelude(resources: RunResources, vm: QuickJSContext, prelud
     finishRun: resources.own(vm.getProp(list, 2)),
     captured: resources.own(vm.getProp(list, 3)),
     overLimit: resources.own(vm.getProp(list, 4)),
+    sites: resources.own(vm.getProp(list, 5)),
   };
 }
 

@@ -13,7 +13,7 @@ export const PRELUDE_FILENAME = 'toolweave-prelude.js';
 
 /**
  * Evaluates to a function of `(maxReturnChars, maxArgsUnits, maxCalls, tooManyCalls)`. Called
- * once, it defines the global `callTool` and returns `[take, deliver, finish, captured, overLimit]`.
+ * once, it defines the global `callTool` and returns `[take, deliver, finish, captured, overLimit, sites]`.
  * The sandbox never calls out to the host: the host pulls the calls and pushes the answers, once
  * each per turn of its loop, which costs far less than a host function called per call.
  *
@@ -39,6 +39,13 @@ export const PRELUDE_FILENAME = 'toolweave-prelude.js';
  *   catalog the same way. Each counts as a call of the run.
  * - `captured` holds the intrinsics the ending functions are made with.
  * - `overLimit()` gives how many calls were past `maxCalls` (resolved in the sandbox, never made).
+ * - `sites(kinds)`, for a script the host instrumented (see `script-instrument.ts`), makes the
+ *   functions its call sites call, one per character of `kinds` (`c`: `callTool`, `t`: `tools`,
+ *   `s`: `searchTools`, `d`: `describeTools`), each naming its site in the calls it makes; `w`,
+ *   which lets a built-in call the functions handed to it only while the call runs; and `r`, which
+ *   reads a member as `object[key]` does but answers `undefined` for an object the value
+ *   inherits (a built-in's method), so no built-in object reaches the script as a value. The host
+ *   hands them to the script's function as its parameter, so no name reaches them.
  *
  * The intrinsics are captured before the script runs, so a script that replaces `JSON` or
  * `String` changes only its own behaviour, not how its calls, errors and answer are read.
@@ -49,7 +56,8 @@ export const PRELUDE_SOURCE = `(function (maxReturnChars, maxArgsUnits, maxCalls
   const BasePromise = Promise, defineProperty = Object.defineProperty, then = Promise.prototype.then;
   const slice = String.prototype.slice, indexOf = String.prototype.indexOf, wellFormed = String.prototype.toWellFormed;
   const push = Array.prototype.push, join = Array.prototype.join;
-  const BaseError = Error, BaseProxy = Proxy, create = Object.create;
+  const BaseError = Error, BaseProxy = Proxy, create = Object.create, BaseTypeError = TypeError, apply = Reflect.apply;
+  const freeze = Object.freeze, hasOwn = Object.hasOwn;
   const waiting = Object.create(null);
   const valued = Object.create(null);
   const queued = [];
@@ -66,21 +74,22 @@ export const PRELUDE_SOURCE = `(function (maxReturnChars, maxArgsUnits, maxCalls
   defineProperty(ToolCall.prototype, "text", { get: notAwaited });
   defineProperty(ToolCall.prototype, "error", { get: notAwaited });
 
-  function callTool(name, args) {
+  function callTool(name, args) { return callAt(name, args, -1); }
+  function callAt(name, args, site) {
     const index = ++count;
     const call = new ToolCall(capture);
     if (index > maxCalls) {
       resolveNext(decode(tooManyCalls, 0));
       return call;
     }
-    enqueue(index, name, args, "c");
+    enqueue(index, name, args, "c", site);
     waiting[index] = resolveNext;
     return call;
   }
   defineProperty(globalThis, "callTool", { value: callTool, writable: false, enumerable: false, configurable: false });
 
   // A call whose answer is a value: resolved with it, or rejected with an Error carrying the code.
-  function valueCall(name, args, mode) {
+  function valueCall(name, args, mode, site) {
     const index = ++count;
     let settle;
     const promise = new BasePromise(function (resolve, reject) { settle = { resolve: resolve, reject: reject }; });
@@ -88,7 +97,7 @@ export const PRELUDE_SOURCE = `(function (maxReturnChars, maxArgsUnits, maxCalls
       settleValue(tooManyCalls, settle);
       return promise;
     }
-    enqueue(index, name, args, mode);
+    enqueue(index, name, args, mode, site);
     valued[index] = settle;
     return promise;
   }
@@ -109,23 +118,25 @@ export const PRELUDE_SOURCE = `(function (maxReturnChars, maxArgsUnits, maxCalls
   }
 
   // Every name reads as a function (but "then": the object is not a promise); a symbol reads as nothing.
-  const tools = new BaseProxy(create(null), {
-    get: function (target, key) {
-      if (typeof key !== "string" || key === "then") return undefined;
-      return function (args) { return valueCall(key, args, "v"); };
-    },
-  });
-  defineProperty(globalThis, "tools", { value: tools, writable: false, enumerable: false, configurable: false });
-  defineProperty(globalThis, "searchTools", {
-    value: function searchTools(query, limit) { return valueCall("searchTools", { query: query, limit: limit }, "s"); },
-    writable: false, enumerable: false, configurable: false,
-  });
-  defineProperty(globalThis, "describeTools", {
-    value: function describeTools(names) { return valueCall("describeTools", { names: names }, "d"); },
-    writable: false, enumerable: false, configurable: false,
-  });
+  function toolsAt(site) {
+    return new BaseProxy(create(null), {
+      get: function (target, key) {
+        if (typeof key !== "string" || key === "then") return undefined;
+        return function (args) { return valueCall(key, args, "v", site); };
+      },
+    });
+  }
+  function searchAt(site) {
+    return function searchTools(query, limit) { return valueCall("searchTools", { query: query, limit: limit }, "s", site); };
+  }
+  function describeAt(site) {
+    return function describeTools(names) { return valueCall("describeTools", { names: names }, "d", site); };
+  }
+  defineProperty(globalThis, "tools", { value: toolsAt(-1), writable: false, enumerable: false, configurable: false });
+  defineProperty(globalThis, "searchTools", { value: searchAt(-1), writable: false, enumerable: false, configurable: false });
+  defineProperty(globalThis, "describeTools", { value: describeAt(-1), writable: false, enumerable: false, configurable: false });
 
-  function enqueue(index, name, args, mode) {
+  function enqueue(index, name, args, mode, site) {
     let encoded = null;
     if (args === undefined) {
       encoded = "{}";
@@ -137,6 +148,7 @@ export const PRELUDE_SOURCE = `(function (maxReturnChars, maxArgsUnits, maxCalls
     // framed length would no longer match.
     const label = wellFormed.call(typeof name === "string" ? name : toStr(name));
     let request = index + ":" + label.length + ":" + label + mode;
+    if (site >= 0) request += "@" + site + ";";
     if (encoded !== null) request += encoded.length > maxArgsUnits ? "L" + encoded.length : "J" + encoded;
     push.call(queued, request.length + "|" + request);
   }
@@ -185,7 +197,38 @@ export const PRELUDE_SOURCE = `(function (maxReturnChars, maxArgsUnits, maxCalls
 
   function overLimit() { return count > maxCalls ? count - maxCalls : 0; }
 
-  return [take, deliver, finish, [stringify, toStr, slice, indexOf, BasePromise], overLimit];
+  function callAtSite(site) { return function (name, args) { return callAt(name, args, site); }; }
+
+  // A function handed to a built-in runs only while the built-in's call does: it cannot be kept and called later.
+  function within(thunk) {
+    let live = true;
+    function guard(fn) {
+      return function () {
+        if (!live) throw new BaseTypeError("a function handed to a built-in cannot be called after that call has returned");
+        return apply(fn, this, arguments);
+      };
+    }
+    try { return thunk(guard); } finally { live = false; }
+  }
+
+  function read(object, key) {
+    const value = object[key];
+    if (((typeof value === "object" && value !== null) || typeof value === "function") && !hasOwn(object, key)) return undefined;
+    return value;
+  }
+
+  function sites(kinds) {
+    const made = create(null);
+    for (let i = 0; i < kinds.length; i++) {
+      const kind = kinds[i];
+      made[i] = kind === "c" ? callAtSite(i) : kind === "t" ? toolsAt(i) : kind === "s" ? searchAt(i) : describeAt(i);
+    }
+    made.w = within;
+    made.r = read;
+    return freeze(made);
+  }
+
+  return [take, deliver, finish, [stringify, toStr, slice, indexOf, BasePromise], overLimit, sites];
 })`;
 
 /**

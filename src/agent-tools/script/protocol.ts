@@ -57,6 +57,8 @@ export interface RunMessage {
   runId: number;
   /** The script: the body of an async function. */
   code: string;
+  /** Set for an instrumented script: its sites' kinds (see `SandboxRequest.sites`). */
+  sites?: string;
   /** The run's time limit from its script's start, in milliseconds. */
   timeLimitMs: number;
   /** The bounds the thread applies itself. */
@@ -106,6 +108,8 @@ export interface CallsMessage {
   remainingMs: number;
   /** The values the script drew since its last batch, in a run whose values are recorded. */
   drawn?: SandboxValues;
+  /** The sandbox answered a call itself since the last batch, for a bound on the run's arguments (see `SandboxChannel.send`). */
+  bounded?: true;
 }
 
 /** Thread to host: a run ended. */

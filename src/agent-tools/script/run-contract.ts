@@ -26,6 +26,8 @@ export interface SandboxCall {
   name: string;
   /** The arguments as JSON text; `null` when the script passed something that is not a plain JSON object. */
   args: string | null;
+  /** The call site of an instrumented script that made it (see `script-instrument.ts`); absent for any other call. */
+  site?: number;
 }
 
 /** The answer to one call, as the sandbox takes it in. */
@@ -43,9 +45,12 @@ export interface SandboxAnswer {
 export interface SandboxChannel {
   /**
    * Hand calls out (those the script made since the last batch, in order), with the values the
-   * script drew since the last batch when its values are recorded (see {@link SandboxRequest.values}).
+   * script drew since the last batch when its values are recorded (see {@link SandboxRequest.values}),
+   * and `bounded` when the sandbox answered a call itself since the last batch because of a bound
+   * on the run's arguments (what it answered depends on the other calls' arguments, which the host
+   * must know to label what follows).
    */
-  send(calls: SandboxCall[], drawn?: SandboxValues): void;
+  send(calls: SandboxCall[], drawn?: SandboxValues, bounded?: boolean): void;
   /** The answers that arrived, waiting at most `timeoutMs` for the first when none has. */
   receive(timeoutMs: number): SandboxAnswer[] | Promise<SandboxAnswer[]>;
   /**
@@ -76,6 +81,11 @@ export interface SandboxLimits {
 export interface SandboxRequest extends SandboxLimits {
   /** The script: the body of an async function. */
   code: string;
+  /**
+   * Set for a script the host instrumented (see `script-instrument.ts`): `code` is the body of a
+   * function of the site functions, one per character of `sites`.
+   */
+  sites?: string;
   /**
    * The time limit from the script's start, in milliseconds. Read at every check rather than once,
    * because the host stretches it (a slow tool was called) from another thread while this runs.

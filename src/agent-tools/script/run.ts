@@ -9,15 +9,15 @@
  * run computes only between its awaits: while it waits for answers it holds no thread, and
  * `await` hands the thread to the next run that has work.
  */
-import type { QuickJSRuntime } from 'quickjs-emscripten';
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, VmCallResult } from 'quickjs-emscripten';
 import { messageOf } from '../../gate/message-of.js';
 import { CallBridge } from './call-bridge.js';
-import { prepareRuntime, startPrelude, type PreparedRuntime } from './prelude-loading.js';
+import { prepareRuntime, startPrelude, type PreludeHelpers, type PreparedRuntime } from './prelude-loading.js';
 import type { SandboxChannel, SandboxModule, SandboxOutcome, SandboxRequest, SandboxResult } from './run-contract.js';
 import { RunDeadline } from './run-deadline.js';
 import { OutcomeReader } from './run-outcome.js';
 import { RunResources } from './run-resources.js';
-import { SCRIPT_FILENAME, wrapScript } from './script-wrapper.js';
+import { SCRIPT_FILENAME, wrapInstrumented, wrapScript } from './script-wrapper.js';
 import { ValueRecording } from './value-recording.js';
 
 /**
@@ -123,7 +123,8 @@ class ScriptRun {
 
     this.deadline.begin(runtime);
     // `type: 'global'` so an `import` statement is a syntax error rather than a module load.
-    const started = vm.evalCode(wrapScript(request.code), SCRIPT_FILENAME, { type: 'global' });
+    const started =
+      request.sites === undefined ? vm.evalCode(wrapScript(request.code), SCRIPT_FILENAME, { type: 'global' }) : startInstrumented(resources, vm, helpers, request.code, request.sites);
     // Evaluating the wrapper only compiles the script and starts it (an async function turns
     // what it throws into a rejection): an error here is a syntax error, never one of its runtime.
     if (started.error) {
@@ -185,6 +186,20 @@ class ScriptRun {
       bridge.arrived(answers);
     }
   }
+}
+
+/**
+ * Start an instrumented script: the prelude makes its site functions, and its function (evaluated
+ * as `wrapInstrumented` writes it) is called with them, so no name of the script reaches them.
+ */
+function startInstrumented(resources: RunResources, vm: QuickJSContext, helpers: PreludeHelpers, code: string, sites: string): VmCallResult<QuickJSHandle> {
+  const kinds = resources.own(vm.newString(sites));
+  const made = vm.callFunction(helpers.sites, vm.undefined, kinds);
+  if (made.error) return made;
+  const functions = resources.own(made.value);
+  const fn = vm.evalCode(wrapInstrumented(code), SCRIPT_FILENAME, { type: 'global' });
+  if (fn.error) return fn;
+  return vm.callFunction(resources.own(fn.value), vm.undefined, functions);
 }
 
 /** A trap or abort of the WebAssembly module itself, or the host's stack running out inside it. */

@@ -6,8 +6,6 @@
  * effects ledger, and in a run that may pause, every call in flight is followed until it ends.
  */
 import { failure, type ErrorCode } from '../../codes.js';
-import { joinLabels, TRUSTED, type Label } from '../../flows/label.js';
-import { flatten } from '../../flows/label-tree.js';
 import { GateCall, type CallDoor } from '../../gate/call-record.js';
 import { observeRefusal } from '../../gate/events.js';
 import { ENTRY, startCall } from '../../gate/pipeline.js';
@@ -24,6 +22,7 @@ import { SCRIPT_TOOL_NAME } from '../batching-names.js';
 import { CallLedger } from './call-ledger.js';
 import { refusedCall, toScriptCallResult, toScriptValueResult, type ScriptCallResult } from './call-result.js';
 import type { ScriptLimits } from './options.js';
+import type { ScriptLabels } from './script-labels.js';
 import type { ScriptClock } from './pooled-run.js';
 import type { SandboxCall } from './run-contract.js';
 
@@ -61,12 +60,12 @@ export interface ScriptRunCalls {
   /** Ends the script's sandbox run when its run stops (it paused, or its replay diverged). */
   stopScript: () => void;
   /**
-   * With `flows`, the one label of all the script handles: its code's (what its caller gave the
-   * run), joined with each answer as the script receives it. Every call's arguments, and what
-   * decided that it is made, carry it: the script may have built them from anything it read. A call
-   * the script made before an answer came in cannot depend on that answer, and does not carry it.
+   * With `flows`, the run's labels (see `script-labels.ts`): each call's arguments, and what
+   * decided that it is made, carry what they may depend on (for a script that is not
+   * instrumented, all it has read so far: a call made before an answer came in cannot depend on
+   * it), and each answer is joined in as the host has it, before the script can read it.
    */
-  labels: { label: Label } | undefined;
+  labels: ScriptLabels | undefined;
 }
 
 /** Answer the script's calls of one run: see the module comment. */
@@ -82,14 +81,19 @@ export function scriptCalls(run: ScriptRunCalls): (call: SandboxCall, clock: Scr
     // A call the door refuses before the pipeline is told to whoever watches the run, as the gate's own refusals are.
     const refuse = (code: ErrorCode, message: string, tool: ITool | undefined): ScriptCallResult => {
       observeRefusal(nested, frame, call.name, tool, step, failure(code, message, { tool: call.name, step }));
+      run.labels?.answeredBy(call.site, true);
       return refusedCall(code, message);
     };
     const callArgs = parseArgs(call.args);
     if (!callArgs) {
       return refuse('input_invalid', 'callTool args must be a plain object that JSON can write (no cycles, no BigInt).', undefined);
     }
-    // The catalog answers without a tool: no gate, no ledger (a search changes nothing).
-    if (call.mode === 'search' || call.mode === 'describe') return discover(run.discovery(), call.mode, callArgs, limits.maxCallResultBytes);
+    // The catalog answers without a tool: no gate, no ledger (a search changes nothing); what it answers depends on what it was asked.
+    if (call.mode === 'search' || call.mode === 'describe') {
+      const found = discover(run.discovery(), call.mode, callArgs, limits.maxCallResultBytes);
+      run.labels?.answeredBy(call.site, found.error !== null);
+      return found;
+    }
     const resolved = gate.resolve(call.name);
     const answer = (result: ToolExecutionResult): ScriptCallResult =>
       call.mode === 'value'
@@ -112,12 +116,12 @@ export function scriptCalls(run: ScriptRunCalls): (call: SandboxCall, clock: Scr
     record.tool = resolved;
     const labels = run.labels;
     if (labels !== undefined) {
-      record.argLabels = labels.label;
-      record.control = labels.label;
+      record.argLabels = labels.argsOf(call.site);
+      record.control = labels.controlOf(call.site);
     }
     const pending = labels === undefined ? record.start() : record.start().then((result) => {
-      // The script reads the answer: from now on it may build anything from it.
-      labels.label = joinLabels(labels.label, record.outputLabel === undefined ? TRUSTED : flatten(record.outputLabel));
+      // The script reads the answer: from now on what is built from it carries it.
+      labels.answered(call.site, record.outputLabel, result);
       return result;
     });
     if (record.answered === 'dry') {

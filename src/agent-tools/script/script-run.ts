@@ -20,6 +20,8 @@ import { CALL_TIMEOUT_GRACE_MS, scriptCalls } from './script-calls.js';
 import { inputLabelsOf } from '../../engine/labels.js';
 import { flatten } from '../../flows/label-tree.js';
 import { labelResult } from '../../flows/run-flow.js';
+import { instrumentScript, type InstrumentedScript } from './script-instrument.js';
+import { ScriptLabels } from './script-labels.js';
 import { stoppedScript, toResult } from './script-result.js';
 
 /**
@@ -96,9 +98,13 @@ export async function runScript(
   // A dry run the host asked for: side-effecting calls and compositions are listed, not made.
   const dry = dryRunOf(context);
 
-  // A run through a gate with `flows` labels all the script handles with one label (see `script-calls.ts`).
+  // A run through a gate with `flows` follows labels (see `script-labels.ts`): call site by call
+  // site when its script is instrumented. A script whose code is untrusted already makes every
+  // call untrusted: it is not analysed.
   const flows = settings.gateSettings?.flows;
-  const labels = flows === undefined ? undefined : { label: flatten(inputLabelsOf(flows, frame, args, context)) };
+  const own = flows === undefined ? undefined : flatten(inputLabelsOf(flows, frame, args, context));
+  const instrumented = own !== undefined && own.trusted && limits.preciseLabels ? instrumentScript(code) : undefined;
+  const labels = own === undefined ? undefined : new ScriptLabels(own, instrumented?.sites);
   const onCall = scriptCalls({
     labels,
     settings,
@@ -117,7 +123,14 @@ export async function runScript(
   let run: ScriptRunResult;
   budget.sandboxes++;
   try {
-    const request = { code, limits, pool, scope, signal: stopScript?.signal ?? hostSignal };
+    const request = {
+      code: instrumented?.code ?? code,
+      ...(instrumented !== undefined ? { sites: instrumented.kinds, onBound: () => labels!.bound() } : {}),
+      limits,
+      pool,
+      scope,
+      signal: stopScript?.signal ?? hostSignal,
+    };
     run = await runOnPool(values === undefined ? request : { ...request, values: values.given, maxValues: MAX_SANDBOX_VALUES, onDrawn: (drawn) => keepDrawn(values.kept, drawn) }, onCall);
   } catch (error) {
     runEnded.abort();
@@ -135,12 +148,21 @@ export async function runScript(
   runEnded.abort();
   hostSignal?.removeEventListener('abort', onHostAbort);
   const effects = await ledger.close(run.outcome.kind === 'aborted' && !stopped ? 0 : IN_FLIGHT_GRACE_MS);
-  const result = stopped ? { ...stoppedScript(record!), effects } : toResult(run, limits, pool, effects, code);
+  const result = stopped ? { ...stoppedScript(record!), effects } : toResult(positionsIn(run, instrumented), limits, pool, effects, code);
   // What the script answers is built from all it read.
   if (labels !== undefined) labelResult(result, labels.label);
   // The script's span (when tracing) ends with its verdict; its calls' spans are its children.
   frame.end(result);
   return result;
+}
+
+/** `run` with the position of an error in the instrumented script given in the script as written. */
+function positionsIn(run: ScriptRunResult, instrumented: InstrumentedScript | undefined): ScriptRunResult {
+  const outcome = run.outcome;
+  if (instrumented === undefined || outcome.kind !== 'threw' || outcome.line === undefined) return run;
+  const { line, column } = instrumented.position(outcome.line, outcome.column);
+  const { column: _dropped, ...rest } = outcome;
+  return { ...run, outcome: { ...rest, line, ...(column !== undefined ? { column } : {}) } };
 }
 
 /** Wait for `promises` to settle, at most `ms`. */

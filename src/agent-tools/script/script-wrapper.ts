@@ -19,6 +19,17 @@ export function wrapScript(code: string): string {
   return `(async () => {\n${code}\n})()`;
 }
 
+/** The parameter an instrumented script's function takes the host's site functions under (see `script-instrument.ts`). */
+export const INSTRUMENTED_PARAMETER = '__tw';
+
+/**
+ * An instrumented script's body as an async function of the site functions, which the host calls
+ * with them. On the same lines as {@link wrapScript}, so a position maps back the same way.
+ */
+export function wrapInstrumented(code: string): string {
+  return `(async (${INSTRUMENTED_PARAMETER}) => {\n${code}\n})`;
+}
+
 /**
  * The position in the script from a QuickJS stack (`at f (run_js.js:LINE:COL)`): the first frame
  * in the script's file, minus the wrapper's line. A line past the script's last is the wrapper's

@@ -177,6 +177,7 @@ class ThreadRun implements SandboxChannel {
       instance,
       {
         code: this.message.code,
+        ...(this.message.sites !== undefined ? { sites: this.message.sites } : {}),
         ...(this.message.values !== undefined ? { values: this.message.values, maxValues: this.message.maxValues } : {}),
         timeLimitMs: () => this.timeLimitMs,
         uncharged: () => this.credit,
@@ -217,9 +218,10 @@ class ThreadRun implements SandboxChannel {
 
   // The channel, as the run sees it.
 
-  send(calls: SandboxCall[], drawn?: SandboxValues): void {
+  send(calls: SandboxCall[], drawn?: SandboxValues, bounded?: boolean): void {
     const message: CallsMessage = { type: 'calls', runId: this.runId, calls, remainingMs: Math.max(1, this.deadline - Date.now()) };
     if (drawn !== undefined) message.drawn = drawn;
+    if (bounded === true) message.bounded = true;
     post(message);
   }
 
