@@ -103,6 +103,9 @@ export type ScriptDeps =
     }
   | { readonly ok: false; readonly reason: string };
 
+/** The longest script analysed (parsing runs on the host's thread too); a longer one runs with one label for all it reads. */
+const MAX_CHARS = 64_000;
+
 /** The most passes the analysis makes; one that has not settled by then gives up (none should come near). */
 const MAX_PASSES = 200;
 
@@ -112,6 +115,7 @@ const MAX_PASSES = 200;
  * @category Untrusted data
  */
 export function analyseScript(code: string): ScriptDeps {
+  if (code.length > MAX_CHARS) return { ok: false, reason: `the script is longer than ${MAX_CHARS} characters` };
   try {
     const model = readScript(code);
     const st = new FlowState(model);
@@ -120,6 +124,7 @@ export function analyseScript(code: string): ScriptDeps {
       if (++passes > MAX_PASSES) return { ok: false, reason: 'the analysis did not settle' };
       st.changed = false;
       analysePass(st);
+      st.table.spend(code.length);
     } while (st.changed);
     const sites = model.siteList.map((site, i): ScriptSite => {
       const deps = st.sites[i];

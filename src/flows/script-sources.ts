@@ -12,6 +12,8 @@
  * a value built from all of what is at its path (and reading a field of it is as much).
  */
 
+import { GiveUp } from './script-model.js';
+
 /** One source: the answer of site `site`, at `path` of its output. */
 export interface Source {
   /** The call site, numbered from 0 in the order the sites appear in the script. */
@@ -38,6 +40,14 @@ const MAX_PATH = 6;
 /** The most sources of one site a set keeps; past them, the site's whole answer stands for them. */
 const MAX_PER_SITE = 8;
 
+/**
+ * The most work one analysis may do, in sources made and merged (a pass over the script counts as
+ * many as it has characters): the analysis runs on the host's thread, so a script built to make it
+ * slow gives up (and runs with one label for all it reads) after some tens of milliseconds at most.
+ * The scripts a model writes use a few thousand.
+ */
+const MAX_WORK = 400_000;
+
 /** Stands for any item or field (an index the analysis cannot read). */
 export const ANY_PART = '*';
 
@@ -47,9 +57,18 @@ export const ANY_PART = '*';
  */
 export class SourceTable {
   private readonly known = new Map<string, Source>();
+  /** The work done so far (see {@link MAX_WORK}). */
+  private spent = 0;
+
+  /** Count `units` of work; past the budget, the analysis gives up. */
+  spend(units: number): void {
+    this.spent += units;
+    if (this.spent > MAX_WORK) throw new GiveUp('the script takes too long to analyse');
+  }
 
   /** The source of `site`'s answer, as `form`, at `path`. */
   source(site: number, form: Source['form'], exact: boolean, path: readonly string[] = []): Source {
+    this.spend(8);
     const kept = path.length > MAX_PATH ? path.slice(0, MAX_PATH) : path;
     const isExact = exact && kept.length === path.length;
     // The site's number ends at the first separator, so each site's keys sort together.
@@ -73,6 +92,7 @@ export class SourceTable {
   join(a: Deps, b: Deps): Deps {
     if (b.length === 0 || a === b) return a;
     if (a.length === 0) return b;
+    this.spend(a.length + b.length);
     const merged: Source[] = [];
     let i = 0;
     let j = 0;
