@@ -61,6 +61,20 @@ describe('the analysis gives up on what it cannot follow soundly', () => {
     });
   }
 
+  it('gives up on a script built to make it slow (it runs on the host thread), and on one past its length bound', () => {
+    // Each call's arguments are built from the answer before: every statement's sources grow with the script.
+    const chained = (n: number): string =>
+      Array.from({ length: n }, (_, i) => `let r${i} = await callTool('t', { x: 1 });\n`).join('') +
+      'let acc = 0;\n' +
+      Array.from({ length: n }, (_, i) => `if (r${i}.text) acc += r${(i * 7) % n}.text.length;\n`).join('') +
+      "await callTool('pay', { acc });";
+    expect(analyseScript(chained(10)).ok).toBe(true);
+    const slow = analyseScript(chained(200));
+    expect(slow.ok === false && slow.reason).toMatch(/too long to analyse/);
+    const long = analyseScript(`const s = '${'x'.repeat(64_000)}';`);
+    expect(long.ok === false && long.reason).toMatch(/longer than 64000/);
+  });
+
   it('follows a script that awaits inside a function it hands to a built-in: the function runs concurrently', () => {
     const found = analyseScript('return Promise.all([1].map(async (x) => (await callTool("a", {})).text))');
     expect(found.ok && found.concurrent).toBe(true);
