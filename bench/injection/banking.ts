@@ -63,6 +63,7 @@ const bank = (env: Environment) => env as Bank;
 function payFrom(read: { tool: string; args: Record<string, unknown> }, recipient: { compositePath: string; pipelinePath: string; pickPath?: string; scriptExpr: string; extract: boolean; nth?: number }, amount: number): Programs {
   const extract = recipient.extract;
   const nth = recipient.nth ?? 0;
+  const picked = recipient.pickPath ? `{result.${recipient.pickPath}}` : '{result}';
   return {
     composite: {
       input: { amount },
@@ -85,9 +86,9 @@ function payFrom(read: { tool: string; args: Record<string, unknown> }, recipien
       combinator: 'pipe',
       stages: [
         { tool: read.tool, args: read.args },
-        ...(recipient.pickPath ? [{ tool: 'pick', args: { value: '{result}', path: recipient.pickPath } }] : []),
-        ...(extract ? [{ tool: 'extract_ibans', args: { text: '{result}' } }, { tool: 'pick', args: { value: '{result}', path: String(nth) } }] : []),
-        { tool: 'send_money', args: { recipient: '{result}', amount, subject: 'as asked' } },
+        // A hole's path picks the part: `{result.1.sender}`, the field of the list the read answered.
+        ...(extract ? [{ tool: 'extract_ibans', args: { text: picked } }] : []),
+        { tool: 'send_money', args: { recipient: extract ? `{result.${nth}}` : picked, amount, subject: 'as asked' } },
       ],
     },
     run_js: `const read = (await callTool('${read.tool}', ${JSON.stringify(read.args)})).text;
@@ -119,7 +120,7 @@ const userTasks: UserTask[] = [
     programs: {
       composite: { input: {}, spec: { steps: [{ name: 's', tool: 'get_scheduled_transactions' }, { tool: 'update_scheduled_transaction', inputMapping: { id: '$steps.s[0].id', amount: 1300 } }] } },
       run_pipeline: { steps: [{ id: 's', tool: 'get_scheduled_transactions' }, { tool: 'update_scheduled_transaction', args: { id: '${s.output[0].id}', amount: 1300 } }] },
-      compose: { combinator: 'pipe', stages: [{ tool: 'get_scheduled_transactions', args: {} }, { tool: 'pick', args: { value: '{result}', path: '0.id' } }, { tool: 'update_scheduled_transaction', args: { id: '{result}', amount: 1300 } }] },
+      compose: { combinator: 'pipe', stages: [{ tool: 'get_scheduled_transactions', args: {} }, { tool: 'update_scheduled_transaction', args: { id: '{result.0.id}', amount: 1300 } }] },
       run_js: `const s = JSON.parse((await callTool('get_scheduled_transactions', {})).text);
 const r = await callTool('update_scheduled_transaction', { id: s[0].id, amount: 1300 });
 return r.error ? r.error.code : 'done';`,

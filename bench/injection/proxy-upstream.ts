@@ -13,10 +13,6 @@
  * - A result's structured content must be an object, so a list would arrive as JSON text that no
  *   declarative path can index. The server answers a list as `{ value: [...] }` (the convention the
  *   project's own test servers use), and every path into a list goes through `value`.
- * - A number or a boolean a tool returns arrives as its text: `pick` of an id answers `"7"`, not 7.
- *   Nothing is rewritten for that; where a program passes such a value on to a tool whose schema
- *   wants a number (compose's `raise-rent`), the proxy refuses the call's arguments, and the task
- *   is not done. The table shows it.
  */
 import type { ITool, ToolExecutionResult } from '../../dist/index.js';
 import { createMcpServer, serveHttp } from '../../dist/mcp/index.js';
@@ -89,7 +85,7 @@ export function fieldPathOverMcp(tool: string, path: string, listTools: Readonly
 /**
  * A suite's programs as a model writes them against the proxy: every index into a list goes
  * through the list's `value`. In these suites a path indexes only lists (a step's output, a
- * pipeline's `output`, a `pick` path that starts with a position, a script's `JSON.parse` of a
+ * pipeline's `output`, a `pick` path or a compose hole's path that starts with a position, a script's `JSON.parse` of a
  * call's text), so the rewrite is mechanical; each rewritten program is checked, through the
  * 'no flows' rows, by its task being done (or its attack succeeding) there.
  */
@@ -98,7 +94,7 @@ export function overMcp(programs: Programs): Programs {
   return {
     composite: rewrite(programs.composite, /\$steps\.(\w+)\[/gu, '$$steps.$1.value['),
     run_pipeline: rewrite(programs.run_pipeline, /\$\{(\w+)\.output\[/gu, '$${$1.output.value['),
-    compose: programs.compose === null ? null : rewrite(programs.compose, /"path":"(\d)/gu, '"path":"value.$1'),
+    compose: programs.compose === null ? null : rewrite(rewrite(programs.compose, /"path":"(\d)/gu, '"path":"value.$1'), /\{result\.(\d)/gu, '{result.value.$1'),
     run_js: parsedValue(programs.run_js),
   };
 }

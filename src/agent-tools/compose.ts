@@ -58,9 +58,9 @@ export function composeInputSchema(): JSONSchemaObject {
 function describeCompose(): string {
   const f = modelNodeFields();
   return (
-    `Run a tree of tool calls in one call. A node is a leaf ${f.step} or a combinator with its fields; any node may nest. ` +
+    `Runs a tree of tool calls. A node: a leaf ${f.step} or a combinator with its fields; nodes nest. ` +
     `gather ${f.gather}: at once, by name. for_each ${f.for_each}: template per item of items, "{item}" filled. ` +
-    `pipe ${f.pipe}: in order, "{result}" is the previous output. try_and_check ${f.try_and_check}: fails if check fails. ` +
+    `pipe ${f.pipe}: in order, "{result}" the previous output, "{result.a.0}" a part. try_and_check ${f.try_and_check}: fails if check fails. ` +
     `scope ${f.scope}: undoes do on failure. annotate ${f.annotate}: intent kept with do.`
   );
 }

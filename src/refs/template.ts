@@ -4,9 +4,10 @@
  */
 import type { Accessor, CompileSite, Hole, RefScope } from './scope.js';
 import { compileReference } from './reference.js';
+import { compileWalk, parseDottedPath, type PathSegment } from './path.js';
 import { joinLabels, TRUSTED } from '../flows/label.js';
 import { flatten } from '../flows/label-tree.js';
-import type { LabelAccessor } from '../flows/label-scope.js';
+import { labelWalk, type LabelAccessor } from '../flows/label-scope.js';
 
 /**
  * Reports an unresolvable expression found at compile time (the caller decides whether it is an
@@ -75,7 +76,12 @@ const TEMPLATE_PART = /\$\{\s*\$/u;
 /** Whether `text` needs template compilation here: a `${$...}` part or an allowed hole. */
 export function isTemplate(text: string, holes: ReadonlyMap<string, Hole>, references = true): boolean {
   if (references && TEMPLATE_PART.test(text)) return true;
-  for (const hole of holes.keys()) if (text.includes(hole)) return true;
+  for (const hole of holes.keys()) {
+    if (text.includes(hole)) return true;
+    // A hole with a path into its value: `{result.0.id}`, `{item[1]}`.
+    const open = hole.slice(0, -1);
+    if (text.includes(`${open}.`) || text.includes(`${open}[`)) return true;
+  }
   return false;
 }
 
@@ -92,6 +98,8 @@ export function compileTemplate(
 ): CompiledString {
   const whole = holes.get(text);
   if (whole) return { accessor: whole.read, labels: whole.labels, dynamic: true };
+  const wholePath = pathHole(text, 0, holes);
+  if (wholePath !== undefined && wholePath.end === text.length) return { accessor: wholePath.hole.read, labels: wholePath.hole.labels, dynamic: true };
 
   const literals: string[] = [];
   const accessors: Accessor[] = [];
@@ -119,6 +127,15 @@ export function compileTemplate(
       continue;
     }
     if (text[i] === '{' || text[i] === '$') {
+      const path = pathHole(text, i, holes);
+      if (path !== undefined) {
+        literals.push(lit);
+        accessors.push(path.hole.read);
+        parts.push(path.hole.labels);
+        lit = '';
+        i = path.end;
+        continue;
+      }
       for (const [written, hole] of holes) {
         if (text.startsWith(written, i)) {
           literals.push(lit);
@@ -135,6 +152,32 @@ export function compileTemplate(
   }
   literals.push(lit);
   return { ...join(literals, accessors), labels: joinedLabels(parts) };
+}
+
+/** A hole's name and the path into its value (`{result.0.id}`, `{item[2].name}`): at most this long. */
+const MAX_PATH_HOLE = 200;
+
+/**
+ * A hole with a path into its value at `at` (`{result.1.sender}`, `{item[0]}`), as the hole the
+ * path reads: its value's part, and that part's label (its container's joined in), so a field
+ * chosen from a list is labelled as that field, not as the whole list.
+ */
+function pathHole(text: string, at: number, holes: ReadonlyMap<string, Hole>): { hole: Hole; end: number } | undefined {
+  if (text[at] !== '{') return undefined;
+  const close = text.indexOf('}', at + 1);
+  if (close < 0 || close - at > MAX_PATH_HOLE) return undefined;
+  const inner = text.slice(at + 1, close);
+  const split = inner.search(/[.[]/u);
+  if (split <= 0) return undefined;
+  const base = holes.get(`{${inner.slice(0, split)}}`);
+  if (base === undefined) return undefined;
+  const parsed = parseDottedPath(inner.slice(split));
+  if (!parsed.ok || parsed.segments.length === 0) return undefined;
+  // A position written as a name (`.0`) reads an item: the same key for the value and its label.
+  const segments: PathSegment[] = parsed.segments.map((s) => (typeof s === 'string' && /^\d+$/u.test(s) ? Number(s) : s));
+  const walk = compileWalk(segments);
+  const labelsAt = labelWalk(segments);
+  return { hole: { read: (scope) => walk(base.read(scope)), labels: (l) => labelsAt(base.labels(l)) }, end: close + 1 };
 }
 
 /** A string made of the text and of `parts`: its label is the text's and every part's, each all joined. */

@@ -102,7 +102,8 @@ describe('compose: its definition', () => {
     expect(JSON.stringify(compose.inputSchema)).not.toMatch(/anyOf|oneOf|allOf/u);
     // Measured 284 (the root union it replaced: 449).
     const tokens = encode(JSON.stringify({ name: compose.name, description: compose.description, inputSchema: compose.inputSchema })).length;
-    expect(tokens).toBeLessThanOrEqual(285);
+    // 290: a hole's path (`{result.a.0}`) costs a few tokens here and saves the model a call to pick a field.
+    expect(tokens).toBeLessThanOrEqual(290);
   });
 
   it("says which fields go with each kind, from the definitions each node is checked against", () => {

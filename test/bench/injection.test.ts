@@ -18,8 +18,8 @@ describe('the injection benchmark', () => {
         expect(unchecked.attacksSucceeded).toBe(unchecked.attacks);
       });
     }
-    it(`${suite.name}: the declarative doors do every task whose arguments the user or trusted tools gave, with no question`, async () => {
-      for (const door of ['composite', 'run_pipeline'] as const) {
+    it(`${suite.name}: every door does every task whose arguments the user or trusted tools gave, with no question`, async () => {
+      for (const door of DOORS) {
         const figures = await runSuite(suite, door, 'hook says no');
         expect(figures.trustedDoneWithoutQuestion, door).toBe(figures.trustedTasks);
         // Every question asked in a benign task was about a call untrusted data steered.

@@ -165,6 +165,38 @@ describe('flows: the batching doors', () => {
   });
 });
 
+describe('flows: compose selects a field with a hole path', () => {
+  it("pays a trusted field chosen with {result.1.sender}, and refuses the untrusted {result[1].subject}", async () => {
+    const { compose, payments } = setup();
+    const pay = (hole: string) =>
+      compose.execute({ combinator: 'pipe', stages: [{ tool: 'get_transactions', args: {} }, { tool: 'send_money', args: { recipient: hole, amount: 1 } }] } as never, { sessionId: `hole-${hole}` });
+    const sender = await pay('{result.1.sender}');
+    expect(sender.success, JSON.stringify(sender)).toBe(true);
+    expect(payments).toEqual([{ recipient: 'DE22-SHOP', amount: 1 }]);
+    const subject = await pay('{result[1].subject}');
+    expect(subject.details?.code).toBe('flow_untrusted');
+    // A field inside a text carries that field's label, the text's joined in.
+    const inText = await pay('to {result.1.subject}');
+    expect(inText.details?.code).toBe('flow_untrusted');
+    expect(payments).toHaveLength(1);
+  });
+
+  it('gives each for_each item its fields: {item.sender} of a trusted list pays, {item.subject} does not', async () => {
+    const { compose, payments } = setup();
+    const each = (hole: string) =>
+      compose.execute(
+        { combinator: 'for_each', items: { tool: 'get_transactions', args: {} }, template: { tool: 'send_money', args: { recipient: hole, amount: 2 } } } as never,
+        { sessionId: `each-${hole}` },
+      );
+    const senders = await each('{item.sender}');
+    expect(senders.success, JSON.stringify(senders)).toBe(true);
+    expect(payments.map((p) => p.recipient)).toEqual([LANDLORD, 'DE22-SHOP']);
+    const subjects = await each('{item.subject}');
+    expect(subjects.success).toBe(false);
+    expect(payments).toHaveLength(2);
+  });
+});
+
 describe("flows: the session's label", () => {
   it('marks the session once a door hands it untrusted text: its later arguments carry it, in that session only', async () => {
     const { pipeline, payments } = setup();
