@@ -37,6 +37,15 @@ describe('compose: the shapes as written', () => {
     const result = await compose.execute({ combinator: 'pipe', stages: [{ tool: 'file_glob', args: { pattern: '*' } }, { tool: 'file_read_batch', args: { paths: '{result}' } }] }, {});
     expect(result.output).toEqual(['text of src/a.py', 'text of src/b.py']);
   });
+  it('holes with a path: a whole-string one keeps the part as it is, one inside text reads it as text; only own fields', async () => {
+    const { compose } = setup();
+    const pipe = (args: Record<string, unknown>) => compose.execute({ combinator: 'pipe', stages: [{ tool: 'file_glob', args: { pattern: '*' } }, { tool: 'file_read_batch', args }] }, {});
+    expect((await pipe({ paths: ['{result.1}', '{result[0]}'] })).output).toEqual(['text of src/b.py', 'text of src/a.py']);
+    expect((await pipe({ paths: ['first {result.0}, length {result.length}'] })).output).toEqual(['text of first src/a.py, length 2']);
+    // Not an own field, a missing one, an unknown hole, a malformed path: nothing read (text stays text).
+    expect((await pipe({ paths: ['{result.constructor}{result.__proto__}{result.9}'] })).output).toEqual(['text of ']);
+    expect((await pipe({ paths: ['{other.0}', '{result.}', '{result'] })).output).toEqual(['text of {other.0}', 'text of {result.}', 'text of {result']);
+  });
   it('try_and_check, scope and annotate nested', async () => {
     const { compose } = setup(['file_edit_batch']);
     const result = await compose.execute({
