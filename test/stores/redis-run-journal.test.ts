@@ -10,6 +10,7 @@ import { ComposableToolBuilder } from '../../src/builder.js';
 import type { ApprovalAction } from '../../src/gate/host-hooks.js';
 import type { RunJournal } from '../../src/runs/journal.js';
 import { resumeRun } from '../../src/doors/resume.js';
+import { createScriptTool } from '../../src/agent-tools/script/index.js';
 import { createRedisRunJournal, type RedisRunJournalOptions } from '../../src/stores/redis.js';
 import type { ITool, ToolExecutionResult } from '../../src/tool.js';
 import { registry, tool } from '../helpers/tools.js';
@@ -268,5 +269,30 @@ describe('createRedisRunJournal: labels (a gate with flows)', () => {
     expect(again.details?.code).toBe('approval_pending');
     expect((again.details?.pending as { provenance: Record<string, { trusted: boolean; sources: unknown[] }> }[])[0].provenance.recipient).toEqual({ trusted: false, sources: [{ tool: 'read_file', step: 'bill' }] });
     expect(payments).toEqual([{ recipient: 'XX99-ATTACKER' }]);
+  });
+
+  it('keeps run_js labels call by call: resumed in another process, a literal payment needs no question, the one the read steers does', async () => {
+    const payments: { recipient: unknown; amount: unknown }[] = [];
+    const asked: ApprovalAction[] = [];
+    const read = tool('read_file', () => 'XX99-ATTACKER', { hasSideEffects: false });
+    const send = tool('send_money', (a) => (payments.push({ recipient: a.recipient, amount: a.amount }), { sent: true }), { hasSideEffects: true });
+    const runJs = (trustedTools: string[]) =>
+      createScriptTool(
+        registry(read, send).gate({ flows: { trustedTools }, journal: journalOver(clientOf(server)), approvals: { requestApproval: (action) => (asked.push(action), { pending: true }) } }),
+        { sideEffectingTools: ['send_money'] },
+      );
+    const code = `const t = (await callTool('read_file', {})).text;
+const a = await callTool('send_money', { recipient: 'DE11-LANDLORD', amount: 1 });
+const b = await callTool('send_money', { recipient: t, amount: 2 });
+return [a, b].map((r) => (r.error ? r.error.code : 'paid')).join();`;
+    const paused = await runJs([]).execute({ code }, { sessionId: 'js1' });
+    expect(paused.details?.code).toBe('approval_pending');
+    expect(payments).toEqual([{ recipient: 'DE11-LANDLORD', amount: 1 }]);
+    expect(asked).toHaveLength(1);
+    // Another process trusts read_file now: the answer replayed from the journal keeps its recorded label.
+    const again = await resumeRun(runJs(['read_file']), paused.details!.resume as string, [{ approved: false }], { sessionId: 'js1' });
+    expect(again.output).toBe('paid,approval_rejected');
+    expect(asked).toHaveLength(1);
+    expect(payments).toEqual([{ recipient: 'DE11-LANDLORD', amount: 1 }]);
   });
 });
