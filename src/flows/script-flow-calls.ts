@@ -60,6 +60,7 @@ export function evalCall(ev: Eval, st: FlowState, node: CallExpression, pc: Deps
     }
   }
   if (callbacks !== undefined) return handsOn(st, callbacks, callee, args, argPc, pureMethod(node.callee as AnyNode));
+  if (name === 'Date.now' || (name === 'Date' && args.length === 0)) return val(clock(st), [], true);
   if (name !== undefined && (PURE_FUNCTIONS.has(name) || PRIMITIVE_MEMBERS.has(name))) {
     return val(args.reduce((d, a) => st.join(d, t.flat(a.v)), NONE), [], true);
   }
@@ -70,6 +71,17 @@ export function evalCall(ev: Eval, st: FlowState, node: CallExpression, pc: Deps
     return val(args.reduce((d, a, i) => st.join(d, i === 0 ? t.parsed(a.v) : t.flat(a.v)), NONE), [], false, true);
   }
   return universal(st, argPc, callee, args, pureMethod(node.callee as AnyNode));
+}
+
+/**
+ * What the clock reads may be built from: how long everything before took, which the answers and
+ * what the script computed from them decide. So every site's whole answer (all the script
+ * receives comes from them, or from its own text).
+ */
+export function clock(st: FlowState): Deps {
+  let d: Deps = NONE;
+  for (const site of st.model.siteList) d = st.join(d, st.table.of(st.table.whole(site.id)));
+  return d;
 }
 
 function isFunctionArg(st: FlowState, a: AnyNode): boolean {

@@ -11,7 +11,7 @@
  * Walking an iterator advances it: walking anything but plain data may change it.
  */
 import type { AnyNode, Pattern, Property } from 'acorn';
-import { evalCall, universal } from './script-flow-calls.js';
+import { clock, evalCall, universal } from './script-flow-calls.js';
 import { ANY_PART, NONE, type Deps } from './script-sources.js';
 import { both, iterated, LITERAL, refsOf, val, type FlowState, type Val } from './script-state.js';
 
@@ -115,6 +115,8 @@ function evalIn(st: FlowState, node: AnyNode, pc: Deps): Val {
       return evalCall(evalExpr, st, node, pc);
     case 'NewExpression': {
       const args = node.arguments.map((a) => evalExpr(st, a.type === 'SpreadElement' ? a.argument : a, pc));
+      // `new Date()` reads the clock (the name cannot be declared, so it is the built-in).
+      if (args.length === 0 && node.callee.type === 'Identifier' && node.callee.name === 'Date') return val(clock(st), [], false);
       return universal(st, pc, val(NONE, [], false), args);
     }
     default:

@@ -53,6 +53,20 @@ export const PRIMITIVE_MEMBERS = new Set([
 export const ALIASING_MEMBERS = new Set(['Object.keys', 'Object.values', 'Object.entries', 'Object.getOwnPropertyNames', 'Object.fromEntries', 'Array.of']);
 
 /**
+ * Static members of a built-in a script may call besides those above, each answering a value of
+ * the script's own or a new one built from its arguments (or a promise of one), never a built-in's
+ * object: not `Object.getPrototypeOf`, which answers a prototype every object of its kind shares.
+ * A call of any other static member makes the analysis give up.
+ */
+export const OTHER_STATIC_CALLS = new Set([
+  'JSON.parse', 'Object.assign', 'Object.create', 'Object.defineProperty', 'Object.defineProperties', 'Object.freeze',
+  'Object.seal', 'Object.preventExtensions', 'Object.isFrozen', 'Object.isSealed', 'Object.isExtensible',
+  'Object.setPrototypeOf', 'Object.getOwnPropertyDescriptor', 'Object.getOwnPropertyDescriptors', 'Object.groupBy',
+  'Map.groupBy', 'Array.from', 'Promise.all', 'Promise.allSettled', 'Promise.any', 'Promise.race', 'Promise.resolve',
+  'Promise.reject', 'String.raw', 'ArrayBuffer.isView',
+]);
+
+/**
  * Member names the analysis does not follow, on a built-in or on any value: the ways to a
  * prototype, a constructor or an accessor.
  */

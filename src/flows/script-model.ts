@@ -10,7 +10,8 @@
  * objects (code that runs where no call is written); a function used as a value other than called
  * where it is named or handed to a built-in (it could run anywhere); a built-in used as a value
  * (`const f = Math.max`), changed, read by a computed key, or called with `new` (but the plain
- * constructors: `Map`, `Date`, ...; never `Promise`); a method named by data (`x[k]()`); the
+ * constructors: `Map`, `Date`, ...; never `Promise`); a static member of a built-in it does not
+ * know (`Object.getPrototypeOf` answers a prototype all objects of a kind share); a method named by data (`x[k]()`); the
  * members that lead to a prototype or an accessor (`constructor`, `prototype`, `__proto__`, ...);
  * an optional read, or a pattern, that may read a built-in's method; a reference to the prelude's
  * `callTool` or `tools` other than a call (an alias would call past the instrumented sites); a

@@ -5,7 +5,7 @@
  * not follow refused.
  */
 import type { AnyNode, CallExpression, Identifier, Node, Pattern } from 'acorn';
-import { CONSTANT_MEMBERS, FORBIDDEN_MEMBERS, NAMESPACE_GLOBALS, PROTO_OBJECT_NAMES, PURE_FUNCTIONS } from './script-globals.js';
+import { ALIASING_MEMBERS, CONSTANT_MEMBERS, FORBIDDEN_MEMBERS, NAMESPACE_GLOBALS, OTHER_STATIC_CALLS, PRIMITIVE_MEMBERS, PROTO_OBJECT_NAMES, PURE_FUNCTIONS } from './script-globals.js';
 import { GiveUp, type FnNode, type Pos, type ReadContext, type SiteModel } from './script-model.js';
 
 /** Read an expression standing at `pos`; `inChain` when it is the callee or object of a link of the chain being read. */
@@ -145,7 +145,11 @@ function member(ctx: ReadContext, node: Extract<AnyNode, { type: 'MemberExpressi
   if (global) {
     // A built-in is only called (`Math.max(...)`), or read for a constant (`Math.PI`); never changed.
     if (name === undefined || node.computed || pos === 'target') throw new GiveUp('a built-in changed, or read by a computed name');
-    if (pos !== 'callee' && !CONSTANT_MEMBERS.has(`${(node.object as Identifier).name}.${name}`)) throw new GiveUp('a built-in function used as a value');
+    const qualified = `${(node.object as Identifier).name}.${name}`;
+    if (pos !== 'callee' && !CONSTANT_MEMBERS.has(qualified)) throw new GiveUp('a built-in function used as a value');
+    if (pos === 'callee' && !PRIMITIVE_MEMBERS.has(qualified) && !ALIASING_MEMBERS.has(qualified) && !OTHER_STATIC_CALLS.has(qualified)) {
+      throw new GiveUp(`${qualified}, which the analysis does not follow`);
+    }
     return readExpr(ctx, node.object, 'member', true);
   }
   if (name === undefined) readExpr(ctx, node.property, 'value');
