@@ -5,25 +5,40 @@
  * finds none ready waits for one. The QuickJS module is compiled once per process and sent to each
  * thread, so a new thread costs a thread's start, not a compile. Idle threads never hold the
  * process open.
+ *
+ * Two threads beyond the pool's own, each started when first needed: the isolation thread, where
+ * the runs of a held-back scope go (`held-back.ts`), so what it does next can stop only its own
+ * runs; and the overflow thread, where a new run goes when every thread of the pool is computing a
+ * long stretch, so it is not queued behind them (the system's scheduler shares the cores among
+ * the threads, so a short run answers while long ones compute).
  */
+import type { HeldBackScopes } from './held-back.js';
 import { compiledModule } from './quickjs-module.js';
 import { SandboxThread } from './thread.js';
 
 /** A thread computing one stretch for longer than this gets no new run while another can take it. */
 const BUSY_MS = 20;
 
+/** What a thread of the pool is for: one of its own, or one of the two beyond them. */
+type Extra = 'isolation' | 'overflow';
+
 /** The threads of one pool. */
 export class PoolThreads {
-  /** The threads started and not ended. */
+  /** The threads started and not ended, the two beyond the pool's own included. */
   readonly alive: SandboxThread[] = [];
-  /** Threads being started. */
+  /** The pool's own threads among them. */
+  private readonly own = new Set<SandboxThread>();
+  /** Threads of the pool's own being started. */
   private starting = 0;
+  /** The threads beyond the pool's own: started, or starting. */
+  private readonly extras = new Map<Extra, SandboxThread | Promise<SandboxThread | Error>>();
   /** Runs waiting for a thread to be ready. */
   private placing: ((thread: SandboxThread | Error | undefined) => void)[] = [];
 
   constructor(
     private readonly size: number,
     private readonly sliceMs: number,
+    private readonly heldBack?: HeldBackScopes,
   ) {
     // Compiled in the background from now (once per process), so the first run finds it done.
     void compiledModule();
@@ -33,13 +48,17 @@ export class PoolThreads {
    * A thread for a run: the least loaded of those ready for it; with none, the run waits for the
    * first to be (a thread starting, or one ending its doomed run).
    */
-  thread(signal: AbortSignal | undefined): Promise<SandboxThread | Error | undefined> | SandboxThread | Error {
+  thread(signal: AbortSignal | undefined, scope = '', heldBack = false): Promise<SandboxThread | Error | undefined> | SandboxThread | Error {
     // All the pool's threads start with its first run: a thread is cheap beside the runs it hosts,
     // and a run after one whose thread was stopped then finds another ready.
-    while (this.alive.length + this.starting < this.size) this.spawn();
-    const ready = this.readyThread();
-    if (ready !== undefined) return ready;
-    if (this.starting === 0 && this.alive.length === 0) return new Error('no sandbox thread could be started');
+    while (this.own.size + this.starting < this.size) this.spawn();
+    if (heldBack) return this.extra('isolation', signal);
+    const best = this.leastLoaded();
+    if (best !== undefined && best.rank === READY) return best.thread;
+    // Every thread computes a long stretch, none of them for this run's scope: not behind them, on
+    // the overflow thread. (A scope's runs wait behind its own, as its slice allows.)
+    if (best !== undefined && best.rank === BUSY && this.starting === 0 && !this.computesFor(scope)) return this.extra('overflow', signal);
+    if (this.starting === 0 && this.own.size === 0) return new Error('no sandbox thread could be started');
     // Waiting for a thread, the run still hears its abort (`undefined`).
     return new Promise((resolve) => {
       const placed = (thread: SandboxThread | Error | undefined): void => {
@@ -62,9 +81,9 @@ export class PoolThreads {
   }
 
   /**
-   * The thread a new run goes to now, if any: the least loaded one not in a long stretch of
-   * computing; a busy one only while no other thread is starting. Never a doomed one: a run placed
-   * there would be lost with the thread when the watchdog stops it, within a moment.
+   * The thread a run waiting for one goes to now, if any: the least loaded one not in a long
+   * stretch of computing; a busy one only while no other thread is starting. Never a doomed one: a
+   * run placed there would be lost with the thread when the watchdog stops it, within a moment.
    */
   private readyThread(): SandboxThread | undefined {
     const best = this.leastLoaded();
@@ -72,16 +91,70 @@ export class PoolThreads {
     return best.thread;
   }
 
-  /** The thread with the fewest runs among those of the lowest rank (ready, busy, doomed). */
+  /**
+   * The thread beyond the pool's own that `kind` names: started when first needed, and again after
+   * it ended. A run waiting for it to start still hears its abort (`undefined`).
+   */
+  private extra(kind: Extra, signal: AbortSignal | undefined): SandboxThread | Promise<SandboxThread | Error | undefined> {
+    let thread = this.extras.get(kind);
+    if (thread === undefined) {
+      const started: Promise<SandboxThread | Error> = compiledModule()
+        .then((module) => SandboxThread.start(module, this.sliceMs, (ended) => this.forget(ended)))
+        .then(
+          (made) => {
+            this.alive.push(made);
+            this.extras.set(kind, made);
+            return made;
+          },
+          (error: unknown) => {
+            this.extras.delete(kind);
+            return error instanceof Error ? error : new Error(String(error));
+          },
+        );
+      this.extras.set(kind, started);
+      thread = started;
+    }
+    if (!(thread instanceof Promise)) return thread;
+    if (signal === undefined) return thread;
+    const starting = thread;
+    return new Promise((resolve) => {
+      const onAbort = (): void => resolve(undefined);
+      signal.addEventListener('abort', onAbort, { once: true });
+      void starting.then((made) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(made);
+      });
+    });
+  }
+
+  /** The pool's own thread with the fewest runs among those of the lowest rank (ready, busy, doomed). */
   private leastLoaded(): { thread: SandboxThread; load: number; rank: ThreadRank } | undefined {
     let best: { thread: SandboxThread; load: number; rank: ThreadRank } | undefined;
     const now = Date.now();
-    for (const thread of this.alive) {
-      const rank = rankOf(thread, now);
+    for (const thread of this.own) {
+      let rank = rankOf(thread, now);
+      // A thread where a held-back scope's run still computes takes no new run while another can.
+      if (rank === READY && this.hostsHeldBack(thread, now)) rank = BUSY;
       const load = thread.load;
       if (best === undefined || rank < best.rank || (rank === best.rank && load < best.load)) best = { thread, load, rank };
     }
     return best;
+  }
+
+  /** Whether a run of `scope` computes on one of the pool's own threads now. */
+  private computesFor(scope: string): boolean {
+    for (const thread of this.own) {
+      const episode = thread.episode();
+      if (episode !== undefined && thread.runs.get(episode.runId)?.scope === scope) return true;
+    }
+    return false;
+  }
+
+  private hostsHeldBack(thread: SandboxThread, now: number): boolean {
+    const held = this.heldBack;
+    if (held === undefined || held.none(now)) return false;
+    for (const run of thread.runs.values()) if (held.isHeld(run.scope, now)) return true;
+    return false;
   }
 
   /** Start a thread; once ready it joins the pool, and the runs waiting for one are placed. */
@@ -93,12 +166,13 @@ export class PoolThreads {
         (thread) => {
           this.starting--;
           this.alive.push(thread);
+          this.own.add(thread);
           this.placeWaiting();
         },
         (error: unknown) => {
           this.starting--;
           // Runs wait on for another thread while one is starting; with none, they are told why.
-          if (this.starting === 0 && this.alive.length === 0) this.placeWaiting(error instanceof Error ? error : new Error(String(error)));
+          if (this.starting === 0 && this.own.size === 0) this.placeWaiting(error instanceof Error ? error : new Error(String(error)));
           else this.placeWaiting();
         },
       );
@@ -120,7 +194,9 @@ export class PoolThreads {
   private forget(thread: SandboxThread): void {
     const at = this.alive.indexOf(thread);
     if (at >= 0) this.alive.splice(at, 1);
-    if (this.alive.length + this.starting < this.size) this.spawn();
+    for (const [kind, extra] of this.extras) if (extra === thread) this.extras.delete(kind);
+    if (!this.own.delete(thread)) return;
+    if (this.own.size + this.starting < this.size) this.spawn();
   }
 }
 

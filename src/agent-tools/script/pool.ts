@@ -6,6 +6,7 @@
  * watchdog for threads that cannot stop a run themselves (`thread-watchdog.ts`).
  */
 import { availableParallelism } from 'node:os';
+import { HELD_BACK_RUNS, HeldBackScopes } from './held-back.js';
 import { PoolThreads } from './pool-threads.js';
 import { RunAdmission, type Admission, type Refusal } from './run-admission.js';
 import type { SandboxThread } from './thread.js';
@@ -150,6 +151,8 @@ export class WorkerPool implements SandboxPool {
   readonly sliceMs: number;
   private readonly workers: PoolThreads;
   private readonly admission: RunAdmission;
+  /** The scopes whose runs go to a thread of their own for a while (see `held-back.ts`). */
+  readonly heldBack = new HeldBackScopes();
 
   constructor(options: SandboxPoolOptions) {
     const machine = Math.min(DEFAULT_THREADS_CEILING, Math.max(2, availableParallelism()));
@@ -158,14 +161,16 @@ export class WorkerPool implements SandboxPool {
     this.maxQueuedRuns = clamp(options.maxQueuedRuns, 0, Number.MAX_SAFE_INTEGER, DEFAULT_MAX_QUEUED_RUNS);
     this.maxRunsPerScope = clamp(options.maxRunsPerScope, 1, this.maxRuns, Math.ceil(this.maxRuns / 2));
     this.sliceMs = clamp(options.sliceMs, 1, 2 ** 31 - 1, DEFAULT_SLICE_MS);
-    this.workers = new PoolThreads(this.threads, this.sliceMs);
+    this.workers = new PoolThreads(this.threads, this.sliceMs, this.heldBack);
     const bounds = {
       maxRuns: this.maxRuns,
       maxRunsPerScope: this.maxRunsPerScope,
       maxQueuedRuns: this.maxQueuedRuns,
       maxQueuedPerScope: Math.ceil((this.maxQueuedRuns * this.maxRunsPerScope) / this.maxRuns),
     };
-    this.admission = new RunAdmission(bounds, new ThreadWatchdog(this.workers, this.sliceMs));
+    // A scope held back for a stop gets fewer places, never more than it would have.
+    const placesOf = (scope: string): number => (this.heldBack.isStopHeld(scope) ? Math.min(HELD_BACK_RUNS, this.maxRunsPerScope) : this.maxRunsPerScope);
+    this.admission = new RunAdmission(bounds, new ThreadWatchdog(this.workers, this.sliceMs, this.heldBack), placesOf);
   }
 
   stats(): SandboxPoolStats {
@@ -179,11 +184,11 @@ export class WorkerPool implements SandboxPool {
    */
   admit(scopeKey: string, waitMs: number, signal?: AbortSignal): Place | Promise<Place> {
     const entered = this.admission.enter(scopeKey, waitMs, signal);
-    return entered instanceof Promise ? entered.then((admission) => this.place(admission, signal)) : this.place(entered, signal);
+    return entered instanceof Promise ? entered.then((admission) => this.place(admission, scopeKey, signal)) : this.place(entered, scopeKey, signal);
   }
 
   /** Find a counted run a thread (at once when one is ready); a run refused its place is told why. */
-  private place(admission: Admission, signal: AbortSignal | undefined): Place | Promise<Place> {
+  private place(admission: Admission, scopeKey: string, signal: AbortSignal | undefined): Place | Promise<Place> {
     if (admission.kind !== 'counted') return admission;
     const { release } = admission;
     const placed = (thread: SandboxThread | Error | undefined): Place => {
@@ -193,7 +198,7 @@ export class WorkerPool implements SandboxPool {
       }
       return { kind: 'thread', thread, release };
     };
-    const thread = this.workers.thread(signal);
+    const thread = this.workers.thread(signal, scopeKey, this.heldBack.isHeld(scopeKey));
     return thread instanceof Promise ? thread.then(placed) : placed(thread);
   }
 }

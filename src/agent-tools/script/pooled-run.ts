@@ -110,7 +110,7 @@ export async function runOnPool(request: ScriptRunRequest, onCall: ScriptCallHan
     const outcome: ScriptRunOutcome = place.kind === 'queue_full' || place.kind === 'wait_timeout' ? { kind: 'no_sandbox', reason: place.kind } : place;
     return { outcome, timeLimitMs: timeoutMs, queuedMs, abandoned: [], released: RELEASED };
   }
-  const run = await new Promise<Omit<ScriptRunResult, 'queuedMs'>>((resolve) => new PooledRun(request, onCall, place.thread, place.release, resolve).start());
+  const run = await new Promise<Omit<ScriptRunResult, 'queuedMs'>>((resolve) => new PooledRun(request, onCall, place.thread, place.release, resolve, pool).start());
   return { ...run, queuedMs };
 }
 
@@ -145,6 +145,7 @@ class PooledRun implements ThreadRunListener {
     private readonly thread: SandboxThread,
     private readonly release: () => void,
     private readonly resolve: (result: Omit<ScriptRunResult, 'queuedMs'>) => void,
+    private readonly pool: WorkerPool,
   ) {
     this.limitMs = request.limits.timeoutMs;
     this.remainingMs = this.limitMs;
@@ -194,6 +195,8 @@ class PooledRun implements ThreadRunListener {
   lost(loss: ThreadLoss): void {
     if (loss.kind === 'crashed') return this.finish({ kind: 'crashed', message: loss.message });
     if (loss.culprit !== this.runId) return this.finish({ kind: 'thread_lost' });
+    // Its thread was stopped for it, with every run beside it: its scope's next runs compute apart.
+    this.pool.heldBack.hold(this.scope, 'stopped');
     this.finish(loss.reason === 'aborted' ? { kind: 'aborted' } : loss.reason === 'slice' ? { kind: 'timeout', computedMs: loss.computedMs } : { kind: 'timeout' });
   }
 
@@ -207,6 +210,11 @@ class PooledRun implements ThreadRunListener {
 
   /** When the host aborted the run (`Date.now()` time), if it has: the pool's watchdog reads it. */
   abortedAt = 0;
+
+  /** Whose run it is: the pool holds a scope back for what its runs do. */
+  get scope(): string {
+    return this.request.scope;
+  }
 
   /** Hand one call to the handler and send its answer back. */
   private call(call: SandboxCall): void {

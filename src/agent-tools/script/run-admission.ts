@@ -54,9 +54,14 @@ export class RunAdmission {
   private runs = 0;
   private queued = 0;
 
+  /**
+   * @param placesOf - the most runs of a scope alive at once, now (a held-back scope gets fewer);
+   *   by default `bounds.maxRunsPerScope` for every scope
+   */
   constructor(
     private readonly bounds: AdmissionBounds,
     private readonly watcher: RunsWatcher,
+    private readonly placesOf: (scope: string) => number = () => bounds.maxRunsPerScope,
   ) {}
 
   /** How many runs are alive, and how many wait for a place. */
@@ -72,7 +77,7 @@ export class RunAdmission {
   enter(scopeKey: string, waitMs: number, signal?: AbortSignal): Admission | Promise<Admission> {
     if (signal?.aborted) return { kind: 'aborted' };
     const scope = this.scopeOf(scopeKey);
-    if (this.runs < this.bounds.maxRuns && scope.live < this.bounds.maxRunsPerScope) {
+    if (this.runs < this.bounds.maxRuns && scope.live < this.placesOf(scopeKey)) {
       this.count(scope);
       return this.counted(scopeKey, scope);
     }
@@ -141,7 +146,7 @@ export class RunAdmission {
     while (this.runs < this.bounds.maxRuns && passed < this.turn.length) {
       const key = this.turn.shift()!;
       const scope = this.scopes.get(key)!;
-      if (scope.live >= this.bounds.maxRunsPerScope) {
+      if (scope.live >= this.placesOf(key)) {
         // At its share: it waits for one of its own runs to end; the next scope is served.
         this.turn.push(key);
         passed++;

@@ -5,6 +5,7 @@
  * such a call holds its thread past any limit, and only stopping the thread (and every run on it)
  * ends it. It watches only while runs are alive.
  */
+import type { HeldBackScopes } from './held-back.js';
 import type { PoolThreads } from './pool-threads.js';
 
 /**
@@ -15,6 +16,12 @@ import type { PoolThreads } from './pool-threads.js';
 const KILL_GRACE_MS = 100;
 /** How often the watchdog looks at the threads while runs are alive, in milliseconds. */
 const WATCH_MS = 25;
+/**
+ * A run that computes one stretch for longer than this on a thread that hosts other runs (each of
+ * which waits for the thread as soon as its answer comes) holds its scope back (see
+ * `held-back.ts`): its next runs compute on a thread of their own.
+ */
+export const HEAVY_MS = 100;
 
 /** The watchdog of one pool's threads. */
 export class ThreadWatchdog {
@@ -23,6 +30,7 @@ export class ThreadWatchdog {
   constructor(
     private readonly threads: PoolThreads,
     private readonly sliceMs: number,
+    private readonly heldBack: HeldBackScopes,
   ) {}
 
   /** Watch from now on (if not already): a run is alive. */
@@ -51,6 +59,7 @@ export class ThreadWatchdog {
       if (now > episode.deadline + KILL_GRACE_MS) thread.stop(episode.runId, 'timeout', computed);
       else if (computed > this.sliceMs + KILL_GRACE_MS && thread.othersWaiting(episode.runId)) thread.stop(episode.runId, 'slice', computed);
       else if (run !== undefined && run.abortedAt > 0 && now - run.abortedAt > KILL_GRACE_MS) thread.stop(episode.runId, 'aborted', computed);
+      else if (run !== undefined && computed > HEAVY_MS && thread.load > 1 && !this.heldBack.isHeld(run.scope, now)) this.heldBack.hold(run.scope, 'heavy', now);
     }
     this.threads.retryWaiting();
   }

@@ -55,6 +55,8 @@ export interface ThreadRunListener {
   lost(loss: ThreadLoss): void;
   /** When the host aborted the run (`Date.now()` time), 0 while it has not. */
   readonly abortedAt: number;
+  /** Whose run it is (see `held-back.ts`). */
+  readonly scope: string;
 }
 
 /** What a thread's current computing episode is, as its cells say. */

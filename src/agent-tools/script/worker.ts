@@ -70,6 +70,12 @@ const shelf = new InstanceShelf(wasmModule);
 const runs = new Map<number, ThreadRun>();
 /** Runs that could go on but have not had the thread yet (woken, yielded, or not started). */
 let readyRuns = 0;
+/**
+ * Runs waiting for a new instance to be made. Making one needs turns of the event loop, which
+ * runs that wake one another from inside their own computing never give: while one waits, a run
+ * woken goes on only after a turn (see `ThreadRun.wakeUp`).
+ */
+let awaitingInstance = 0;
 
 function post(message: FromThread): void {
   port?.postMessage(message);
@@ -164,7 +170,16 @@ class ThreadRun implements SandboxChannel {
     try {
       // An idle instance at once; a new one is awaited (the thread serves the other runs meanwhile).
       const shelved = shelf.take(heapLimitBytes);
-      taken = shelved instanceof Promise ? await shelved : shelved;
+      if (shelved instanceof Promise) {
+        awaitingInstance++;
+        try {
+          taken = await shelved;
+        } finally {
+          awaitingInstance--;
+        }
+      } else {
+        taken = shelved;
+      }
     } catch (error) {
       return this.end({ type: 'done', runId: this.runId, outcome: { kind: 'unavailable', message: messageOf(error) }, timeLimitMs: this.timeLimitMs });
     }
@@ -239,7 +254,11 @@ class ThreadRun implements SandboxChannel {
       } while (performance.now() < until);
     }
     return new Promise((resolve) => {
+      let woken = false;
+      // Once: a wake put off to a later turn may meet the time-out's.
       const wake = (): void => {
+        if (woken) return;
+        woken = true;
         clearTimeout(this.timer);
         this.wake = undefined;
         resolve(this.takeAnswers());
@@ -260,7 +279,7 @@ class ThreadRun implements SandboxChannel {
   }
 
   yieldTurn(): Promise<void> | undefined {
-    if (readyRuns === 0 && Atomics.load(cells, PENDING_CELL) === 0) return undefined;
+    if (readyRuns === 0 && awaitingInstance === 0 && Atomics.load(cells, PENDING_CELL) === 0) return undefined;
     this.becomeReady(Date.now());
     return new Promise((resolve) => setImmediate(resolve));
   }
@@ -285,9 +304,11 @@ class ThreadRun implements SandboxChannel {
 
   /** The run's wait is over: it goes on once the thread is free. */
   private wakeUp(since: number): void {
-    if (this.wake === undefined) return;
+    const wake = this.wake;
+    if (wake === undefined) return;
     this.becomeReady(since);
-    this.wake();
+    if (awaitingInstance > 0) setImmediate(wake);
+    else wake();
   }
 
   // The run's clock and its place on the thread.
