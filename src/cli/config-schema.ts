@@ -57,6 +57,8 @@ const SCRIPT = {
         maxRunsPerScope: { type: 'integer', minimum: 1, description: "One session's share of the places and of the queue (default half of maxRuns)." },
         maxQueuedRuns: { type: 'integer', minimum: 0, description: 'Runs that may wait for a place (default 1024).' },
         sliceMs: { ...positiveMs, description: 'How long a run may compute without awaiting while others wait for its thread (default 500).' },
+        maxMemoryBytes: { type: 'integer', minimum: 1, description: "The memory the runs alive may hold together (default 75% of the machine's)." },
+        maxMemoryBytesPerScope: { type: 'integer', minimum: 1, description: "One session's share of it (default half of maxMemoryBytes)." },
       },
     },
   },

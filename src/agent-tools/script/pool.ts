@@ -5,7 +5,7 @@
  * the threads, about one per core and each hosting many runs (`pool-threads.ts`), and the
  * watchdog for threads that cannot stop a run themselves (`thread-watchdog.ts`).
  */
-import { availableParallelism } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import { HELD_BACK_RUNS, HeldBackScopes } from './held-back.js';
 import { PoolThreads } from './pool-threads.js';
 import { RunAdmission, type Admission, type Refusal } from './run-admission.js';
@@ -43,6 +43,14 @@ export const DEFAULT_MAX_QUEUED_RUNS = 1024;
  */
 export const DEFAULT_SLICE_MS = 500;
 /**
+ * The share of the machine's memory the default pool lets its runs hold together: what each run
+ * may hold (its heap limit, its reserve for answers, and its instance's own working memory) is
+ * counted against it as the run is admitted.
+ *
+ * @category Code mode / discovery
+ */
+export const DEFAULT_MEMORY_SHARE = 0.75;
+/**
  * What {@link createSandboxPool} takes.
  *
  * @category Code mode / discovery
@@ -72,6 +80,15 @@ export interface SandboxPoolOptions {
   maxRunsPerScope?: number;
   /** See {@link DEFAULT_SLICE_MS}. */
   sliceMs?: number;
+  /**
+   * The most memory the runs alive may hold together, in bytes: each run counts what it may hold
+   * (its `memoryLimitBytes`, its reserve for call answers, and a few megabytes its instance works
+   * in), and a run past the budget waits for runs to end, as past `maxRuns`. Default
+   * {@link DEFAULT_MEMORY_SHARE} of the machine's memory.
+   */
+  maxMemoryBytes?: number;
+  /** The most memory one scope's runs alive may hold together, in bytes. Default: half of `maxMemoryBytes`. */
+  maxMemoryBytesPerScope?: number;
 }
 
 /**
@@ -86,6 +103,8 @@ export interface SandboxPoolStats {
   runs: number;
   /** Runs waiting for a place. */
   queued: number;
+  /** The memory the runs alive may hold together, in bytes. */
+  memoryBytes: number;
 }
 
 /**
@@ -106,6 +125,10 @@ export interface SandboxPool {
   readonly maxRunsPerScope: number;
   /** See {@link SandboxPoolOptions.sliceMs}. */
   readonly sliceMs: number;
+  /** See {@link SandboxPoolOptions.maxMemoryBytes}. */
+  readonly maxMemoryBytes: number;
+  /** See {@link SandboxPoolOptions.maxMemoryBytesPerScope}. */
+  readonly maxMemoryBytesPerScope: number;
   /** How busy the pool is now. */
   stats(): SandboxPoolStats;
 }
@@ -149,6 +172,8 @@ export class WorkerPool implements SandboxPool {
   readonly maxQueuedRuns: number;
   readonly maxRunsPerScope: number;
   readonly sliceMs: number;
+  readonly maxMemoryBytes: number;
+  readonly maxMemoryBytesPerScope: number;
   private readonly workers: PoolThreads;
   private readonly admission: RunAdmission;
   /** The scopes whose runs go to a thread of their own for a while (see `held-back.ts`). */
@@ -161,12 +186,16 @@ export class WorkerPool implements SandboxPool {
     this.maxQueuedRuns = clamp(options.maxQueuedRuns, 0, Number.MAX_SAFE_INTEGER, DEFAULT_MAX_QUEUED_RUNS);
     this.maxRunsPerScope = clamp(options.maxRunsPerScope, 1, this.maxRuns, Math.ceil(this.maxRuns / 2));
     this.sliceMs = clamp(options.sliceMs, 1, 2 ** 31 - 1, DEFAULT_SLICE_MS);
+    this.maxMemoryBytes = clamp(options.maxMemoryBytes, 1, Number.MAX_SAFE_INTEGER, Math.floor(totalmem() * DEFAULT_MEMORY_SHARE));
+    this.maxMemoryBytesPerScope = clamp(options.maxMemoryBytesPerScope, 1, this.maxMemoryBytes, Math.ceil(this.maxMemoryBytes / 2));
     this.workers = new PoolThreads(this.threads, this.sliceMs, this.heldBack);
     const bounds = {
       maxRuns: this.maxRuns,
       maxRunsPerScope: this.maxRunsPerScope,
       maxQueuedRuns: this.maxQueuedRuns,
       maxQueuedPerScope: Math.ceil((this.maxQueuedRuns * this.maxRunsPerScope) / this.maxRuns),
+      maxBytes: this.maxMemoryBytes,
+      maxBytesPerScope: this.maxMemoryBytesPerScope,
     };
     // A scope held back for a stop gets fewer places, never more than it would have.
     const placesOf = (scope: string): number => (this.heldBack.isStopHeld(scope) ? Math.min(HELD_BACK_RUNS, this.maxRunsPerScope) : this.maxRunsPerScope);
@@ -174,16 +203,18 @@ export class WorkerPool implements SandboxPool {
   }
 
   stats(): SandboxPoolStats {
-    return { threads: this.workers.alive.length, ...this.admission.counts() };
+    const { runs, queued, bytes } = this.admission.counts();
+    return { threads: this.workers.alive.length, runs, queued, memoryBytes: bytes };
   }
 
   /**
-   * A place for one run of `scope` on a thread: at once while the pool and the scope are under
-   * their bounds, else the first to come free within `waitMs`. Refused at once when the queue
-   * (or the scope's share of it) is full.
+   * A place for one run of `scope` that may hold `bytes` of memory, on a thread: at once while the
+   * pool and the scope are under their bounds, else the first to come free within `waitMs`.
+   * Refused at once when the queue (or the scope's share of it) is full, or when the run may hold
+   * more than the pool (or the scope) may ever give.
    */
-  admit(scopeKey: string, waitMs: number, signal?: AbortSignal): Place | Promise<Place> {
-    const entered = this.admission.enter(scopeKey, waitMs, signal);
+  admit(scopeKey: string, waitMs: number, signal?: AbortSignal, bytes = 0): Place | Promise<Place> {
+    const entered = this.admission.enter(scopeKey, waitMs, signal, bytes);
     return entered instanceof Promise ? entered.then((admission) => this.place(admission, scopeKey, signal)) : this.place(entered, scopeKey, signal);
   }
 

@@ -14,6 +14,7 @@ import type { CallsMessage, DoneMessage } from './protocol.js';
 import type { SandboxAnswer, SandboxCall, SandboxOutcome } from './run-contract.js';
 import type { SandboxValues } from '../../runs/journal.js';
 import type { SandboxThread, ThreadLoss, ThreadRunListener } from './thread.js';
+import { reserveBytesFor } from './run-resources.js';
 
 /** The run's clock, as a call handler sees it. */
 export interface ScriptClock {
@@ -59,14 +60,14 @@ export interface ScriptRunRequest {
 /**
  * How a run ended: as the sandbox reports it, or `aborted` (the signal fired), `unavailable` (no
  * sandbox thread could be started), `no_sandbox` (no place in the pool: `queue_full` when the
- * queue was full too, `wait_timeout` when none came free within the run's limit; such a run
- * never started), or `thread_lost` (another run on its thread would not stop, and the thread was
+ * queue was full too, `wait_timeout` when none came free within the run's limit, `too_large` when
+ * the run may hold more memory than the pool ever gives; such a run never started), or `thread_lost` (another run on its thread would not stop, and the thread was
  * stopped with it).
  */
 export type ScriptRunOutcome =
   | SandboxOutcome
   | { kind: 'unavailable'; message: string }
-  | { kind: 'no_sandbox'; reason: 'queue_full' | 'wait_timeout' }
+  | { kind: 'no_sandbox'; reason: 'queue_full' | 'wait_timeout' | 'too_large' }
   | { kind: 'thread_lost' };
 
 /** A run's outcome, the time limit it ended with, and the calls it left in flight. */
@@ -103,16 +104,23 @@ export async function runOnPool(request: ScriptRunRequest, onCall: ScriptCallHan
   } catch (error) {
     return { outcome: { kind: 'unavailable', message: messageOf(error) }, timeLimitMs: timeoutMs, queuedMs: 0, abandoned: [], released: RELEASED };
   }
-  const admitted = pool.admit(request.scope, timeoutMs, request.signal);
+  const { memoryLimitBytes, maxCallResultBytes } = request.limits;
+  const admitted = pool.admit(request.scope, timeoutMs, request.signal, memoryLimitBytes + reserveBytesFor(maxCallResultBytes) + INSTANCE_WORKING_BYTES);
   const place = admitted instanceof Promise ? await admitted : admitted;
   const queuedMs = Date.now() - queuedAt;
   if (place.kind !== 'thread') {
-    const outcome: ScriptRunOutcome = place.kind === 'queue_full' || place.kind === 'wait_timeout' ? { kind: 'no_sandbox', reason: place.kind } : place;
+    const outcome: ScriptRunOutcome = place.kind === 'queue_full' || place.kind === 'wait_timeout' || place.kind === 'too_large' ? { kind: 'no_sandbox', reason: place.kind } : place;
     return { outcome, timeLimitMs: timeoutMs, queuedMs, abandoned: [], released: RELEASED };
   }
   const run = await new Promise<Omit<ScriptRunResult, 'queuedMs'>>((resolve) => new PooledRun(request, onCall, place.thread, place.release, resolve, pool).start());
   return { ...run, queuedMs };
 }
+
+/**
+ * What an instance works in beyond its run's heap (its static data and stack), as admission counts
+ * it: the part of the instance's fixed base a run can make resident.
+ */
+const INSTANCE_WORKING_BYTES = 4 * 1024 * 1024;
 
 /** What `released` is for a run that never had a thread. */
 const RELEASED: Promise<void> = Promise.resolve();

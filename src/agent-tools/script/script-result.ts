@@ -6,6 +6,7 @@ import { failure } from '../../codes.js';
 import type { RunRecord } from '../../runs/run-record.js';
 import type { EffectRecord, ToolExecutionResult } from '../../tool.js';
 import { SCRIPT_TOOL_NAME } from '../batching-names.js';
+import { formatBytes } from '../observations/format.js';
 import { errorPosition, excerpt } from './error-position.js';
 import type { ScriptLimits } from './options.js';
 import type { SandboxPool } from './pool.js';
@@ -111,10 +112,21 @@ export function toResult(run: ScriptRunResult, limits: ScriptLimits, pool: Sandb
     case 'no_sandbox':
       result = failure(
         'budget_exceeded',
-        outcome.reason === 'queue_full'
+        outcome.reason === 'too_large'
+          ? `The script may hold more memory (its memoryLimitBytes) than the sandbox pool gives its runs (${formatBytes(pool.maxMemoryBytesPerScope)} for one session, ${formatBytes(pool.maxMemoryBytes)} in all); this run was not started. Give run_js a smaller memoryLimitBytes, or the pool a larger maxMemoryBytes.`
+          : outcome.reason === 'queue_full'
           ? `The sandbox pool is full (${pool.maxRuns} runs at once, ${pool.maxRunsPerScope} for one session) and so is its queue; this run was not started. Run fewer scripts at once, or do more in one script.`
           : `No place in the sandbox pool came free within the run's ${formatMs(limits.timeoutMs)} limit (${pool.maxRuns} runs at once, ${pool.maxRunsPerScope} for one session); this run was not started. Run fewer scripts at once, or do more in one script.`,
-        { limit: 'sandboxes', reason: outcome.reason, maxRuns: pool.maxRuns, maxRunsPerScope: pool.maxRunsPerScope, maxQueuedRuns: pool.maxQueuedRuns, queuedMs: run.queuedMs },
+        {
+          limit: outcome.reason === 'too_large' ? 'memory' : 'sandboxes',
+          reason: outcome.reason,
+          maxRuns: pool.maxRuns,
+          maxRunsPerScope: pool.maxRunsPerScope,
+          maxQueuedRuns: pool.maxQueuedRuns,
+          maxMemoryBytes: pool.maxMemoryBytes,
+          maxMemoryBytesPerScope: pool.maxMemoryBytesPerScope,
+          queuedMs: run.queuedMs,
+        },
       );
       break;
     case 'crashed':

@@ -92,3 +92,33 @@ describe('a scope that computes long stretches', () => {
     expect((await Promise.all(heavies)).map((r) => r.output)).toEqual(['done', 'done', 'done', 'done']);
   });
 });
+
+describe('memory as a budget', () => {
+  /** What a run with an 8 MB heap counts: its heap, its reserve for answers (256 KB at least) and 4 MB of working memory. */
+  const RUN_BYTES = 8 * 1024 * 1024 + 288 * 1024 + 4 * 1024 * 1024;
+
+  it('admits runs while what they may hold fits the budget, per scope and in all; the rest wait their turn', async () => {
+    const pool = createSandboxPool({ threads: 1, maxMemoryBytes: 3 * RUN_BYTES, maxMemoryBytesPerScope: 2 * RUN_BYTES });
+    const slow = mockTool('slow', async () => (await delay(300), 'ok'), { hasSideEffects: false });
+    const tool = createScriptTool(registry(slow).gate(), { pool, memoryLimitBytes: 8 * 1024 * 1024, timeoutMs: 10_000 });
+    const code = "await callTool('slow', {}); return 'done'";
+    const a = [1, 2, 3].map(() => run(tool, code, { sessionId: 'a' }));
+    await delay(100);
+    // Scope a holds its share (two runs); its third waits, though the pool has room for one more.
+    expect(pool.stats()).toMatchObject({ runs: 2, queued: 1, memoryBytes: 2 * RUN_BYTES });
+    const b = [1, 2].map(() => run(tool, code, { sessionId: 'b' }));
+    await delay(50);
+    // Scope b takes the last run's worth of the pool; its second waits for memory to come free.
+    expect(pool.stats()).toMatchObject({ runs: 3, queued: 2, memoryBytes: 3 * RUN_BYTES });
+    expect((await Promise.all([...a, ...b])).map((r) => r.output)).toEqual(Array(5).fill('done'));
+    expect(pool.stats()).toMatchObject({ runs: 0, queued: 0, memoryBytes: 0 });
+  });
+
+  it('refuses at once a run that may hold more than the pool ever gives, saying how to fix it', async () => {
+    const pool = createSandboxPool({ threads: 1, maxMemoryBytes: 64 * 1024 * 1024 });
+    const tool = createScriptTool(registry().gate(), { pool, memoryLimitBytes: 128 * 1024 * 1024 });
+    const result = await run(tool, 'return 1');
+    expect(result.details).toMatchObject({ code: 'budget_exceeded', limit: 'memory', reason: 'too_large', maxMemoryBytes: 64 * 1024 * 1024 });
+    expect(result.error).toMatch(/smaller memoryLimitBytes/);
+  });
+});

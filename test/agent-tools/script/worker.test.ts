@@ -250,7 +250,7 @@ describe('the sandbox pool', () => {
   });
 
   it('refuses a pool it did not make', async () => {
-    const fake = { threads: 1, maxRuns: 1, maxQueuedRuns: 1, maxRunsPerScope: 1, sliceMs: 500, stats: () => ({ threads: 0, runs: 0, queued: 0 }) };
+    const fake = { threads: 1, maxRuns: 1, maxQueuedRuns: 1, maxRunsPerScope: 1, sliceMs: 500, maxMemoryBytes: 1, maxMemoryBytesPerScope: 1, stats: () => ({ threads: 0, runs: 0, queued: 0, memoryBytes: 0 }) };
     const result = await run(createScriptTool(registry().gate(), { pool: fake }), 'return 1');
     expect(result.details).toMatchObject({ code: 'script_error' });
     expect(result.error).toMatch(/createSandboxPool/);
