@@ -18,6 +18,7 @@ export {
   createSandboxPool,
   DEFAULT_MAX_QUEUED_RUNS,
   DEFAULT_MAX_RUNS,
+  DEFAULT_MEMORY_SHARE,
   DEFAULT_SLICE_MS,
   MAX_THREADS,
   type SandboxPool,
