@@ -65,6 +65,13 @@ const CREDIT_FLOOR_MS = 1;
  */
 const KEEP_INSTANCE_COMPUTE_MS = 250;
 
+/**
+ * How much the process's resident memory may grow while a run lives for its instance to be kept.
+ * A run that made its instance's pages resident (or ran while others did) leaves them there for as
+ * long as the instance is kept; its instance is let go, so its memory goes back once collected.
+ */
+const KEEP_INSTANCE_GROWTH_BYTES = 16 * 1024 * 1024;
+
 const shelf = new InstanceShelf(wasmModule);
 /** The runs this thread hosts, by id. */
 const runs = new Map<number, ThreadRun>();
@@ -188,6 +195,7 @@ class ThreadRun implements SandboxChannel {
       shelf.put(instance, prepared);
       return this.end({ type: 'done', runId: this.runId, outcome: { kind: 'aborted' }, timeLimitMs: this.timeLimitMs });
     }
+    const residentBefore = process.memoryUsage.rss();
     const result = await runScript(
       instance,
       {
@@ -213,7 +221,8 @@ class ThreadRun implements SandboxChannel {
     instance.output.length = 0;
     // An instance whose run filled its heap, failed inside it, or may have touched much of it is
     // let go: its memory goes with it.
-    if (!result.moduleBroken && !instance.heap.exhausted && this.computedMs < KEEP_INSTANCE_COMPUTE_MS) {
+    const grew = process.memoryUsage.rss() - residentBefore > KEEP_INSTANCE_GROWTH_BYTES;
+    if (!result.moduleBroken && !instance.heap.exhausted && this.computedMs < KEEP_INSTANCE_COMPUTE_MS && !grew) {
       shelf.put(instance);
       prepareWhenIdle();
     }
