@@ -43,9 +43,10 @@ export const DEFAULT_MAX_QUEUED_RUNS = 1024;
  */
 export const DEFAULT_SLICE_MS = 500;
 /**
- * The share of the machine's memory the default pool lets its runs hold together: what each run
- * may hold (its heap limit, its reserve for answers, and its instance's own working memory) is
- * counted against it as the run is admitted.
+ * The share of the machine's memory the runs of a pool may hold together, by default.
+ *
+ * What each run may hold (its heap limit, its reserve for answers, and its instance's own working
+ * memory) is counted against it as the run is admitted.
  *
  * @category Code mode / discovery
  */
