@@ -31,8 +31,13 @@ export class HeldBackScopes {
   /** When the latest hold lapses. */
   private latest = 0;
 
-  /** Hold `scope` back from now: see the module comment. */
+  /**
+   * Hold `scope` back from now: see the module comment. Not the empty scope, which runs that name
+   * no session or user share: with no tenant to tell apart, holding them back would only put every
+   * run on one thread.
+   */
   hold(scope: string, reason: HoldReason, now = Date.now()): void {
+    if (scope === '') return;
     const held = this.holds.get(scope);
     const stops = (held?.stops ?? 0) + (reason === 'stopped' ? 1 : 0);
     const ms = reason === 'stopped' ? Math.min(MAX_HOLD_MS, HOLD_MS * 2 ** (stops - 1)) : HOLD_MS;

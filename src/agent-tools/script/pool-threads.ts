@@ -194,7 +194,12 @@ export class PoolThreads {
   private forget(thread: SandboxThread): void {
     const at = this.alive.indexOf(thread);
     if (at >= 0) this.alive.splice(at, 1);
-    for (const [kind, extra] of this.extras) if (extra === thread) this.extras.delete(kind);
+    for (const [kind, extra] of this.extras) {
+      if (extra !== thread) continue;
+      this.extras.delete(kind);
+      // Stopped for a held-back scope's run: another is started now, so its next run finds one ready.
+      if (kind === 'isolation' && this.heldBack?.none() === false) void this.extra(kind, undefined);
+    }
     if (!this.own.delete(thread)) return;
     if (this.own.size + this.starting < this.size) this.spawn();
   }

@@ -72,6 +72,22 @@ describe('a scope whose run must be stopped with its thread', () => {
   });
 });
 
+describe('runs that name no session or user', () => {
+  it('are never held back: with no tenant to tell apart, a stop leaves their places and threads as they were', async () => {
+    const pool = createSandboxPool({ threads: 1, sliceMs: 100 });
+    const slow = mockTool('slow', async () => (await delay(300), 'ok'), { hasSideEffects: false });
+    const tool = createScriptTool(registry(slow).gate(), { pool, timeoutMs: 2000 });
+    const loop = run(tool, "await callTool('slow', {}); " + UNSTOPPABLE);
+    await delay(350);
+    await run(tool, 'return 1');
+    expect((await loop).details?.code).toBe('script_timeout');
+    const three = [1, 2, 3].map(() => run(tool, "await callTool('slow', {}); return 1"));
+    await delay(100);
+    expect(pool.stats()).toMatchObject({ runs: 3, queued: 0 });
+    expect((await Promise.all(three)).map((r) => r.output)).toEqual(['1', '1', '1']);
+  });
+});
+
 describe('a scope that computes long stretches', () => {
   it("does not keep other scopes' new runs waiting: they answer while its runs still compute", async () => {
     const pool = createSandboxPool({ threads: 2 });
