@@ -196,6 +196,7 @@ class ThreadRun implements SandboxChannel {
       return this.end({ type: 'done', runId: this.runId, outcome: { kind: 'aborted' }, timeLimitMs: this.timeLimitMs });
     }
     const residentBefore = process.memoryUsage.rss();
+    let grew = false;
     const result = await runScript(
       instance,
       {
@@ -209,7 +210,8 @@ class ThreadRun implements SandboxChannel {
         // The host hears the answer before the runtime is disposed (but a crash, whose output the
         // module prints on the way, after).
         onOutcome: (outcome, over) => {
-          if (outcome.kind !== 'crashed') this.end({ type: 'done', runId: this.runId, outcome, timeLimitMs: this.timeLimitMs, ...(over > 0 ? { callsOverLimit: over } : {}) });
+          grew = process.memoryUsage.rss() - residentBefore > KEEP_INSTANCE_GROWTH_BYTES;
+          if (outcome.kind !== 'crashed') this.end({ type: 'done', runId: this.runId, outcome, timeLimitMs: this.timeLimitMs, ...(over > 0 ? { callsOverLimit: over } : {}), ...(grew ? { grew: true } : {}) });
         },
         ...limits,
       },
@@ -221,7 +223,6 @@ class ThreadRun implements SandboxChannel {
     instance.output.length = 0;
     // An instance whose run filled its heap, failed inside it, or may have touched much of it is
     // let go: its memory goes with it.
-    const grew = process.memoryUsage.rss() - residentBefore > KEEP_INSTANCE_GROWTH_BYTES;
     if (!result.moduleBroken && !instance.heap.exhausted && this.computedMs < KEEP_INSTANCE_COMPUTE_MS && !grew) {
       shelf.put(instance);
       prepareWhenIdle();

@@ -138,3 +138,25 @@ describe('memory as a budget', () => {
     expect(result.error).toMatch(/smaller memoryLimitBytes/);
   });
 });
+
+describe('memory given back', () => {
+  it('gives back what a run made resident within moments of its end (its thread is retired and replaced)', async () => {
+    const pool = createSandboxPool({ threads: 1 });
+    const slow = mockTool('slow', async () => (await delay(200), 'ok'), { hasSideEffects: false });
+    const tool = createScriptTool(registry(slow).gate(), { pool });
+    await run(tool, 'return 1');
+    await delay(300);
+    const before = process.memoryUsage.rss();
+    const holding = "const a = []; for (let i = 0; i < 48; i++) a.push('x'.repeat(1024 * 1024) + i); await callTool('slow', {}); return a.length;";
+    // One run, alone on its thread: it may compute as long as it needs to fill its heap.
+    expect((await run(tool, holding, { sessionId: 'holder' })).output).toBe('48');
+    let now = process.memoryUsage.rss();
+    for (let waited = 0; waited < 3000 && now - before > 24 * 1024 * 1024; waited += 100) {
+      await delay(100);
+      now = process.memoryUsage.rss();
+    }
+    expect(Math.round((now - before) / (1024 * 1024))).toBeLessThan(24);
+    // The pool serves on.
+    expect((await run(tool, 'return 2')).output).toBe('2');
+  });
+});
