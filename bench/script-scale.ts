@@ -214,8 +214,10 @@ async function childFigures(scripts: number): Promise<{ baseMb: number; perRunMb
     const slow = { id: 'slow', name: 'slow', displayName: 'slow', description: '', inputSchema: {}, hasSideEffects: false,
       execute: async () => { waiting++; await opened; return { success: true, output: 'ok' }; } };
     const gate = createStepGate({ resolve: () => slow, budget: { calls: 1e6, inFlight: 1e5, sandboxes: 1e5 } });
+    // A host that keeps 1,000 scripts waiting gives each a small heap (4 MB): the pool's memory
+    // budget counts what each may hold, and at the default 64 MB 1,000 of them would not fit.
     const pool = createSandboxPool({ maxRuns: ${scripts}, maxRunsPerScope: ${scripts} });
-    const tool = createScriptTool(gate, { pool, timeoutMs: 600000 });
+    const tool = createScriptTool(gate, { pool, timeoutMs: 600000, memoryLimitBytes: 4 * 1024 * 1024 });
     await tool.execute({ code: 'return 1' }, {});
     global.gc(); const base = process.memoryUsage().rss;
     const start = performance.now();
