@@ -48,12 +48,20 @@ export class CallLedger {
   private readonly effects: EffectRecord[] = [];
   private readonly inFlight = new Map<string, InFlight>();
   private closed = false;
+  /** A call of a tool that may change something went through the gate (undeclared tools and doors count). */
+  private touched = false;
+
+  /** Whether every call the run made through the gate was of a tool that declares no side effects. */
+  get changedNothing(): boolean {
+    return !this.touched;
+  }
 
   /**
    * Follow one call through the gate. `resolved` is the instance the gate was given (the one it
    * checks and runs): only a side-effecting tool's call is listed, so only such a call is followed.
    */
   track(step: string, name: string, resolved: ITool | undefined, call: Promise<ToolExecutionResult>): Promise<ToolExecutionResult> {
+    if (resolved?.hasSideEffects !== false || resolved.composition === true) this.touched = true;
     if (resolved?.hasSideEffects !== true) return call;
     const settled = call.then(
       (result) => {

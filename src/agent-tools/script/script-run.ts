@@ -131,23 +131,12 @@ export async function runScript(
       scope,
       signal: stopScript?.signal ?? hostSignal,
     };
-    // Whether every call the script made so far changed nothing (a tool that declares no side
-    // effects, a search of the catalog): such a run lost with its thread is run again (below).
-    let changedNothing = true;
-    const gate = settings.gate;
-    const tracked: typeof onCall = (call, clock) => {
-      if (call.mode !== 'search' && call.mode !== 'describe') {
-        const tool = gate.resolve(call.name);
-        if (tool?.hasSideEffects !== false || tool.composition === true) changedNothing = false;
-      }
-      return onCall(call, clock);
-    };
-    run = await runOnPool(values === undefined ? request : { ...request, values: values.given, maxValues: MAX_SANDBOX_VALUES, onDrawn: (drawn) => keepDrawn(values.kept, drawn) }, tracked);
-    // Another scope's run made the pool stop this run's thread. A run that changed nothing and is
-    // not recorded for a pause starts again, once, on another thread (the one that caused the stop
-    // now computes apart): the model sees its answer, not the neighbour's doing.
-    if (run.outcome.kind === 'thread_lost' && changedNothing && record === undefined && hostSignal?.aborted !== true) {
-      run = await runOnPool(request, tracked);
+    run = await runOnPool(values === undefined ? request : { ...request, values: values.given, maxValues: MAX_SANDBOX_VALUES, onDrawn: (drawn) => keepDrawn(values.kept, drawn) }, onCall);
+    // Another scope's run made the pool stop this run's thread. A run whose calls changed nothing
+    // (the ledger saw only tools that declare no side effects) and is not recorded for a pause
+    // starts again, once, on another thread (the one that caused the stop now computes apart).
+    if (run.outcome.kind === 'thread_lost' && ledger.changedNothing && record === undefined && hostSignal?.aborted !== true) {
+      run = await runOnPool(request, onCall);
     }
   } catch (error) {
     runEnded.abort();

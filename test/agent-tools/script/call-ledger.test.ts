@@ -23,6 +23,22 @@ describe('CallLedger', () => {
   const read = mockTool('read', () => 'ok');
   const settle = (ms: number, result: ToolExecutionResult) => delay(ms).then(() => result);
 
+  it('says whether every call it followed was of a tool that declares no side effects', () => {
+    const ok = Promise.resolve({ success: true, output: 1 } as ToolExecutionResult);
+    const pure = mockTool('pure', () => 'ok', { hasSideEffects: false });
+    const undeclared = { ...mockTool('undeclared', () => 'ok'), hasSideEffects: undefined };
+    const door = mockTool('door', () => 'ok', { hasSideEffects: false, composition: true });
+    const ledger = new CallLedger();
+    void ledger.track('call 1', 'pure', pure, ok);
+    void ledger.track('call 2', 'missing', undefined, ok);
+    expect(ledger.changedNothing).toBe(false);
+    for (const [name, tool] of [['pure', pure], ['undeclared', undeclared], ['door', door], ['write', write]] as const) {
+      const one = new CallLedger();
+      void one.track('call 1', name, tool, ok);
+      expect(one.changedNothing, name).toBe(name === 'pure');
+    }
+  });
+
   it('lists side-effecting calls in the order they settled, waits the grace for the rest, then calls them unknown', async () => {
     const ledger = new CallLedger();
     ledger.track('call 1', 'write', write, settle(40, { success: true }));
