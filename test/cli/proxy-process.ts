@@ -3,11 +3,14 @@
  * tsx), reached by the SDK's Client over stdio or Streamable HTTP. Each test stops what it starts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { connectStdio, REPO, type ChildClient } from '../mcp/helpers.js';
+import { expect } from 'vitest';
+import { connectStdio, processesLeft, REPO, UNRULY_SERVER, type ChildClient } from '../mcp/helpers.js';
 
 /** The bin's source. */
 export const TOOLWEAVE_BIN = path.join(REPO, 'src/cli/toolweave.ts');
@@ -77,4 +80,36 @@ export function runBin(args: string[], cwd = REPO, env: Record<string, string> =
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('exit', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** A proxy over HTTP in front of the unruly test server, with SDK clients, and the folder it runs in. */
+export interface UnrulyProxy {
+  proxy: HttpProxy;
+  clients: Client[];
+  /** Close the clients, stop the proxy, check that no process it started is left, and remove the folder. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The proxy over HTTP in front of the unruly test server (its `sleep` declared pure), with
+ * `config` beside the server in its config file, `args` on its command line, and `clients` clients.
+ */
+export async function unrulyProxyOverHttp(prefix: string, config: Record<string, unknown>, args: string[], clients: number): Promise<UnrulyProxy> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  const file = path.join(dir, 'proxy.json');
+  const server = { command: process.execPath, args: ['--import', 'tsx', UNRULY_SERVER, dir], cwd: REPO, tools: { sleep: { hasSideEffects: false } } };
+  await writeFile(file, JSON.stringify({ servers: { unruly: server }, ...config }));
+  const proxy = await proxyOverHttp(['--config', file, ...args]);
+  const connected: Client[] = [];
+  for (let i = 0; i < clients; i++) connected.push(await httpClient(proxy.url));
+  return {
+    proxy,
+    clients: connected,
+    stop: async () => {
+      for (const client of connected) await client.close();
+      await proxy.stop();
+      expect(await processesLeft(dir)).toEqual([]);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }

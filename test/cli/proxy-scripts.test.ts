@@ -3,33 +3,20 @@
  * front of a real server process): each session is a scope of the sandbox pool the config sets,
  * so one session's scripts cannot take every place, and `--max-calls` bounds a run's calls.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { processesLeft, REPO, sleep, UNRULY_SERVER } from '../mcp/helpers.js';
-import { httpClient, proxyOverHttp, type HttpProxy } from './proxy-process.js';
+import { sleep } from '../mcp/helpers.js';
+import { unrulyProxyOverHttp, type UnrulyProxy } from './proxy-process.js';
 
-let dir: string;
-let proxy: HttpProxy;
-const clients: Client[] = [];
+let served: UnrulyProxy;
+let clients: Client[];
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'toolweave-scripts-'));
-  const file = path.join(dir, 'proxy.json');
-  const server = { command: process.execPath, args: ['--import', 'tsx', UNRULY_SERVER, dir], cwd: REPO, tools: { sleep: { hasSideEffects: false } } };
   // Two places in all, one for a session: a session's second script waits for its first.
-  await writeFile(file, JSON.stringify({ servers: { unruly: server }, script: { pool: { maxRuns: 2, maxRunsPerScope: 1, maxQueuedRuns: 8 } } }));
-  proxy = await proxyOverHttp(['--config', file, '--max-calls', '3']);
-  for (let i = 0; i < 2; i++) clients.push(await httpClient(proxy.url));
+  served = await unrulyProxyOverHttp('toolweave-scripts-', { script: { pool: { maxRuns: 2, maxRunsPerScope: 1, maxQueuedRuns: 8 } } }, ['--max-calls', '3'], 2);
+  clients = served.clients;
 }, 60_000);
-afterAll(async () => {
-  for (const client of clients) await client.close();
-  await proxy?.stop();
-  expect(await processesLeft(dir)).toEqual([]);
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(async () => served?.stop());
 
 async function runJs(client: Client, code: string) {
   const started = Date.now();

@@ -3,33 +3,20 @@
  * scripts can only be stopped with their thread, again and again, takes no answer of the other
  * sessions with it.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { processesLeft, REPO, sleep, UNRULY_SERVER } from '../mcp/helpers.js';
-import { httpClient, proxyOverHttp, type HttpProxy } from './proxy-process.js';
+import { sleep } from '../mcp/helpers.js';
+import { unrulyProxyOverHttp, type UnrulyProxy } from './proxy-process.js';
 
-let dir: string;
-let proxy: HttpProxy;
-const clients: Client[] = [];
+let served: UnrulyProxy;
+let clients: Client[];
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'toolweave-tenants-'));
-  const file = path.join(dir, 'proxy.json');
-  const server = { command: process.execPath, args: ['--import', 'tsx', UNRULY_SERVER, dir], cwd: REPO, tools: { sleep: { hasSideEffects: false } } };
   // One thread, a short slice: every honest run shares the hostile session's thread at first.
-  await writeFile(file, JSON.stringify({ servers: { unruly: server }, script: { timeoutMs: 3000, pool: { threads: 1, sliceMs: 100 } } }));
-  proxy = await proxyOverHttp(['--config', file]);
-  for (let i = 0; i < 4; i++) clients.push(await httpClient(proxy.url));
+  served = await unrulyProxyOverHttp('toolweave-tenants-', { script: { timeoutMs: 3000, pool: { threads: 1, sliceMs: 100 } } }, [], 4);
+  clients = served.clients;
 }, 60_000);
-afterAll(async () => {
-  for (const client of clients) await client.close();
-  await proxy?.stop();
-  expect(await processesLeft(dir)).toEqual([]);
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(async () => served?.stop());
 
 async function runJs(client: Client, code: string) {
   const parsed = CallToolResultSchema.parse(await client.callTool({ name: 'run_js', arguments: { code } }, undefined, { timeout: 60_000 }));
