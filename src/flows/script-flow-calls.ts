@@ -12,7 +12,7 @@
  */
 import type { AnyNode, CallExpression } from 'acorn';
 import { ALIASING_MEMBERS, PRIMITIVE_MEMBERS, PURE_FUNCTIONS } from './script-globals.js';
-import type { FnModel, SiteModel } from './script-model.js';
+import { staticName, type FnModel, type SiteModel } from './script-model.js';
 import { NONE, type Deps } from './script-sources.js';
 import { iterated, LITERAL, refsOf, val, type FlowState, type Val } from './script-state.js';
 
@@ -107,8 +107,7 @@ const PURE_METHODS = new Set([
 /** Whether `callee` names a method of {@link PURE_METHODS}. */
 function pureMethod(callee: AnyNode): boolean {
   if (callee.type !== 'MemberExpression') return false;
-  const property = callee.property as AnyNode;
-  const name = !callee.computed && property.type === 'Identifier' ? property.name : property.type === 'Literal' ? String(property.value) : undefined;
+  const name = staticName(callee.property as AnyNode, callee.computed);
   return name !== undefined && PURE_METHODS.has(name);
 }
 

@@ -25,6 +25,12 @@ import type { AnyNode, CallExpression, Identifier, Node, Statement } from 'acorn
 /** Why a script is not analysed. */
 export class GiveUp extends Error {}
 
+/** The name a key writes (`x.name`, `x["name"]`, `{ name: ... }`), or `undefined` for a key computed from data. */
+export function staticName(key: AnyNode, computed: boolean): string | undefined {
+  if (!computed) return key.type === 'Identifier' ? key.name : key.type === 'Literal' ? String(key.value) : undefined;
+  return key.type === 'Literal' ? String(key.value) : undefined;
+}
+
 /** A function node of the script. */
 export type FnNode = Extract<AnyNode, { type: 'FunctionDeclaration' | 'FunctionExpression' | 'ArrowFunctionExpression' }>;
 

@@ -6,7 +6,7 @@
  */
 import type { AnyNode, CallExpression, Identifier, Node, Pattern } from 'acorn';
 import { ALIASING_MEMBERS, CONSTANT_MEMBERS, FORBIDDEN_MEMBERS, NAMESPACE_GLOBALS, OTHER_STATIC_CALLS, PRIMITIVE_MEMBERS, PROTO_OBJECT_NAMES, PURE_FUNCTIONS } from './script-globals.js';
-import { GiveUp, type FnNode, type Pos, type ReadContext, type SiteModel } from './script-model.js';
+import { GiveUp, staticName, type FnNode, type Pos, type ReadContext, type SiteModel } from './script-model.js';
 
 /** Read an expression standing at `pos`; `inChain` when it is the callee or object of a link of the chain being read. */
 export function readExpr(ctx: ReadContext, node: AnyNode, pos: Pos, inChain = false): void {
@@ -123,12 +123,6 @@ export function readPattern(ctx: ReadContext, p: Pattern): void {
 function memberName(key: AnyNode): void {
   const name = key.type === 'Identifier' ? key.name : key.type === 'Literal' ? String(key.value) : undefined;
   if (name !== undefined && FORBIDDEN_MEMBERS.has(name)) throw new GiveUp(`the member ${name}`);
-}
-
-/** The name a key writes (`x.name`, `x["name"]`, `{ name: ... }`), or `undefined` for a key computed from data. */
-function staticName(key: AnyNode, computed: boolean): string | undefined {
-  if (!computed) return key.type === 'Identifier' ? key.name : key.type === 'Literal' ? String(key.value) : undefined;
-  return key.type === 'Literal' ? String(key.value) : undefined;
 }
 
 /** Whether reading `node` could answer a built-in's object: a name built-ins use for one, or a key computed from data. */
