@@ -45,14 +45,16 @@ export class PoolThreads {
   }
 
   /**
-   * A thread for a run: the least loaded of those ready for it; with none, the run waits for the
-   * first to be (a thread starting, or one ending its doomed run).
+   * A thread for a run of `scope`: the isolation thread for a held-back scope; else the least
+   * loaded of those ready for it, or the overflow thread when every one computes a long stretch of
+   * other scopes'; with none, the run waits for the first to be (a thread starting, or one ending
+   * its doomed run).
    */
-  thread(signal: AbortSignal | undefined, scope = '', heldBack = false): Promise<SandboxThread | Error | undefined> | SandboxThread | Error {
+  thread(signal: AbortSignal | undefined, scope = ''): Promise<SandboxThread | Error | undefined> | SandboxThread | Error {
     // All the pool's threads start with its first run: a thread is cheap beside the runs it hosts,
     // and a run after one whose thread was stopped then finds another ready.
     while (this.own.size + this.starting < this.size) this.spawn();
-    if (heldBack) return this.extra('isolation', signal);
+    if (this.heldBack?.isHeld(scope) === true) return this.extra('isolation', signal);
     const best = this.leastLoaded();
     if (best !== undefined && best.rank === READY) return best.thread;
     // Every thread computes a long stretch, none of them for this run's scope: not behind them, on

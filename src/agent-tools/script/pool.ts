@@ -88,7 +88,10 @@ export interface SandboxPoolOptions {
    * {@link DEFAULT_MEMORY_SHARE} of the machine's memory.
    */
   maxMemoryBytes?: number;
-  /** The most memory one scope's runs alive may hold together, in bytes. Default: half of `maxMemoryBytes`. */
+  /**
+   * The most memory one scope's runs alive may hold together, in bytes. Default: half of
+   * `maxMemoryBytes`. Runs that name no session or user are one tenant: this share does not bind them.
+   */
   maxMemoryBytesPerScope?: number;
 }
 
@@ -230,7 +233,7 @@ export class WorkerPool implements SandboxPool {
       }
       return { kind: 'thread', thread, release };
     };
-    const thread = this.workers.thread(signal, scopeKey, this.heldBack.isHeld(scopeKey));
+    const thread = this.workers.thread(signal, scopeKey);
     return thread instanceof Promise ? thread.then(placed) : placed(thread);
   }
 }

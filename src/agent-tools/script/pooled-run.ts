@@ -164,7 +164,7 @@ class PooledRun implements ThreadRunListener {
   start(): void {
     const { limits, signal } = this.request;
     if (signal?.aborted) return this.finish({ kind: 'aborted' });
-    // The thread ended between the run's placing and its start (it failed, or was retired).
+    // The thread ended between the run's placing and its start (it failed, or was stopped).
     if (!this.thread.alive) return this.finish({ kind: 'thread_lost' });
     signal?.addEventListener('abort', this.onAbort, { once: true });
     this.thread.post({
@@ -195,7 +195,6 @@ class PooledRun implements ThreadRunListener {
   }
 
   done(message: DoneMessage): void {
-    if (message.grew === true) this.thread.retireWhenIdle();
     this.limitMs = message.timeLimitMs;
     this.callsOverLimit = message.callsOverLimit ?? 0;
     this.finish(message.outcome, message.output);

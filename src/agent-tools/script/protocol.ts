@@ -125,12 +125,6 @@ export interface DoneMessage {
   output?: string[];
   /** How many calls the script made past its `maxCalls` (never made), when it returned. */
   callsOverLimit?: number;
-  /**
-   * The process's resident memory grew by more than the thread keeps instances for while the run
-   * lived: its instance is let go, and the host retires the thread once it hosts no run, which
-   * gives its memory back at once (a thread's collector may hold it for long).
-   */
-  grew?: true;
 }
 
 /** Thread to host, once: it has made its first QuickJS instance and is ready for runs. */

@@ -8,6 +8,12 @@
  * busy tenant cannot starve the others.
  */
 
+/**
+ * The scope of runs that name no session or user: one tenant, so a scope's share of memory, which
+ * keeps tenants from one another, does not bound it (the pool's whole budget does).
+ */
+const ONE_TENANT = '';
+
 /** Why a run got no place (`too_large`: it may hold more memory than the pool, or its scope, may ever give). */
 export type Refusal = { kind: 'queue_full' } | { kind: 'wait_timeout' } | { kind: 'aborted' } | { kind: 'too_large' };
 
@@ -85,7 +91,7 @@ export class RunAdmission {
    */
   enter(scopeKey: string, waitMs: number, signal?: AbortSignal, bytes = 0): Admission | Promise<Admission> {
     if (signal?.aborted) return { kind: 'aborted' };
-    if (bytes > this.bounds.maxBytes || bytes > this.bounds.maxBytesPerScope) return { kind: 'too_large' };
+    if (bytes > this.bounds.maxBytes || (scopeKey !== ONE_TENANT && bytes > this.bounds.maxBytesPerScope)) return { kind: 'too_large' };
     const scope = this.scopeOf(scopeKey);
     if (this.fits(scopeKey, scope, bytes)) {
       this.count(scope, bytes);
@@ -105,7 +111,7 @@ export class RunAdmission {
       this.runs < this.bounds.maxRuns &&
       scope.live < this.placesOf(scopeKey) &&
       this.bytes + bytes <= this.bounds.maxBytes &&
-      scope.bytes + bytes <= this.bounds.maxBytesPerScope
+      (scopeKey === ONE_TENANT || scope.bytes + bytes <= this.bounds.maxBytesPerScope)
     );
   }
 

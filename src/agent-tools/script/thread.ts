@@ -142,24 +142,6 @@ export class SandboxThread {
   /** The run is over on the host's side: later messages of it are dropped. */
   remove(runId: number): void {
     this.runs.delete(runId);
-    if (this.retiring && this.runs.size === 0) this.retire();
-  }
-
-  /** Set once a run made the process's memory grow: the thread ends once it hosts no run. */
-  private retiring = false;
-
-  /**
-   * End the thread once it hosts no run: a run on it made the process's resident memory grow, and
-   * ending the thread gives that memory back at once. The pool starts another in its place.
-   */
-  retireWhenIdle(): void {
-    this.retiring = true;
-    if (this.runs.size === 0) this.retire();
-  }
-
-  private retire(): void {
-    void this.worker.terminate().catch(() => undefined);
-    this.end({ kind: 'crashed', message: 'the sandbox thread was retired' });
   }
 
   /** Send a message, counted first so a busy thread sees it waiting. */

@@ -65,13 +65,6 @@ const CREDIT_FLOOR_MS = 1;
  */
 const KEEP_INSTANCE_COMPUTE_MS = 250;
 
-/**
- * How much the process's resident memory may grow while a run lives for its instance to be kept.
- * A run that made its instance's pages resident (or ran while others did) leaves them there for as
- * long as the instance is kept; its instance is let go, so its memory goes back once collected.
- */
-const KEEP_INSTANCE_GROWTH_BYTES = 16 * 1024 * 1024;
-
 const shelf = new InstanceShelf(wasmModule);
 /** The runs this thread hosts, by id. */
 const runs = new Map<number, ThreadRun>();
@@ -195,8 +188,6 @@ class ThreadRun implements SandboxChannel {
       shelf.put(instance, prepared);
       return this.end({ type: 'done', runId: this.runId, outcome: { kind: 'aborted' }, timeLimitMs: this.timeLimitMs });
     }
-    const residentBefore = process.memoryUsage.rss();
-    let grew = false;
     const result = await runScript(
       instance,
       {
@@ -210,8 +201,7 @@ class ThreadRun implements SandboxChannel {
         // The host hears the answer before the runtime is disposed (but a crash, whose output the
         // module prints on the way, after).
         onOutcome: (outcome, over) => {
-          grew = process.memoryUsage.rss() - residentBefore > KEEP_INSTANCE_GROWTH_BYTES;
-          if (outcome.kind !== 'crashed') this.end({ type: 'done', runId: this.runId, outcome, timeLimitMs: this.timeLimitMs, ...(over > 0 ? { callsOverLimit: over } : {}), ...(grew ? { grew: true } : {}) });
+          if (outcome.kind !== 'crashed') this.end({ type: 'done', runId: this.runId, outcome, timeLimitMs: this.timeLimitMs, ...(over > 0 ? { callsOverLimit: over } : {}) });
         },
         ...limits,
       },
@@ -223,7 +213,7 @@ class ThreadRun implements SandboxChannel {
     instance.output.length = 0;
     // An instance whose run filled its heap, failed inside it, or may have touched much of it is
     // let go: its memory goes with it.
-    if (!result.moduleBroken && !instance.heap.exhausted && this.computedMs < KEEP_INSTANCE_COMPUTE_MS && !grew) {
+    if (!result.moduleBroken && !instance.heap.exhausted && this.computedMs < KEEP_INSTANCE_COMPUTE_MS) {
       shelf.put(instance);
       prepareWhenIdle();
     }
