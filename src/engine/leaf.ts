@@ -14,6 +14,7 @@ import type { LaneRecord, LeafRecorder, NodeOutcome, NodePlan, PlainLeaf, RunSta
 import { startedOutcome, traceEntry, failed } from './step-records.js';
 import type { LabelTree } from '../flows/label-tree.js';
 import type { LabelAccessor } from '../flows/label-scope.js';
+import type { GateFlows, OwnOutput } from '../flows/gate-flows.js';
 import { withPrev } from './labels.js';
 import { labelArgs } from '../flows/run-flow.js';
 
@@ -51,6 +52,10 @@ export class Leaf implements CallSite, PlainLeaf, LeafRecorder {
   checkedTool: ITool | undefined = undefined;
   /** That instance's compiled check. */
   argsCheck: ((args: unknown) => boolean) | null = null;
+  /** See `CallSite`: the own output label of the tool instance `labelledTool` under the rules `labelledBy`. */
+  labelledTool: ITool | undefined = undefined;
+  labelledBy: GateFlows | undefined = undefined;
+  ownOutput: OwnOutput | undefined = undefined;
 
   /**
    * @param label - the step's label: its name, or its place in the spec

@@ -20,6 +20,13 @@ export interface FlowVerdict {
   reason?: string;
 }
 
+/** The label of a tool's own output at a step (see {@link GateFlows.ownOutput}). */
+export interface OwnOutput {
+  readonly tree: LabelTree;
+  /** The tool is a declassifier: its output is trusted whatever its arguments. */
+  readonly declassified: boolean;
+}
+
 /** See the module comment. */
 export class GateFlows {
   private readonly trusted: ReadonlySet<string>;
@@ -52,19 +59,29 @@ export class GateFlows {
   }
 
   /**
-   * The label of what `tool` called at `step` answered: its own (trusted or not, with the parts
-   * it or the host names as untrusted, readable by whom they say), joined with its arguments' and
-   * with what decided the call is made, since a trusted formatter of untrusted text answers
-   * untrusted text. A declassifier's output is trusted whatever its arguments; so is a call a person
-   * approved with its provenance before them, as far as its arguments go.
+   * The label of what `tool` called at `step` answered: its own (see {@link GateFlows.ownOutput}),
+   * joined with its arguments' and with what decided the call is made, since a trusted formatter
+   * of untrusted text answers untrusted text. A declassifier's output is trusted whatever its
+   * arguments; so is a call a person approved with its provenance before them, as far as its
+   * arguments go.
+   *
+   * @param own - `ownOutput(tool, step)`, when the caller keeps it (a compiled step does)
    */
-  outputOf(tool: ITool, step: string, args: Label, control: Label, approved: boolean): LabelTree {
+  outputOf(tool: ITool, step: string, args: Label, control: Label, approved: boolean, own: OwnOutput = this.ownOutput(tool, step)): LabelTree {
+    return own.declassified || approved ? own.tree : joinTree(own.tree, joinLabels(args, control));
+  }
+
+  /**
+   * The label of `tool`'s output at `step` before its arguments' are joined in: trusted or not,
+   * with the parts it or the host names as untrusted, readable by whom they say. The same for
+   * every call of one tool instance at one step, so a compiled step asks once.
+   */
+  ownOutput(tool: ITool, step: string): OwnOutput {
     const name = tool.name;
     const readers = this.options.readers?.[name] ?? tool.readers;
-    if (this.declassifiers.has(name)) return sourceLabel(name, step, true, readers);
+    if (this.declassifiers.has(name)) return { tree: sourceLabel(name, step, true, readers), declassified: true };
     const own = sourceLabel(name, step, this.trusts(tool), readers);
-    const tree = own.trusted ? this.withUntrustedParts(tool, own, step, readers) : own;
-    return approved ? tree : joinTree(tree, joinLabels(args, control));
+    return { tree: own.trusted ? this.withUntrustedParts(tool, own, step, readers) : own, declassified: false };
   }
 
   /** A trusted tool's output labelled `own`, with the parts it or the host names as untrusted. */

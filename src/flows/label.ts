@@ -140,7 +140,14 @@ function merged(a: Label, b: Label, long: readonly LabelSource[], short: readonl
     if (sources === long) sources = long.slice();
     (sources as LabelSource[]).push(source);
   }
-  return new MadeLabel(a.trusted && b.trusted, sources, more > 0 ? more : undefined, joinReaders(a.readers, b.readers), idOf(a), idOf(b), unique);
+  const trusted = a.trusted && b.trusted;
+  const readers = joinReaders(a.readers, b.readers);
+  // The longer says all the shorter adds (as a run's label does of each step's output built on it,
+  // and a session's of a run that read only what it had): that label, not a copy, so the next
+  // join with one built on it costs a comparison, and a run makes no label per step.
+  const longer = long === a.sources ? a : b;
+  if (sources === long && trusted === longer.trusted && readers === longer.readers && more === (longer.moreSources ?? 0)) return longer;
+  return new MadeLabel(trusted, sources, more > 0 ? more : undefined, readers, idOf(a), idOf(b), unique);
 }
 
 function idOf(label: Label): number {

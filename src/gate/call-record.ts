@@ -13,6 +13,7 @@ import { failure } from '../codes.js';
 import type { Label } from '../flows/label.js';
 import type { LabelTree } from '../flows/label-tree.js';
 import type { Provenance } from '../flows/options.js';
+import type { GateFlows, OwnOutput } from '../flows/gate-flows.js';
 import { joinLabels, TRUSTED } from '../flows/label.js';
 import { resultLabel } from '../flows/run-flow.js';
 import { flatten } from '../flows/label-tree.js';
@@ -62,6 +63,11 @@ export interface CallSite {
   checkedTool: ITool | undefined;
   /** That instance's compiled check (`null`: its schema cannot be checked). */
   argsCheck: ((args: unknown) => boolean) | null;
+  /** The tool instance, and the gate's rules, whose own output label {@link CallSite.ownOutput} holds. */
+  labelledTool?: ITool;
+  labelledBy?: GateFlows;
+  /** That tool's own output label at this step, with `flows` (asked once, not at every call). */
+  ownOutput?: OwnOutput;
 }
 
 /**
@@ -351,9 +357,21 @@ function labelOutput(call: GateCall, result: ToolExecutionResult): void {
     if (tool === undefined) call.outputLabel = joinLabels(args, control);
     // A nested door labels its own result (all it read, when it cannot say more).
     else if (tool.composition === true) call.outputLabel = joinLabels(resultLabel(result) ?? call.frame?.flow?.label ?? args, control);
-    else call.outputLabel = flows.outputOf(tool, call.step, args, control, call.approved && call.provenance !== undefined);
+    else call.outputLabel = flows.outputOf(tool, call.step, args, control, call.approved && call.provenance !== undefined, ownOutputAt(call, flows, tool));
   }
   call.frame?.flow?.produced(call.outputLabel);
+}
+
+/** The own output label of `tool` at the call's step: kept by its compiled step, if it has one. */
+function ownOutputAt(call: GateCall, flows: GateFlows, tool: ITool): OwnOutput {
+  const site = call.site;
+  if (site === undefined) return flows.ownOutput(tool, call.step);
+  if (site.labelledTool !== tool || site.labelledBy !== flows || site.ownOutput === undefined) {
+    site.ownOutput = flows.ownOutput(tool, call.step);
+    site.labelledTool = tool;
+    site.labelledBy = flows;
+  }
+  return site.ownOutput;
 }
 
 /** A record that hands its result to a callback: one per call (a host's `gate.run`, a call by name). */

@@ -51,6 +51,20 @@ describe('flows: a composite', () => {
     expect(asked).toEqual([]);
   });
 
+  it('labels each call by the tool instance that answers it: a trusted tool replaced by an untrusted one steers nothing from the next run', async () => {
+    const b = bank();
+    const reg = registry(...b.tools);
+    const untrustedRead = reg.map.get('read_file')!;
+    reg.add(Object.assign(Object.create(Object.getPrototypeOf(untrustedRead) as object) as ITool, untrustedRead, { trustedOutput: true }));
+    const builder = new ComposableToolBuilder(reg.gate({ flows: {} }));
+    builder.bind({ sideEffectingTools: ['send_money'] });
+    const payBill = builder.build('pay_bill', 'pay the bill', anyObject, fromFile);
+    expect((await payBill.execute({}, {})).success).toBe(true);
+    reg.add(untrustedRead);
+    expect((await payBill.execute({}, {})).details?.code).toBe('flow_untrusted');
+    expect(b.payments).toHaveLength(1);
+  });
+
   it("refuses a payment built from a transaction's subject, which its sender wrote", async () => {
     const { builder, payments } = setup();
     const hijacked = builder.build('hijacked', 'follows a subject', anyObject, {

@@ -32,6 +32,28 @@ describe('labels', () => {
     expect(joinLabels(TRUSTED, restored).sources).toHaveLength(2);
   });
 
+  it('answers the label that already says all a join adds, and a new one whenever it adds anything', () => {
+    const ab = joinLabels(untrusted('a'), untrusted('b'));
+    // Not joined from one another, but `ab` holds all that `a` says.
+    const a = untrusted('a');
+    expect(joinLabels(ab, a)).toBe(ab);
+    expect(joinLabels(a, ab)).toBe(ab);
+    // Less trusted, fewer readers or more sources beyond the list: something is added.
+    const trustedAb = joinLabels(sourceLabel('a', 's', true), sourceLabel('b', 's', true));
+    const less = joinLabels(trustedAb, untrusted('a'));
+    expect(less).not.toBe(trustedAb);
+    expect(less.trusted).toBe(false);
+    const read = joinLabels(ab, sourceLabel('a', 's', false, ['ann']));
+    expect(read).not.toBe(ab);
+    expect(read.readers).toEqual(['ann']);
+    let full = TRUSTED;
+    for (let i = 0; i < MAX_LABEL_SOURCES + 1; i++) full = joinLabels(full, untrusted(`t${i}`));
+    const listed = joinLabels(untrusted('t0'), untrusted('t1'));
+    expect(joinLabels(full, listed)).toBe(full);
+    expect(joinLabels(listed, full)).toBe(full);
+    expect(joinLabels(full, full).moreSources).toBe(1);
+  });
+
   it(`names at most ${MAX_LABEL_SOURCES} sources and counts the rest`, () => {
     let label = TRUSTED;
     for (let i = 0; i < MAX_LABEL_SOURCES + 5; i++) label = joinLabels(label, untrusted(`t${i}`));
