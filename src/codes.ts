@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   resume_lease_lapsed: 'resumeRun: the resumption outlived its lease (pauses.leaseMs) before a side-effecting call, so it stopped there without running it (another may have taken the token over); resume again with the same token, or raise leaseMs above the longest resumption.',
   approval_not_waiting: 'answerApproval (toolweave/dbos): the workflow waits on no approval now (not paused yet, already answered, ended, or unknown); read pendingApproval first.',
   door_unregistered: 'toolweave/dbos: no door of that name was passed to registerDbosDoors in this process; register every door before DBOS.launch().',
+  pauses_full: "The run journal keeps as many paused runs of the run's scope (session or user) as it allows, or as many as it allows in all, so the run did not pause; details.effects still lists what it did. Answer or drop that scope's waiting runs first.",
   journal_unavailable: 'The run journal could not be read or written; the run did not pause, or was not resumed.',
   step_aborted: 'The abort signal fired; the step did not run.',
   step_failed: "The step's tool returned a failure; its own code is in details.innerCode.",

@@ -152,3 +152,44 @@ export interface RunJournal {
   /** Forget run `runId` and its records (it ended, or can never end). */
   remove(runId: string): Promise<void>;
 }
+
+/**
+ * Why a journal refused to store a pause or a call's record, as the door's result names it:
+ *
+ * - `pauses_full`: the run's scope already keeps as many paused runs as the journal allows it, or
+ *   the journal keeps as many as it allows in all.
+ *
+ * @category The gate
+ */
+export type RunJournalRefusalCode = 'pauses_full';
+
+/**
+ * What a {@link RunJournal} rejects with when it will not store what it was given.
+ *
+ * The door then answers with `code` and every effect the run had, not `journal_unavailable`.
+ *
+ * @example
+ * ```ts
+ * if (tooMany) throw new RunJournalRefusal('pauses_full', 'this scope keeps 100 paused runs', { maxRunsPerScope: 100 });
+ * ```
+ *
+ * @category The gate
+ */
+export class RunJournalRefusal extends Error {
+  /** What was refused, as the door's `details.code`. */
+  readonly code: RunJournalRefusalCode;
+  /** What the door's `details` carry beside the code (the bound, the size, the call). */
+  readonly details: Record<string, unknown>;
+
+  /**
+   * @param code - what was refused.
+   * @param message - why, in words a host can act on.
+   * @param details - what `details` carry beside the code.
+   */
+  constructor(code: RunJournalRefusalCode, message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'RunJournalRefusal';
+    this.code = code;
+    this.details = details;
+  }
+}

@@ -5,14 +5,18 @@
  *
  * - `<prefix>{<runId>}:run`: a hash with the paused run as JSON (`run`), and beside it what a
  *   claim must read without parsing it (`pause`, `expiresAt`) and the claim (`claimedUntil`);
- * - `<prefix>{<runId>}:calls`: a hash of the run's call records as JSON, keyed by position.
+ * - `<prefix>{<runId>}:calls`: a hash of the run's call records as JSON, keyed by position;
+ * - `<prefix>scope:<hash of the scope>`: a sorted set of the paused runs of one scope (a session,
+ *   a user), each scored by when its keys expire, so a scope's pauses are counted and bounded
+ *   without touching another scope's.
  *
  * Every write that must see what is stored (a claim, a save clearing the claim) is one Lua
  * script, so it is atomic across processes. The JSON is kept as it was written: a field a later
  * version adds to a run or a record survives the round trip.
  */
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { DEFAULT_PAUSE_TTL_MS, type PausedRun, type RunCallRecord, type RunJournal } from '../index.js';
+import { DEFAULT_JOURNAL_MAX_RUNS_PER_SCOPE, DEFAULT_PAUSE_TTL_MS, RunJournalRefusal, type PausedRun, type RunCallRecord, type RunJournal } from '../index.js';
 import { connectionOver, DEFAULT_REDIS_TIMEOUT_MS, positiveOption } from './redis-connection.js';
 
 /**
@@ -45,6 +49,12 @@ export interface RedisRunJournalOptions {
    * rejects. A larger one is not written either.
    */
   maxBytes?: number;
+  /**
+   * The most paused runs one scope (a session, a user) keeps at once (default
+   * {@link DEFAULT_JOURNAL_MAX_RUNS_PER_SCOPE}); past it a new pause of that scope answers
+   * `pauses_full`, and other scopes are untouched.
+   */
+  maxRunsPerScope?: number;
 }
 
 /**
@@ -62,10 +72,23 @@ export const DEFAULT_REDIS_JOURNAL_MAX_BYTES = 8 * 1024 * 1024;
 /** The most call records read back for one run (each is at least a few dozen bytes, so `maxBytes` alone would let a server count millions). */
 const MAX_RECORDS = 100_000;
 
-/** Store a paused run; a new pause is claimed afresh. Both keys expire at ARGV[4]. */
+/**
+ * Count run ARGV[1] among its scope's paused runs (KEYS[1]) until ARGV[2], the time now being
+ * ARGV[3]: 1 when it is counted, 0 when the scope already has ARGV[4] other runs that have not
+ * expired. The set expires with its last run.
+ */
+const ADMIT = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[1], last[2])
+return 1`;
+
+/** Store a paused run (of scope ARGV[5]); a new pause is claimed afresh. Both keys expire at ARGV[4]. */
 const SAVE = `
 redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'run', ARGV[1], 'pause', ARGV[2], 'expiresAt', ARGV[3], 'claimedUntil', '0')
+redis.call('HSET', KEYS[1], 'run', ARGV[1], 'pause', ARGV[2], 'expiresAt', ARGV[3], 'claimedUntil', '0', 'scope', ARGV[5])
 redis.call('PEXPIREAT', KEYS[1], ARGV[4])
 redis.call('PEXPIREAT', KEYS[2], ARGV[4])
 return 1`;
@@ -117,6 +140,11 @@ function keysOf(prefix: string, runId: string): [run: string, calls: string] {
   return [`${prefix}{${runId}}:run`, `${prefix}{${runId}}:calls`];
 }
 
+/** The key of the paused runs of `scope`: hashed, so any scope makes a short key of its own. */
+function scopeKeyOf(prefix: string, scope: string): string {
+  return `${prefix}scope:${createHash('sha256').update(scope).digest('base64url')}`;
+}
+
 /** An entry read back that this journal did not write, or that was changed since. */
 class BadEntry extends Error {}
 
@@ -144,7 +172,9 @@ const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (val
  * is one atomic script, so of two processes resuming one token at once, one runs and the other
  * answers `resume_busy`; whether a claim has lapsed is read on the clock of the process that
  * claims, so the hosts' clocks must agree to well within the lease (`pauses.leaseMs`). A run's
- * keys expire with its token (or after `ttlSeconds`, if sooner). Needs Redis 4 or later.
+ * keys expire with its token (or after `ttlSeconds`, if sooner). Each scope keeps at most
+ * `maxRunsPerScope` paused runs: past it a new pause of that scope answers `pauses_full` (with the
+ * run's effects), and no other scope's run is touched. Needs Redis 4 or later.
  *
  * Runs and records are stored as JSON: a tool's result is kept as `JSON.stringify` writes it. What
  * is read back is bounded (`maxBytes`); an entry over it, one that is not JSON this journal
@@ -170,6 +200,7 @@ export function createRedisRunJournal(options: RedisRunJournalOptions): RunJourn
   const ttlMs = options.ttlSeconds === undefined ? undefined : positiveOption('createRedisRunJournal', 'ttlSeconds', options.ttlSeconds, 1) * 1000;
   const timeoutMs = positiveOption('createRedisRunJournal', 'timeoutMs', options.timeoutMs, DEFAULT_REDIS_TIMEOUT_MS);
   const maxBytes = positiveOption('createRedisRunJournal', 'maxBytes', options.maxBytes, DEFAULT_REDIS_JOURNAL_MAX_BYTES);
+  const maxRunsPerScope = Math.floor(positiveOption('createRedisRunJournal', 'maxRunsPerScope', options.maxRunsPerScope, DEFAULT_JOURNAL_MAX_RUNS_PER_SCOPE));
   const connection = connectionOver(client, timeoutMs);
 
   /** Send `command`: its answer, or a rejection that says why there is none. */
@@ -194,7 +225,16 @@ export function createRedisRunJournal(options: RedisRunJournalOptions): RunJourn
     async save(run) {
       const json = encode('the paused run', run);
       const expireAt = Math.floor(ttlMs === undefined ? run.expiresAt : Math.min(run.expiresAt, Date.now() + ttlMs));
-      await evaluate(SAVE, keysOf(prefix, run.runId), [json, run.pause, run.expiresAt, expireAt]);
+      const scopeKey = scopeKeyOf(prefix, run.scope);
+      if ((await evaluate(ADMIT, [scopeKey], [run.runId, expireAt, Date.now(), maxRunsPerScope])) !== 1) {
+        throw new RunJournalRefusal('pauses_full', `The run journal refused the pause: its scope already keeps ${maxRunsPerScope} paused runs. Answer or drop some of the waiting runs first.`, { maxRunsPerScope });
+      }
+      try {
+        await evaluate(SAVE, keysOf(prefix, run.runId), [json, run.pause, run.expiresAt, expireAt, run.scope]);
+      } catch (error) {
+        await send((redis) => redis.zrem(scopeKey, run.runId)).catch(() => undefined);
+        throw error;
+      }
     },
 
     async load(runId) {
@@ -254,7 +294,11 @@ export function createRedisRunJournal(options: RedisRunJournalOptions): RunJourn
     },
 
     async remove(runId) {
-      await send((redis) => redis.del(...keysOf(prefix, runId)));
+      const keys = keysOf(prefix, runId);
+      const scope = await send((redis) => redis.hget(keys[0], 'scope'));
+      await send((redis) => redis.del(...keys));
+      // Its scope's count goes down with it (or when its score passes, had this not been reached).
+      if (scope !== null) await send((redis) => redis.zrem(scopeKeyOf(prefix, scope), runId));
     },
   };
 }

@@ -8,7 +8,7 @@ import type { StepGateOptions } from '../../src/gate/options.js';
 import { createObservationStore } from '../../src/agent-tools/observations/index.js';
 import { withObservations } from '../../src/agent-tools/observations/with-observations.js';
 import { resumeRun } from '../../src/doors/resume.js';
-import { createMemoryRunJournal } from '../../src/runs/memory-journal.js';
+import { createMemoryRunJournal, DEFAULT_JOURNAL_MAX_RUNS_PER_SCOPE } from '../../src/runs/memory-journal.js';
 import type { RunJournal } from '../../src/runs/journal.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';
@@ -238,15 +238,63 @@ describe('tokens', () => {
     // The token still stands.
     expect((await resumeRun(tool, paused.resume, [{ approved: true }], ctx())).success).toBe(true);
   });
+});
 
-  it('the in-memory journal keeps at most maxRuns runs: the oldest token then reads as unknown', async () => {
-    const { builder } = setup({ journal: createMemoryRunJournal({ maxRuns: 2 }) });
-    const tool = composite(builder);
-    const tokens: string[] = [];
-    for (const id of [1, 2, 3]) tokens.push(pendingOf(await tool.execute({ id }, ctx())).resume);
-    expect((await resumeRun(tool, tokens[0], [{ approved: true }], ctx())).details?.code).toBe('resume_token_unknown');
-    expect((await resumeRun(tool, tokens[2], [{ approved: true }], ctx())).success).toBe(true);
+describe('the in-memory journal: one scope never evicts another', () => {
+  /** A door that logs a line (approved at once, a side effect) and then sends a note (a person decides). */
+  function loggingDoor(extra: Omit<StepGateOptions, 'resolve' | 'approvals'> = {}) {
+    const s = setup(extra, (a) => (a.toolName === 'send' ? { pending: true } : { approved: true }));
+    const log = tool('log', (a) => ({ logged: a.line }), { hasSideEffects: true });
+    s.reg.add(log);
+    s.builder.bind({ sideEffectingTools: ['send', 'log'] });
+    const door = composite(s.builder, {
+      steps: [
+        { name: 'log', tool: 'log', inputMapping: { line: '$input.id' } },
+        { name: 'send', tool: 'send', inputMapping: { text: '$prev.logged' } },
+      ],
+    });
+    return { ...s, log, door };
+  }
+
+  it("a thousand pauses of one session leave another session's paused run waiting; past its bound a new pause answers pauses_full with its effects", async () => {
+    const { door, send, log } = loggingDoor();
+    const waiting = pendingOf(await door.execute({ id: 'a' }, ctx('A')));
+    const codes = new Map<string, number>();
+    let refused: ToolExecutionResult | undefined;
+    for (let i = 0; i < 1000; i++) {
+      const result = await door.execute({ id: `b${i}` }, ctx('B'));
+      const code = String(result.details?.code);
+      codes.set(code, (codes.get(code) ?? 0) + 1);
+      if (code === 'pauses_full') refused ??= result;
+    }
+    expect(Object.fromEntries(codes)).toEqual({ approval_pending: DEFAULT_JOURNAL_MAX_RUNS_PER_SCOPE, pauses_full: 1000 - DEFAULT_JOURNAL_MAX_RUNS_PER_SCOPE });
+    // The refused run's log line was written: the result says so.
+    expect(refused!.effects).toEqual([{ step: 'log', tool: 'log', outcome: 'ran', ran: true }]);
+    expect(refused!.details).toMatchObject({ maxRunsPerScope: DEFAULT_JOURNAL_MAX_RUNS_PER_SCOPE });
+    expect(refused!.error).toMatch(/scope already keeps 100 paused runs/);
+    expect(log.calls.length).toBe(1001);
+    // A's person says yes: A's run goes on.
+    expect(await resumeRun(door, waiting.resume, [{ approved: true }], ctx('A'))).toMatchObject({ success: true });
+    expect(send.calls).toEqual([{ text: 'a' }]);
+  });
+
+  it('a scope makes room by answering its own runs; maxRuns bounds all scopes together, and no run is evicted for another', async () => {
+    const { door } = loggingDoor({ journal: createMemoryRunJournal({ maxRuns: 3, maxRunsPerScope: 2 }) });
+    const a1 = pendingOf(await door.execute({ id: 'a1' }, ctx('A')));
+    pendingOf(await door.execute({ id: 'a2' }, ctx('A')));
+    expect((await door.execute({ id: 'a3' }, ctx('A'))).details?.code).toBe('pauses_full');
+    const b1 = pendingOf(await door.execute({ id: 'b1' }, ctx('B')));
+    // Three runs wait in all: C's first pause is refused, B's and A's still stand.
+    const c1 = await door.execute({ id: 'c1' }, ctx('C'));
+    expect(c1.details).toMatchObject({ code: 'pauses_full', maxRuns: 3 });
+    expect(c1.effects).toHaveLength(1);
+    expect((await resumeRun(door, b1.resume, [{ approved: true }], ctx('B'))).success).toBe(true);
+    // A run answered frees its room: A pauses again, and C too.
+    expect((await resumeRun(door, a1.resume, [{ approved: false }], ctx('A'))).details?.code).toBe('approval_rejected');
+    pendingOf(await door.execute({ id: 'a4' }, ctx('A')));
+    pendingOf(await door.execute({ id: 'c2' }, ctx('C')));
     expect(() => createMemoryRunJournal({ maxRuns: 0 })).toThrow(RangeError);
+    expect(() => createMemoryRunJournal({ maxRunsPerScope: 0 })).toThrow(RangeError);
   });
 });
 
@@ -559,7 +607,7 @@ describe('a journal that cannot record a start', () => {
     const paused = pendingOf(await door.execute({ id: 1 }, ctx()));
     full = true;
     const resumed = await resumeRun(door, paused.resume, [{ approved: true }], ctx());
-    expect(resumed).toEqual({ success: false, error: 'The run journal could not be reached: disk full', details: { code: 'journal_unavailable' } });
+    expect(resumed).toEqual({ success: false, error: 'The run journal could not be reached: disk full', details: { code: 'journal_unavailable' }, effects: [] });
     expect(send.calls.length).toBe(0);
   });
 });

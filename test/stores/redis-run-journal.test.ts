@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import type { ApprovalAction } from '../../src/gate/host-hooks.js';
 import type { RunJournal } from '../../src/runs/journal.js';
+import { DEFAULT_JOURNAL_MAX_RUNS_PER_SCOPE } from '../../src/runs/memory-journal.js';
 import { resumeRun } from '../../src/doors/resume.js';
 import { createScriptTool } from '../../src/agent-tools/script/index.js';
 import { createRedisRunJournal, type RedisRunJournalOptions } from '../../src/stores/redis.js';
@@ -237,6 +238,53 @@ describe('a door through a gate with the Redis journal', () => {
     const done = await resumeRun(door, again, [{ approved: true }], { sessionId: 's1' });
     expect(done).toMatchObject({ success: true, output: { done: 'note 3' } });
     expect(send.calls).toEqual([{ text: 'note 3' }]);
+  });
+});
+
+describe('createRedisRunJournal: paused runs per scope', () => {
+  it("bounds each scope's paused runs: past the bound a pause of that scope answers pauses_full, another scope's pauses and tokens are untouched", async () => {
+    const [alice, bob] = [`alice-${newId()}`, `bob-${newId()}`];
+    const a = notifyDoor(journalOver(clientOf(server)));
+    const b = notifyDoor(journalOver(clientOf(server)));
+    const waiting = tokenOf(await a.door.execute({ id: 'a' }, { sessionId: alice }));
+    const codes: string[] = [];
+    for (let i = 0; i <= DEFAULT_JOURNAL_MAX_RUNS_PER_SCOPE; i++) codes.push(String((await b.door.execute({ id: i }, { sessionId: bob })).details?.code));
+    expect(codes.filter((code) => code === 'approval_pending')).toHaveLength(DEFAULT_JOURNAL_MAX_RUNS_PER_SCOPE);
+    expect(codes.at(-1)).toBe('pauses_full');
+    // Alice is not refused, and her token resumes.
+    tokenOf(await a.door.execute({ id: 'a2' }, { sessionId: alice }));
+    expect(await resumeRun(a.door, waiting, [{ approved: true }], { sessionId: alice })).toMatchObject({ success: true, output: { done: 'note a' } });
+  });
+
+  it('a run that ends, or expires, frees its room; the refused run reports its effects', async () => {
+    const scope = `carol-${newId()}`;
+    const journal = journalOver(admin, { maxRunsPerScope: 2 });
+    const log = tool('log', (a) => ({ logged: a.line }), { hasSideEffects: true });
+    const send = tool('send', (a) => ({ sent: a.text }), { hasSideEffects: true });
+    const gate = registry(log, send).gate({ journal, pauses: { ttlMs: 60_000 }, approvals: { requestApproval: (a) => (a.toolName === 'send' ? { pending: true } : { approved: true }) } });
+    const builder = new ComposableToolBuilder(gate);
+    builder.bind({ sideEffectingTools: ['send', 'log'] });
+    const door = builder.build('log_and_send', 'x', { type: 'object' }, {
+      steps: [
+        { name: 'log', tool: 'log', inputMapping: { line: '$input.id' } },
+        { name: 'send', tool: 'send', inputMapping: { text: '$prev.logged' } },
+      ],
+    }) as ITool;
+    const first = tokenOf(await door.execute({ id: 1 }, { sessionId: scope }));
+    tokenOf(await door.execute({ id: 2 }, { sessionId: scope }));
+    const refused = await door.execute({ id: 3 }, { sessionId: scope });
+    expect(refused.details).toMatchObject({ code: 'pauses_full', maxRunsPerScope: 2 });
+    expect(refused.effects).toEqual([{ step: 'log', tool: 'log', outcome: 'ran', ran: true }]);
+    expect(log.calls).toHaveLength(3);
+    expect(await resumeRun(door, first, [{ approved: true }], { sessionId: scope })).toMatchObject({ success: true });
+    tokenOf(await door.execute({ id: 4 }, { sessionId: scope }));
+    // A run past its expiry counts no more.
+    const short = journalOver(admin, { maxRunsPerScope: 1 });
+    const brief = `dave-${newId()}`;
+    await short.save({ ...pausedRun(newId(), 0, 100), scope: brief });
+    await expect(short.save({ ...pausedRun(newId()), scope: brief })).rejects.toMatchObject({ code: 'pauses_full' });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await short.save({ ...pausedRun(newId()), scope: brief });
   });
 });
 
