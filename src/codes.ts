@@ -35,6 +35,8 @@ export const ERROR_CODES = {
   approval_not_waiting: 'answerApproval (toolweave/dbos): the workflow waits on no approval now (not paused yet, already answered, ended, or unknown); read pendingApproval first.',
   door_unregistered: 'toolweave/dbos: no door of that name was passed to registerDbosDoors in this process; register every door before DBOS.launch().',
   pauses_full: "The run journal keeps as many paused runs of the run's scope (session or user) as it allows, or as many as it allows in all, so the run did not pause; details.effects still lists what it did. Answer or drop that scope's waiting runs first.",
+  pause_too_large: "The run journal would not store the paused run or one of its calls' results: it is over the journal's size bound (details.bytes, details.maxBytes; details.tool names the call), so the run did not pause; details.effects still lists what it did. Make the call's result smaller (a tighter read), or raise the journal's maxBytes.",
+  pause_not_storable: "The run journal could not store the paused run or one of its calls' results: it holds a value the journal cannot (a BigInt, a cycle; details.tool names the call), so the run did not pause; details.effects still lists what it did. Make the tool return plain JSON.",
   journal_unavailable: 'The run journal could not be read or written; the run did not pause, or was not resumed.',
   step_aborted: 'The abort signal fired; the step did not run.',
   step_failed: "The step's tool returned a failure; its own code is in details.innerCode.",

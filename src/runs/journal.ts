@@ -157,11 +157,14 @@ export interface RunJournal {
  * Why a journal refused to store a pause or a call's record, as the door's result names it:
  *
  * - `pauses_full`: the run's scope already keeps as many paused runs as the journal allows it, or
- *   the journal keeps as many as it allows in all.
+ *   the journal keeps as many as it allows in all;
+ * - `pause_too_large`: the paused run or one of its call records is larger than the journal stores;
+ * - `pause_not_storable`: the paused run or one of its call records holds a value the journal
+ *   cannot store (a BigInt, a cycle).
  *
  * @category The gate
  */
-export type RunJournalRefusalCode = 'pauses_full';
+export type RunJournalRefusalCode = 'pauses_full' | 'pause_too_large' | 'pause_not_storable';
 
 /**
  * What a {@link RunJournal} rejects with when it will not store what it was given.

@@ -46,7 +46,7 @@ export interface RedisRunJournalOptions {
   /**
    * The most bytes read back for one paused run, and for all the call records of one run together
    * (default {@link DEFAULT_REDIS_JOURNAL_MAX_BYTES}). A larger entry is not read: the operation
-   * rejects. A larger one is not written either.
+   * rejects. A larger one is not written either: the door answers `pause_too_large`.
    */
   maxBytes?: number;
   /**
@@ -176,9 +176,11 @@ const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (val
  * `maxRunsPerScope` paused runs: past it a new pause of that scope answers `pauses_full` (with the
  * run's effects), and no other scope's run is touched. Needs Redis 4 or later.
  *
- * Runs and records are stored as JSON: a tool's result is kept as `JSON.stringify` writes it. What
- * is read back is bounded (`maxBytes`); an entry over it, one that is not JSON this journal
- * wrote, a timeout or a lost connection rejects, so the gate answers `journal_unavailable`.
+ * Runs and records are stored as JSON: a tool's result is kept as `JSON.stringify` writes it. A
+ * run or record JSON cannot hold (a BigInt, a cycle) is refused with `pause_not_storable`, one over
+ * `maxBytes` with `pause_too_large`: the door says so, with every effect the run had. What is read
+ * back is bounded too (`maxBytes`); an entry over it, one that is not JSON this journal wrote, a
+ * timeout or a lost connection rejects, so the gate answers `journal_unavailable`.
  *
  * @throws TypeError when `client` is missing, RangeError when an option is out of range
  * (programming errors, not results).
@@ -214,16 +216,25 @@ export function createRedisRunJournal(options: RedisRunJournalOptions): RunJourn
   const evaluate = (script: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> =>
     send((redis) => redis.eval(script, keys.length, ...keys, ...args.map(String)));
 
-  /** `value` as JSON, refused when it could not be read back. */
-  function encode(what: string, value: unknown): string {
-    const json = JSON.stringify(value);
-    if (Buffer.byteLength(json) > maxBytes) throw new Error(`Redis run journal: ${what} is over ${maxBytes} bytes as JSON`);
+  /** `value` as JSON; refused (with what it is) when JSON cannot hold it, or when it could not be read back. */
+  function encode(what: string, value: unknown, details: Record<string, unknown>): string {
+    let json: string;
+    try {
+      json = JSON.stringify(value);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      throw new RunJournalRefusal('pause_not_storable', `The run journal could not store ${what}: it holds a value JSON cannot (${why}), so the run did not pause.`, details);
+    }
+    const bytes = Buffer.byteLength(json);
+    if (bytes > maxBytes) {
+      throw new RunJournalRefusal('pause_too_large', `The run journal could not store ${what}: it is ${bytes} bytes as JSON, over the ${maxBytes} bytes it keeps (maxBytes), so the run did not pause.`, { ...details, bytes, maxBytes });
+    }
     return json;
   }
 
   return {
     async save(run) {
-      const json = encode('the paused run', run);
+      const json = encode('the paused run', run, {});
       const expireAt = Math.floor(ttlMs === undefined ? run.expiresAt : Math.min(run.expiresAt, Date.now() + ttlMs));
       const scopeKey = scopeKeyOf(prefix, run.scope);
       if ((await evaluate(ADMIT, [scopeKey], [run.runId, expireAt, Date.now(), maxRunsPerScope])) !== 1) {
@@ -258,7 +269,8 @@ export function createRedisRunJournal(options: RedisRunJournalOptions): RunJourn
 
     async record(runId, record) {
       const fallbackMs = ttlMs ?? DEFAULT_PAUSE_TTL_MS;
-      await evaluate(RECORD, keysOf(prefix, runId), [record.position, encode(`the record at ${record.position}`, record), fallbackMs]);
+      const what = `the result of "${record.tool}" at ${record.position}`;
+      await evaluate(RECORD, keysOf(prefix, runId), [record.position, encode(what, record, { tool: record.tool, position: record.position }), fallbackMs]);
     },
 
     async records(runId) {

@@ -115,8 +115,8 @@ describe('createRedisRunJournal: what it reads back is bounded and checked', () 
     await expect(journal.records(runId)).rejects.toThrow(/are \d+ bytes, over the 65536 bytes this journal reads/);
     expect((await bytesSent(admin)) - beforeRecords).toBeLessThan(16 * 1024);
     // What it would refuse to read, it refuses to write.
-    await expect(journal.save({ ...pausedRun(newId()), input: 'x'.repeat(maxBytes) })).rejects.toThrow(/over 65536 bytes/);
-    await expect(journal.record(newId(), { ...callRecord('read#0'), result: { success: true, output: 'z'.repeat(maxBytes) } })).rejects.toThrow(/over 65536 bytes/);
+    await expect(journal.save({ ...pausedRun(newId()), input: 'x'.repeat(maxBytes) })).rejects.toMatchObject({ code: 'pause_too_large', message: expect.stringMatching(/over the 65536 bytes/) });
+    await expect(journal.record(newId(), { ...callRecord('read#0'), result: { success: true, output: 'z'.repeat(maxBytes) } })).rejects.toMatchObject({ code: 'pause_too_large', details: { tool: 'read', position: 'read#0', maxBytes } });
   });
 
   it('rejects a run with more records than it reads (100,000), without reading them', async () => {
@@ -285,6 +285,48 @@ describe('createRedisRunJournal: paused runs per scope', () => {
     await expect(short.save({ ...pausedRun(newId()), scope: brief })).rejects.toMatchObject({ code: 'pauses_full' });
     await new Promise((resolve) => setTimeout(resolve, 150));
     await short.save({ ...pausedRun(newId()), scope: brief });
+  });
+});
+
+describe('createRedisRunJournal: a pause it cannot store', () => {
+  /** auto_write (approved at once) runs, then a pure read answers `answer`, then write waits for a person. */
+  function writeAfterRead(answer: unknown) {
+    const autoWrite = tool('auto_write', (a) => ({ wrote: a.line }), { hasSideEffects: true });
+    const read = tool('read', () => answer);
+    const write = tool('write', (a) => ({ wrote: a.line }), { hasSideEffects: true });
+    const gate = registry(autoWrite, read, write).gate({
+      journal: journalOver(admin),
+      approvals: { requestApproval: (a) => (a.toolName === 'write' ? { pending: true } : { approved: true }) },
+    });
+    const builder = new ComposableToolBuilder(gate);
+    builder.bind({ sideEffectingTools: ['auto_write', 'write'] });
+    const door = builder.build('write_twice', 'x', { type: 'object' }, {
+      steps: [
+        { name: 'first', tool: 'auto_write', inputMapping: { line: '$input.line' } },
+        { name: 'read', tool: 'read' },
+        { name: 'second', tool: 'write', inputMapping: { line: '$input.line' } },
+      ],
+    }) as ITool;
+    return { door, autoWrite, write };
+  }
+
+  it('a read result over maxBytes: pause_too_large names the call and its size, and reports the write that ran', async () => {
+    const { door, autoWrite, write } = writeAfterRead({ text: 'x'.repeat(9 * 1024 * 1024) });
+    const result = await door.execute({ line: 'one' }, { sessionId: `big-${newId()}` });
+    expect(result.details).toMatchObject({ code: 'pause_too_large', tool: 'read', maxBytes: 8 * 1024 * 1024 });
+    expect(result.details?.bytes).toBeGreaterThan(9 * 1024 * 1024);
+    expect(result.error).toMatch(/"read".*over the 8388608 bytes/);
+    expect(result.effects).toEqual([{ step: 'first', tool: 'auto_write', outcome: 'ran', ran: true }]);
+    expect([autoWrite.calls.length, write.calls.length]).toEqual([1, 0]);
+  });
+
+  it('a read result JSON cannot hold (a BigInt): pause_not_storable names the call, and reports the write that ran', async () => {
+    const { door, autoWrite, write } = writeAfterRead({ count: 10n });
+    const result = await door.execute({ line: 'one' }, { sessionId: `bigint-${newId()}` });
+    expect(result.details).toMatchObject({ code: 'pause_not_storable', tool: 'read' });
+    expect(result.error).toMatch(/BigInt/);
+    expect(result.effects).toEqual([{ step: 'first', tool: 'auto_write', outcome: 'ran', ran: true }]);
+    expect([autoWrite.calls.length, write.calls.length]).toEqual([1, 0]);
   });
 });
 
