@@ -149,6 +149,13 @@ export interface RunJournal {
    * resumption whose process stopped.
    */
   claim(runId: string, pause: number, until: number): Promise<boolean>;
+  /**
+   * Extend the claim on pause `pause` of run `runId` made (or last extended) until `from`, to
+   * `until`: `true` when that claim is still the one stored (no other resumption took the token
+   * over since), `false` otherwise. A resumption renews its claim while it runs, so a short lease
+   * lapses soon after its process stops, and never while it lives.
+   */
+  renew(runId: string, pause: number, from: number, until: number): Promise<boolean>;
   /** Forget run `runId` and its records (it ended, or can never end). */
   remove(runId: string): Promise<void>;
 }

@@ -165,6 +165,12 @@ export function createMemoryRunJournal(options: MemoryRunJournalOptions = {}): R
       slot.claimedUntil = until;
       return Promise.resolve(true);
     },
+    renew(runId, pause, from, until) {
+      const slot = live(runId);
+      if (slot === undefined || slot.run!.pause !== pause || slot.claimedUntil !== from) return Promise.resolve(false);
+      slot.claimedUntil = until;
+      return Promise.resolve(true);
+    },
     remove(runId) {
       drop(runId);
       return Promise.resolve();

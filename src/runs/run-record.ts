@@ -24,7 +24,7 @@ export interface Replay {
   readonly records: ReadonlyMap<string, RunCallRecord>;
   /** The decisions, by the position of the pending call each answers. */
   readonly decisions: ReadonlyMap<string, { approved: boolean; reason?: string }>;
-  /** When this resumption's claim on the token lapses (milliseconds since the epoch): past it, another resumption may hold the token. */
+  /** When this resumption's claim on the token lapses (milliseconds since the epoch), read afresh at each look (it is renewed while the resumption runs): past it, another resumption may hold the token. */
   readonly leaseUntil: number;
 }
 

@@ -135,6 +135,13 @@ if stored[3] and tonumber(stored[3]) > now then return 0 end
 redis.call('HSET', KEYS[1], 'claimedUntil', ARGV[2])
 return 1`;
 
+/** Extend the claim on pause ARGV[1] made until ARGV[2] to ARGV[3]: 1 when it was still that claim, 0 when not. */
+const RENEW = `
+local stored = redis.call('HMGET', KEYS[1], 'pause', 'claimedUntil')
+if not stored[1] or tonumber(stored[1]) ~= tonumber(ARGV[1]) or stored[2] ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'claimedUntil', ARGV[3])
+return 1`;
+
 /** The two keys of run `runId`. */
 function keysOf(prefix: string, runId: string): [run: string, calls: string] {
   return [`${prefix}{${runId}}:run`, `${prefix}{${runId}}:calls`];
@@ -303,6 +310,11 @@ export function createRedisRunJournal(options: RedisRunJournalOptions): RunJourn
       // resume_busy until the lease lapses, never runs twice at once.
       const claimed = await evaluate(CLAIM, keysOf(prefix, runId).slice(0, 1), [pause, Math.floor(until), Date.now()]);
       return claimed === 1;
+    },
+
+    async renew(runId, pause, from, until) {
+      const renewed = await evaluate(RENEW, keysOf(prefix, runId).slice(0, 1), [pause, String(Math.floor(from)), Math.floor(until)]);
+      return renewed === 1;
     },
 
     async remove(runId) {

@@ -10,6 +10,7 @@ import { withObservations } from '../../src/agent-tools/observations/with-observ
 import { resumeRun } from '../../src/doors/resume.js';
 import { createMemoryRunJournal, DEFAULT_JOURNAL_MAX_RUNS_PER_SCOPE } from '../../src/runs/memory-journal.js';
 import type { RunJournal } from '../../src/runs/journal.js';
+import { DEFAULT_RESUME_LEASE_MS } from '../../src/runs/pausing.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';
 
@@ -298,9 +299,14 @@ describe('the in-memory journal: one scope never evicts another', () => {
   });
 });
 
+/** `journal`, but its lease renewals never arrive: as from a process that stopped, or cannot reach its journal. */
+function unrenewed(journal: RunJournal): RunJournal {
+  return { ...journal, renew: () => Promise.reject(new Error('no renewal arrives')) };
+}
+
 describe('a resumption whose process stopped', () => {
   it('holds its token while it runs (resume_busy); past its lease, a started call without a recorded end comes back pending, marked unknown, and runs again only when approved', async () => {
-    const { reg, read, builder } = setup({ pauses: { leaseMs: 300 } });
+    const { reg, read, builder } = setup({ journal: unrenewed(createMemoryRunJournal()), pauses: { leaseMs: 300 } });
     const door = composite(builder);
     const paused = pendingOf(await door.execute({ id: 9 }, ctx()));
     // The resumption's `send` never ends: its process "stopped" in the middle of the call.
@@ -330,10 +336,10 @@ describe('a resumption whose process stopped', () => {
 });
 
 describe('a resumption that outlived its lease', () => {
-  /** read, send (a person decides), a slow read that the first resumption hangs in, log (approved at once), after. */
-  function slowSetup(spec?: unknown) {
+  /** read, send (a person decides), a slow read that the first resumption hangs in, log (approved at once), after; the lease is renewed only when `renewed`. */
+  function slowSetup(spec?: unknown, renewed = false) {
     const journal = createMemoryRunJournal();
-    const s = setup({ journal, pauses: { leaseMs: 300 } }, (a) => (a.toolName === 'send' ? { pending: true } : { approved: true }));
+    const s = setup({ journal: renewed ? journal : unrenewed(journal), pauses: { leaseMs: 300 } }, (a) => (a.toolName === 'send' ? { pending: true } : { approved: true }));
     let hang = true;
     let release: (() => void) | undefined;
     const slow = tool('slow', (a) => (hang ? ((hang = false), new Promise((resolve) => (release = () => resolve({ text: a.text })))) : { text: a.text }));
@@ -355,6 +361,33 @@ describe('a resumption that outlived its lease', () => {
     );
     return { ...s, slow, log, door, journal, release: () => release!() };
   }
+
+  it('a resumption that lives keeps its token past its lease: it renews the lease, another resumption meanwhile gets resume_busy with retryAfterMs, and it runs to its end', async () => {
+    const { send, log, door, release } = slowSetup(undefined, true);
+    const paused = pendingOf(await door.execute({ id: 1 }, ctx()));
+    const running = resumeRun(door, paused.resume, [{ approved: true }], ctx());
+    // Four leases later, it still holds the token.
+    await delay(1200);
+    const busy = await resumeRun(door, paused.resume, [{ approved: true }], ctx());
+    expect(busy.details).toEqual({ code: 'resume_busy', retryAfterMs: 300 });
+    expect(busy.error).toMatch(/try again in 300 ms/);
+    release();
+    expect(await running).toMatchObject({ success: true, output: { done: 'slow' } });
+    expect([send.calls.length, log.calls.length]).toEqual([1, 1]);
+  });
+
+  it("a claim left by a resumption that stopped is free again a lease later; with the default lease, that is seconds", async () => {
+    const journal = createMemoryRunJournal();
+    const { builder, send } = setup({ journal });
+    const door = composite(builder);
+    const paused = pendingOf(await door.execute({ id: 3 }, ctx()));
+    // A process claimed the token with the default lease, then stopped: it renews nothing.
+    expect(await journal.claim(paused.resume.split('.')[0], 0, Date.now() + DEFAULT_RESUME_LEASE_MS)).toBe(true);
+    const busy = await resumeRun(door, paused.resume, [{ approved: true }], ctx());
+    expect(busy.details).toEqual({ code: 'resume_busy', retryAfterMs: DEFAULT_RESUME_LEASE_MS });
+    expect(DEFAULT_RESUME_LEASE_MS).toBeLessThanOrEqual(15_000);
+    expect(send.calls.length).toBe(0);
+  });
 
   it('starts no side-effecting call once its lease has lapsed, and ends or pauses nothing: the resumption that took over does', async () => {
     const { send, log, door, release, journal } = slowSetup();
@@ -384,7 +417,7 @@ describe('a resumption that outlived its lease', () => {
     ['refused', { approved: false, reason: 'no' }, { code: 'approval_rejected', tool: 'log', step: 'log', reason: 'no' }],
   ])('a lease that lapses while a side-effecting call is asked about: the call does not start (%s late)', async (_, answer, expected) => {
     // send waits for a person; log is answered only after the lease (300 ms) has lapsed.
-    const s = setup({ pauses: { leaseMs: 300 } }, (a) => (a.toolName === 'send' ? { pending: true } : delay(350).then(() => answer)));
+    const s = setup({ journal: unrenewed(createMemoryRunJournal()), pauses: { leaseMs: 300 } }, (a) => (a.toolName === 'send' ? { pending: true } : delay(350).then(() => answer)));
     const log = tool('log', (a) => ({ logged: a.line }), { hasSideEffects: true });
     s.reg.add(log);
     s.builder.bind({ sideEffectingTools: ['send', 'log'] });
@@ -396,7 +429,7 @@ describe('a resumption that outlived its lease', () => {
   it('a lease that lapses while another gate checks a side-effecting call inside the run: the call does not start', async () => {
     // send waits for a person; log, in a composite made with a gate that asks no one, is let
     // through by that gate's own check only after the lease (300 ms) has lapsed.
-    const s = setup({ pauses: { leaseMs: 300 } });
+    const s = setup({ journal: unrenewed(createMemoryRunJournal()), pauses: { leaseMs: 300 } });
     const log = addAudit(s.reg, { checks: [async ({ tool }) => (tool.name === 'log' ? await delay(350) : undefined, { isAllowed: true })] });
     s.builder.bind({ sideEffectingTools: ['send', 'log', 'audit'] });
     const late = await resumedAfterSend(s.builder, { name: 'audit', tool: 'audit', inputMapping: { line: '$prev.sent' } });
@@ -567,6 +600,7 @@ describe('a journal out of reach', () => {
       record: (id, r) => memory.record(id, r),
       records: (id) => memory.records(id),
       claim: (id, p, u) => memory.claim(id, p, u),
+      renew: (id, p, f, u) => memory.renew(id, p, f, u),
       remove: (id) => memory.remove(id),
     };
     const { builder, send } = setup({ journal });
