@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   permission_denied: "The host's permission check refused the call; details carry its reason and details.",
   approval_rejected: 'The approval for a side-effecting step was refused; details carry the reason.',
   flow_untrusted: "Untrusted data steers the call's arguments, or whether it is made at all, and the gate's flows policy refuses it (or no person can be asked); details.provenance says where each argument came from, details.control what decided the call is made.",
+  approvals_full: "No person was asked about the call: the host's queue of questions, or this session's share of it, is full (details.reason says which). Try again once some waiting runs are answered.",
   approval_pending: 'A person will decide about a side-effecting call later: the run paused there (the call did not run, nothing after it started); details.resume is the token for resumeRun, details.pending the calls it waits on.',
   // Runs that wait for a person
   replay_diverged: 'resumeRun: the resumed run made another call (another tool, other arguments) than the journal recorded at its place; it stopped there and ran nothing more.',
