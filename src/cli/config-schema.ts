@@ -129,7 +129,13 @@ const APPROVALS = {
       properties: {
         mode: { enum: APPROVAL_MODES },
         port: { type: 'integer', minimum: 0, maximum: 65535, description: 'queue: the port of the approvals endpoint on 127.0.0.1 (default 0: a free port, written to the endpoint file).' },
-        maxPending: { type: 'integer', minimum: 1, maximum: 10000, description: 'queue: the most paused runs the queue holds (default 100); past it a call that needs approval is refused.' },
+        maxPending: { type: 'integer', minimum: 1, maximum: 10000, description: 'queue: the most paused runs the queue holds (default 100); past it a call that needs approval is refused (approvals_full).' },
+        maxPendingPerSession: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 10000,
+          description: "queue: the most paused runs of one client session the queue holds (default 20, at most maxPending); past it that session's calls that need approval are refused (approvals_full), and other sessions' still wait.",
+        },
         approver: { type: 'string', minLength: 1, maxLength: 200, description: 'queue: who must approve, as the model is told (default: the person who runs this MCP server).' },
       },
     },

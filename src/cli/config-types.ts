@@ -28,6 +28,8 @@ export interface ApprovalsConfig {
   port?: number;
   /** queue: the most paused runs the queue holds (default 100). */
   maxPending?: number;
+  /** queue: the most paused runs of one client session the queue holds (default 20, at most `maxPending`). */
+  maxPendingPerSession?: number;
   /** queue: who must approve, as the model is told. */
   approver?: string;
 }

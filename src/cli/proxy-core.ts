@@ -56,7 +56,7 @@ export class ProxyCore {
   ) {
     this.recording = options.recording;
     const approvals = approvalSettings(config);
-    this.approvalQueue = approvals.mode === 'queue' ? new ApprovalQueue(approvals.maxPending) : undefined;
+    this.approvalQueue = approvals.mode === 'queue' ? new ApprovalQueue(approvals.maxPending, approvals.maxPendingPerSession) : undefined;
     this.pool = createSandboxPool(config.script?.pool);
     this.upstreams = Object.entries(config.servers).map(
       // With flows, a server's readOnlyHint makes a tool pure unless the config says not to trust its annotations.

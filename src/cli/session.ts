@@ -60,15 +60,16 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
   const settings = approvalSettings(config);
   const queue = core.approvalQueue;
   // Queue mode: a run pauses for the person; the session's doors file it, and resume_run goes on with it.
+  const owner = randomUUID();
   const queued: QueuedDoors | undefined = queue
-    ? queuedDoors(queue, randomUUID(), (name) => registry.get(name), {
+    ? queuedDoors(queue, owner, (name) => registry.get(name), {
         approver: settings.approver,
         command: 'npx toolweave',
         onQueued: (run) =>
           core.log.info(`approval waits: run ${run.id} (${run.door}) paused at ${run.calls.map((call) => `${call.id} "${call.tool}"`).join(', ')}; \`toolweave approvals list\` shows it, \`approve ${run.id}\` or \`refuse ${run.id}\` answers it`),
       })
     : undefined;
-  const approvals = settings.mode === 'elicit' ? elicitationApprovals(() => server()!) : queue ? queueApprovals(queue) : undefined;
+  const approvals = settings.mode === 'elicit' ? elicitationApprovals(() => server()!) : queue ? queueApprovals(queue, owner) : undefined;
   const gate = createStepGate({
     resolve: (name) => registry.get(name),
     names: () => registry.keys(),

@@ -12,6 +12,7 @@ import { sendResumption } from './door-run.js';
 import type { RunCallRecord } from '../runs/journal.js';
 import { RunRecord, journalUnavailable } from '../runs/run-record.js';
 import { readToken } from '../runs/run-token.js';
+import { holdLease } from '../runs/lease-heartbeat.js';
 
 /**
  * A person's answer to one call a paused run waits on.
@@ -84,10 +85,12 @@ async function resume(door: ITool, token: string, decisions: readonly ResumeDeci
     return failure('resume_decisions_invalid', `The decisions do not answer the ${run.pending.length} pending call(s): ${problem}.`, { pending: run.pending.length });
   }
   let records: readonly RunCallRecord[];
-  const leaseUntil = Date.now() + pausing.leaseMs;
+  const leaseUntil = Math.floor(Date.now() + pausing.leaseMs);
   try {
     if (!(await journal.claim(run.runId, run.pause, leaseUntil))) {
-      return failure('resume_busy', 'Another resumption of this run is still running; wait for its result.', {});
+      // A live resumption renews its claim; one whose process stopped lets it lapse within a lease.
+      const retryAfterMs = pausing.leaseMs;
+      return failure('resume_busy', `Another resumption of this run is still running; wait for its result, or try again in ${retryAfterMs} ms if the process running it stopped.`, { retryAfterMs });
     }
     records = await journal.records(run.runId);
   } catch (error) {
@@ -95,12 +98,25 @@ async function resume(door: ITool, token: string, decisions: readonly ResumeDeci
   }
   const byPosition = new Map(records.map((record) => [record.position, record]));
   const decided = new Map(run.pending.map((call, i) => [call.position, decisionOf(decisions[i])]));
-  const record = new RunRecord(pausing, run.runId, run.pause + 1, run.door, run.input, run.scope, { run, records: byPosition, decisions: decided, leaseUntil });
+  const lease = holdLease(journal, run.runId, run.pause, pausing.leaseMs, leaseUntil);
+  const replay = {
+    run,
+    records: byPosition,
+    decisions: decided,
+    get leaseUntil() {
+      return lease.until;
+    },
+  };
+  const record = new RunRecord(pausing, run.runId, run.pause + 1, run.door, run.input, run.scope, replay);
   // The door finds the record through this `sessionData` (made here, seen by no one else); it has
   // no frame, so the door starts the run as a call from outside, as the first run did.
   const sessionData: Record<string, unknown> = { ...context.sessionData };
   sendResumption(sessionData, record);
-  return door.execute(run.input as Record<string, unknown>, { ...context, sessionData });
+  try {
+    return await door.execute(run.input as Record<string, unknown>, { ...context, sessionData });
+  } finally {
+    lease.stop();
+  }
 }
 
 /** What is wrong with `decisions` as answers to `count` pending calls, or `undefined`. */

@@ -109,6 +109,13 @@ export interface ApprovalDecision {
   approved: boolean;
   /** Why not, for the refusal. */
   reason?: string;
+  /**
+   * Set with `approved: false` when the call is refused only because no more questions can wait
+   * now (the host's queue of them, or the caller's share of it, is full): the call answers
+   * `approvals_full` instead of `approval_rejected`, so the model knows to try again once some
+   * are answered.
+   */
+  queueFull?: true;
 }
 
 /**

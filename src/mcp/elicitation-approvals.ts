@@ -5,6 +5,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { approvalText, type ApprovalAction, type ApprovalDecision, type ApprovalProvider, type ToolExecutionContext } from '../index.js';
 import { openRequest, REQUEST_ID_KEY } from './open-requests.js';
+import { spendRequestIdZero } from './request-id-zero.js';
 
 /**
  * Options of {@link elicitationApprovals}.
@@ -78,6 +79,8 @@ export function elicitationApprovals(server: Server | (() => Server), options: E
       }
       // Withdrawn from the client (notifications/cancelled) as soon as the call is gone.
       const signal = context?.signal instanceof AbortSignal ? context.signal : related?.signal;
+      // A question sent with the id 0 could not be withdrawn from most clients.
+      spendRequestIdZero(server, related?.requestId);
       try {
         const answer = await server.elicitInput(
           { mode: 'form', message: approvalMessage(action), requestedSchema: APPROVAL_SCHEMA },

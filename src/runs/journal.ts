@@ -149,6 +149,57 @@ export interface RunJournal {
    * resumption whose process stopped.
    */
   claim(runId: string, pause: number, until: number): Promise<boolean>;
+  /**
+   * Extend the claim on pause `pause` of run `runId` made (or last extended) until `from`, to
+   * `until`: `true` when that claim is still the one stored (no other resumption took the token
+   * over since), `false` otherwise. A resumption renews its claim while it runs, so a short lease
+   * lapses soon after its process stops, and never while it lives.
+   */
+  renew(runId: string, pause: number, from: number, until: number): Promise<boolean>;
   /** Forget run `runId` and its records (it ended, or can never end). */
   remove(runId: string): Promise<void>;
+}
+
+/**
+ * Why a journal refused to store a pause or a call's record, as the door's result names it:
+ *
+ * - `pauses_full`: the run's scope already keeps as many paused runs as the journal allows it, or
+ *   the journal keeps as many as it allows in all;
+ * - `pause_too_large`: the paused run or one of its call records is larger than the journal stores;
+ * - `pause_not_storable`: the paused run or one of its call records holds a value the journal
+ *   cannot store (a BigInt, a cycle).
+ *
+ * @category The gate
+ */
+export type RunJournalRefusalCode = 'pauses_full' | 'pause_too_large' | 'pause_not_storable';
+
+/**
+ * What a {@link RunJournal} rejects with when it will not store what it was given.
+ *
+ * The door then answers with `code` and every effect the run had, not `journal_unavailable`.
+ *
+ * @example
+ * ```ts
+ * if (tooMany) throw new RunJournalRefusal('pauses_full', 'this scope keeps 100 paused runs', { maxRunsPerScope: 100 });
+ * ```
+ *
+ * @category The gate
+ */
+export class RunJournalRefusal extends Error {
+  /** What was refused, as the door's `details.code`. */
+  readonly code: RunJournalRefusalCode;
+  /** What the door's `details` carry beside the code (the bound, the size, the call). */
+  readonly details: Record<string, unknown>;
+
+  /**
+   * @param code - what was refused.
+   * @param message - why, in words a host can act on.
+   * @param details - what `details` carry beside the code.
+   */
+  constructor(code: RunJournalRefusalCode, message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'RunJournalRefusal';
+    this.code = code;
+    this.details = details;
+  }
 }

@@ -14,10 +14,11 @@ export interface PauseOptions {
   /** How long a paused run's token stays valid, in milliseconds (default {@link DEFAULT_PAUSE_TTL_MS}: a day). */
   ttlMs?: number;
   /**
-   * How long a resumption holds its token against another resumption with the same token, in
-   * milliseconds (default {@link DEFAULT_RESUME_LEASE_MS}). Past it the token may be used again,
-   * for a resumption whose process stopped: a side-effecting call it had started then comes back
-   * pending, marked `unknown`.
+   * How long a resumption's claim on its token lasts past its last renewal, in milliseconds
+   * (default {@link DEFAULT_RESUME_LEASE_MS}). A resumption renews it every third of it while it
+   * runs, so a long resumption keeps its token; once its process stops, the token may be used
+   * again this long after, and a side-effecting call it had started then comes back pending,
+   * marked `unknown`.
    */
   leaseMs?: number;
   /**
@@ -36,11 +37,11 @@ export interface PauseOptions {
  */
 export const DEFAULT_PAUSE_TTL_MS = 24 * 60 * 60 * 1000;
 /**
- * The default time a resumption holds its token: ten minutes.
+ * The default lease of a resumption on its token: 15 seconds, renewed while it runs.
  *
  * @category The gate
  */
-export const DEFAULT_RESUME_LEASE_MS = 10 * 60 * 1000;
+export const DEFAULT_RESUME_LEASE_MS = 15 * 1000;
 
 /** What a gate with an approval hook keeps for pausing: its journal and its settings. */
 export interface Pausing {

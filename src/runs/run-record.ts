@@ -12,7 +12,7 @@
 import { failure } from '../codes.js';
 import type { ToolExecutionResult } from '../tool.js';
 import { canonicalJson } from './canonical-json.js';
-import type { JournalPendingCall, PausedRun, PendingCall, RunCallRecord, SandboxValues } from './journal.js';
+import { RunJournalRefusal, type JournalPendingCall, type PausedRun, type PendingCall, type RunCallRecord, type SandboxValues } from './journal.js';
 import type { Pausing } from './pausing.js';
 import { tokenOf } from './run-token.js';
 import { valuesOf, type ScriptValues } from './sandbox-values.js';
@@ -24,7 +24,7 @@ export interface Replay {
   readonly records: ReadonlyMap<string, RunCallRecord>;
   /** The decisions, by the position of the pending call each answers. */
   readonly decisions: ReadonlyMap<string, { approved: boolean; reason?: string }>;
-  /** When this resumption's claim on the token lapses (milliseconds since the epoch): past it, another resumption may hold the token. */
+  /** When this resumption's claim on the token lapses (milliseconds since the epoch), read afresh at each look (it is renewed while the resumption runs): past it, another resumption may hold the token. */
   readonly leaseUntil: number;
 }
 
@@ -257,7 +257,10 @@ export class RunRecord {
       await journal.save({ runId: this.runId, pause: this.attempt, door: this.door, input: copyOf(this.input), scope: this.scope, expiresAt, pending, ...(values ? { sandboxValues: values } : {}), ...(inputLabel !== undefined ? { inputLabel } : {}) });
       return pendingResult(tokenOf(this.runId, this.attempt, expiresAt), pending, expiresAt, result);
     } catch (error) {
-      return journalUnavailable(error ?? this.writeFailed);
+      // A first run's records stored before the refusal belong to no pause: let them go.
+      if (error instanceof RunJournalRefusal && !this.writesThrough) await journal.remove(this.runId).catch(() => undefined);
+      const failed = journalFailure(error ?? this.writeFailed);
+      return { ...failed, ...(result.effects ? { effects: result.effects } : {}) };
     }
   }
 
@@ -293,6 +296,12 @@ function pendingResult(resume: string, pending: readonly JournalPendingCall[], e
     ),
     ...(result.effects ? { effects: result.effects } : {}),
   };
+}
+
+/** The journal refused what it was given (with its code), or could not be read or written. */
+export function journalFailure(error: unknown): ToolExecutionResult {
+  if (error instanceof RunJournalRefusal) return failure(error.code, error.message, { ...error.details });
+  return journalUnavailable(error);
 }
 
 /** The journal could not be read or written. */

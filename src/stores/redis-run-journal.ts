@@ -5,14 +5,18 @@
  *
  * - `<prefix>{<runId>}:run`: a hash with the paused run as JSON (`run`), and beside it what a
  *   claim must read without parsing it (`pause`, `expiresAt`) and the claim (`claimedUntil`);
- * - `<prefix>{<runId>}:calls`: a hash of the run's call records as JSON, keyed by position.
+ * - `<prefix>{<runId>}:calls`: a hash of the run's call records as JSON, keyed by position;
+ * - `<prefix>scope:<hash of the scope>`: a sorted set of the paused runs of one scope (a session,
+ *   a user), each scored by when its keys expire, so a scope's pauses are counted and bounded
+ *   without touching another scope's.
  *
  * Every write that must see what is stored (a claim, a save clearing the claim) is one Lua
  * script, so it is atomic across processes. The JSON is kept as it was written: a field a later
  * version adds to a run or a record survives the round trip.
  */
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { DEFAULT_PAUSE_TTL_MS, type PausedRun, type RunCallRecord, type RunJournal } from '../index.js';
+import { DEFAULT_JOURNAL_MAX_RUNS_PER_SCOPE, DEFAULT_PAUSE_TTL_MS, RunJournalRefusal, type PausedRun, type RunCallRecord, type RunJournal } from '../index.js';
 import { connectionOver, DEFAULT_REDIS_TIMEOUT_MS, positiveOption } from './redis-connection.js';
 
 /**
@@ -42,9 +46,15 @@ export interface RedisRunJournalOptions {
   /**
    * The most bytes read back for one paused run, and for all the call records of one run together
    * (default {@link DEFAULT_REDIS_JOURNAL_MAX_BYTES}). A larger entry is not read: the operation
-   * rejects. A larger one is not written either.
+   * rejects. A larger one is not written either: the door answers `pause_too_large`.
    */
   maxBytes?: number;
+  /**
+   * The most paused runs one scope (a session, a user) keeps at once (default
+   * {@link DEFAULT_JOURNAL_MAX_RUNS_PER_SCOPE}); past it a new pause of that scope answers
+   * `pauses_full`, and other scopes are untouched.
+   */
+  maxRunsPerScope?: number;
 }
 
 /**
@@ -62,10 +72,23 @@ export const DEFAULT_REDIS_JOURNAL_MAX_BYTES = 8 * 1024 * 1024;
 /** The most call records read back for one run (each is at least a few dozen bytes, so `maxBytes` alone would let a server count millions). */
 const MAX_RECORDS = 100_000;
 
-/** Store a paused run; a new pause is claimed afresh. Both keys expire at ARGV[4]. */
+/**
+ * Count run ARGV[1] among its scope's paused runs (KEYS[1]) until ARGV[2], the time now being
+ * ARGV[3]: 1 when it is counted, 0 when the scope already has ARGV[4] other runs that have not
+ * expired. The set expires with its last run.
+ */
+const ADMIT = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[1], last[2])
+return 1`;
+
+/** Store a paused run (of scope ARGV[5]); a new pause is claimed afresh. Both keys expire at ARGV[4]. */
 const SAVE = `
 redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'run', ARGV[1], 'pause', ARGV[2], 'expiresAt', ARGV[3], 'claimedUntil', '0')
+redis.call('HSET', KEYS[1], 'run', ARGV[1], 'pause', ARGV[2], 'expiresAt', ARGV[3], 'claimedUntil', '0', 'scope', ARGV[5])
 redis.call('PEXPIREAT', KEYS[1], ARGV[4])
 redis.call('PEXPIREAT', KEYS[2], ARGV[4])
 return 1`;
@@ -112,9 +135,21 @@ if stored[3] and tonumber(stored[3]) > now then return 0 end
 redis.call('HSET', KEYS[1], 'claimedUntil', ARGV[2])
 return 1`;
 
+/** Extend the claim on pause ARGV[1] made until ARGV[2] to ARGV[3]: 1 when it was still that claim, 0 when not. */
+const RENEW = `
+local stored = redis.call('HMGET', KEYS[1], 'pause', 'claimedUntil')
+if not stored[1] or tonumber(stored[1]) ~= tonumber(ARGV[1]) or stored[2] ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'claimedUntil', ARGV[3])
+return 1`;
+
 /** The two keys of run `runId`. */
 function keysOf(prefix: string, runId: string): [run: string, calls: string] {
   return [`${prefix}{${runId}}:run`, `${prefix}{${runId}}:calls`];
+}
+
+/** The key of the paused runs of `scope`: hashed, so any scope makes a short key of its own. */
+function scopeKeyOf(prefix: string, scope: string): string {
+  return `${prefix}scope:${createHash('sha256').update(scope).digest('base64url')}`;
 }
 
 /** An entry read back that this journal did not write, or that was changed since. */
@@ -144,11 +179,15 @@ const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (val
  * is one atomic script, so of two processes resuming one token at once, one runs and the other
  * answers `resume_busy`; whether a claim has lapsed is read on the clock of the process that
  * claims, so the hosts' clocks must agree to well within the lease (`pauses.leaseMs`). A run's
- * keys expire with its token (or after `ttlSeconds`, if sooner). Needs Redis 4 or later.
+ * keys expire with its token (or after `ttlSeconds`, if sooner). Each scope keeps at most
+ * `maxRunsPerScope` paused runs: past it a new pause of that scope answers `pauses_full` (with the
+ * run's effects), and no other scope's run is touched. Needs Redis 4 or later.
  *
- * Runs and records are stored as JSON: a tool's result is kept as `JSON.stringify` writes it. What
- * is read back is bounded (`maxBytes`); an entry over it, one that is not JSON this journal
- * wrote, a timeout or a lost connection rejects, so the gate answers `journal_unavailable`.
+ * Runs and records are stored as JSON: a tool's result is kept as `JSON.stringify` writes it. A
+ * run or record JSON cannot hold (a BigInt, a cycle) is refused with `pause_not_storable`, one over
+ * `maxBytes` with `pause_too_large`: the door says so, with every effect the run had. What is read
+ * back is bounded too (`maxBytes`); an entry over it, one that is not JSON this journal wrote, a
+ * timeout or a lost connection rejects, so the gate answers `journal_unavailable`.
  *
  * @throws TypeError when `client` is missing, RangeError when an option is out of range
  * (programming errors, not results).
@@ -170,6 +209,7 @@ export function createRedisRunJournal(options: RedisRunJournalOptions): RunJourn
   const ttlMs = options.ttlSeconds === undefined ? undefined : positiveOption('createRedisRunJournal', 'ttlSeconds', options.ttlSeconds, 1) * 1000;
   const timeoutMs = positiveOption('createRedisRunJournal', 'timeoutMs', options.timeoutMs, DEFAULT_REDIS_TIMEOUT_MS);
   const maxBytes = positiveOption('createRedisRunJournal', 'maxBytes', options.maxBytes, DEFAULT_REDIS_JOURNAL_MAX_BYTES);
+  const maxRunsPerScope = Math.floor(positiveOption('createRedisRunJournal', 'maxRunsPerScope', options.maxRunsPerScope, DEFAULT_JOURNAL_MAX_RUNS_PER_SCOPE));
   const connection = connectionOver(client, timeoutMs);
 
   /** Send `command`: its answer, or a rejection that says why there is none. */
@@ -183,18 +223,36 @@ export function createRedisRunJournal(options: RedisRunJournalOptions): RunJourn
   const evaluate = (script: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> =>
     send((redis) => redis.eval(script, keys.length, ...keys, ...args.map(String)));
 
-  /** `value` as JSON, refused when it could not be read back. */
-  function encode(what: string, value: unknown): string {
-    const json = JSON.stringify(value);
-    if (Buffer.byteLength(json) > maxBytes) throw new Error(`Redis run journal: ${what} is over ${maxBytes} bytes as JSON`);
+  /** `value` as JSON; refused (with what it is) when JSON cannot hold it, or when it could not be read back. */
+  function encode(what: string, value: unknown, details: Record<string, unknown>): string {
+    let json: string;
+    try {
+      json = JSON.stringify(value);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      throw new RunJournalRefusal('pause_not_storable', `The run journal could not store ${what}: it holds a value JSON cannot (${why}), so the run did not pause.`, details);
+    }
+    const bytes = Buffer.byteLength(json);
+    if (bytes > maxBytes) {
+      throw new RunJournalRefusal('pause_too_large', `The run journal could not store ${what}: it is ${bytes} bytes as JSON, over the ${maxBytes} bytes it keeps (maxBytes), so the run did not pause.`, { ...details, bytes, maxBytes });
+    }
     return json;
   }
 
   return {
     async save(run) {
-      const json = encode('the paused run', run);
+      const json = encode('the paused run', run, {});
       const expireAt = Math.floor(ttlMs === undefined ? run.expiresAt : Math.min(run.expiresAt, Date.now() + ttlMs));
-      await evaluate(SAVE, keysOf(prefix, run.runId), [json, run.pause, run.expiresAt, expireAt]);
+      const scopeKey = scopeKeyOf(prefix, run.scope);
+      if ((await evaluate(ADMIT, [scopeKey], [run.runId, expireAt, Date.now(), maxRunsPerScope])) !== 1) {
+        throw new RunJournalRefusal('pauses_full', `The run journal refused the pause: its scope already keeps ${maxRunsPerScope} paused runs. Answer or drop some of the waiting runs first.`, { maxRunsPerScope });
+      }
+      try {
+        await evaluate(SAVE, keysOf(prefix, run.runId), [json, run.pause, run.expiresAt, expireAt, run.scope]);
+      } catch (error) {
+        await send((redis) => redis.zrem(scopeKey, run.runId)).catch(() => undefined);
+        throw error;
+      }
     },
 
     async load(runId) {
@@ -218,7 +276,8 @@ export function createRedisRunJournal(options: RedisRunJournalOptions): RunJourn
 
     async record(runId, record) {
       const fallbackMs = ttlMs ?? DEFAULT_PAUSE_TTL_MS;
-      await evaluate(RECORD, keysOf(prefix, runId), [record.position, encode(`the record at ${record.position}`, record), fallbackMs]);
+      const what = `the result of "${record.tool}" at ${record.position}`;
+      await evaluate(RECORD, keysOf(prefix, runId), [record.position, encode(what, record, { tool: record.tool, position: record.position }), fallbackMs]);
     },
 
     async records(runId) {
@@ -253,8 +312,17 @@ export function createRedisRunJournal(options: RedisRunJournalOptions): RunJourn
       return claimed === 1;
     },
 
+    async renew(runId, pause, from, until) {
+      const renewed = await evaluate(RENEW, keysOf(prefix, runId).slice(0, 1), [pause, String(Math.floor(from)), Math.floor(until)]);
+      return renewed === 1;
+    },
+
     async remove(runId) {
-      await send((redis) => redis.del(...keysOf(prefix, runId)));
+      const keys = keysOf(prefix, runId);
+      const scope = await send((redis) => redis.hget(keys[0], 'scope'));
+      await send((redis) => redis.del(...keys));
+      // Its scope's count goes down with it (or when its score passes, had this not been reached).
+      if (scope !== null) await send((redis) => redis.zrem(scopeKeyOf(prefix, scope), runId));
     },
   };
 }

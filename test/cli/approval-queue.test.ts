@@ -14,18 +14,32 @@ const later = () => Date.now() + 60_000;
 describe('ApprovalQueue', () => {
   it('holds at most maxRuns runs; the hook then refuses instead of pausing', async () => {
     const queue = new ApprovalQueue(2);
-    const hook = queueApprovals(queue);
+    const hook = queueApprovals(queue, 'a');
     const action: ApprovalAction = { toolId: 'w', toolName: 'write_file', step: 's', args: {}, caller: { door: 'compose', path: [], modelChosen: [] } };
     expect(await hook.requestApproval(action, {})).toEqual({ pending: true });
     expect(queue.file('a', 'run_pipeline', 't1', [call('one')], later())).toBeDefined();
     expect(queue.file('a', 'run_pipeline', 't2', [call('two')], later())).toBeDefined();
     expect(queue.full()).toBe(true);
     expect(queue.file('a', 'run_pipeline', 't3', [call('three')], later())).toBeUndefined();
-    expect(await hook.requestApproval(action, {})).toMatchObject({ approved: false, reason: expect.stringMatching(/queue is full \(2 runs wait\)/u) });
+    expect(await hook.requestApproval(action, {})).toMatchObject({ approved: false, queueFull: true, reason: expect.stringMatching(/queue is full \(2 runs wait\)/u) });
+  });
+
+  it("bounds each session's share: past it that session's hook answers queueFull, another session's still waits", async () => {
+    const queue = new ApprovalQueue(10, 2);
+    const action: ApprovalAction = { toolId: 'w', toolName: 'write_file', step: 's', args: {}, caller: { door: 'compose', path: [], modelChosen: [] } };
+    expect(queue.file('alice', 'run_pipeline', 't1', [call('one')], later())).toBeDefined();
+    expect(queue.file('alice', 'run_pipeline', 't2', [call('two')], later())).toBeDefined();
+    expect([queue.room('alice'), queue.room('bob')]).toEqual(['session_full', 'free']);
+    expect(queue.file('alice', 'run_pipeline', 't3', [call('three')], later())).toBeUndefined();
+    expect(await queueApprovals(queue, 'alice').requestApproval(action, {})).toMatchObject({ approved: false, queueFull: true, reason: expect.stringMatching(/this session's share of the approvals queue is full \(2 of its runs wait\)/u) });
+    expect(await queueApprovals(queue, 'bob').requestApproval(action, {})).toEqual({ pending: true });
+    expect(queue.file('bob', 'run_pipeline', 't4', [call('four')], later())).toBeDefined();
+    // A share is never more than the whole queue.
+    expect(new ApprovalQueue(3, 50).maxRunsPerOwner).toBe(3);
   });
 
   it('the hook refuses what cannot wait, a direct call, and lets a run_js call wait', async () => {
-    const hook = queueApprovals(new ApprovalQueue());
+    const hook = queueApprovals(new ApprovalQueue(), 'a');
     expect(await hook.requestApproval({ toolId: 'w', toolName: 'write_file', step: 'write_file', args: {} }, {})).toMatchObject({ approved: false, reason: expect.stringMatching(/a direct call cannot wait/u) });
     const fromScript = await hook.requestApproval({ toolId: 'w', toolName: 'write_file', step: 'call 1', args: {}, caller: { door: 'run_js', path: [], modelChosen: ['intention', 'args'] } }, {});
     expect(fromScript).toEqual({ pending: true });
@@ -64,8 +78,8 @@ describe('ApprovalQueue', () => {
 
 describe('approvalSettings', () => {
   it('reads the short form and the long one alike, with the defaults filled in', () => {
-    expect(approvalSettings({})).toEqual({ mode: 'none', port: 0, maxPending: 100, approver: DEFAULT_APPROVER });
+    expect(approvalSettings({})).toEqual({ mode: 'none', port: 0, maxPending: 100, maxPendingPerSession: 20, approver: DEFAULT_APPROVER });
     expect(approvalSettings({ approvals: 'elicit' })).toEqual(approvalSettings({ approvals: { mode: 'elicit' } }));
-    expect(approvalSettings({ approvals: { mode: 'queue', port: 8123, maxPending: 3, approver: 'ops' } })).toEqual({ mode: 'queue', port: 8123, maxPending: 3, approver: 'ops' });
+    expect(approvalSettings({ approvals: { mode: 'queue', port: 8123, maxPending: 3, maxPendingPerSession: 2, approver: 'ops' } })).toEqual({ mode: 'queue', port: 8123, maxPending: 3, maxPendingPerSession: 2, approver: 'ops' });
   });
 });

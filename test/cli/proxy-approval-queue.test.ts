@@ -205,6 +205,34 @@ describe('approvals: queue, over stdio', () => {
 });
 
 describe('approvals: queue, over Streamable HTTP with two sessions', () => {
+  it("one session filling its share of the queue is refused approvals_full; another session's first write still waits for the person", async () => {
+    // The queue holds 21 runs in all; each session's share is the default, 20.
+    const shared = path.join(project.root, 'toolweave-shared.json');
+    const base = JSON.parse(await readFile(config, 'utf8')) as Record<string, unknown>;
+    await writeFile(shared, JSON.stringify({ ...base, approvals: { mode: 'queue', maxPending: 21 } }));
+    const proxy = await proxyOverHttp(['--config', shared], env());
+    const alice = await httpClient(proxy.url);
+    const bob = await httpClient(proxy.url);
+    const write = (n: string) => ({ steps: [{ id: 'archive', tool: 'move_file', args: { source: path.join(project.root, `${n}.txt`), destination: path.join(project.root, 'archive', `${n}.txt`) } }] });
+    try {
+      const answers: Answer[] = [];
+      for (let i = 0; i < 21; i++) answers.push(await call(alice, 'run_pipeline', write(`alice-${i}`)));
+      expect(answers.slice(0, 20).every((a) => /^error approval_pending: /u.test(a.text))).toBe(true);
+      expect(answers[20].text).toMatch(/approvals_full/u);
+      expect(answers[20].text).toMatch(/this session's share of the approvals queue is full \(20 of its runs wait\)/u);
+      // Bob's first write is asked about, not refused.
+      const bobs = await call(bob, 'run_pipeline', write('bob-0'));
+      expect(bobs.text).toMatch(/^error approval_pending: /u);
+      const { url, token } = await endpoint();
+      const listed = (await (await fetch(url, { headers: asPerson(token) })).json()) as { approvals: unknown[] };
+      expect(listed.approvals).toHaveLength(21);
+    } finally {
+      await alice.close();
+      await bob.close();
+      await proxy.stop();
+    }
+  }, 90_000);
+
   it("a session cannot resume another's run; run_pipeline pauses and resumes the same way, at each call that waits", async () => {
     const proxy = await proxyOverHttp(['--config', config], env());
     const alice = await httpClient(proxy.url);

@@ -8,7 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyProject, FS_SERVER, liveProcesses, processesLeft, PLAIN_SERVER, REPO, type Project } from '../mcp/helpers.js';
+import { copyProject, FS_SERVER, liveProcesses, processesLeft, PLAIN_SERVER, REPO, until, type Project } from '../mcp/helpers.js';
 import { proxyOverStdio } from './proxy-process.js';
 
 let project: Project;
@@ -71,6 +71,31 @@ describe('approvals: elicit', () => {
       expect(textOf(echo)).toMatch(/^error approval_rejected/u);
       expect(asked).toHaveLength(4);
       expect(asked[3]).toContain('Through: a direct call from the client');
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
+
+  it("withdraws the question when the run_js script that asked it reaches its time limit: the client's handler sees it cancelled", async () => {
+    const timed = path.join(project.root, 'toolweave-timed.json');
+    await writeFile(timed, JSON.stringify({ ...JSON.parse(await readFile(config, 'utf8')), script: { timeoutMs: 500 } }));
+    const proxy = await proxyOverStdio(['--config', timed], { capabilities: { elicitation: {} } });
+    try {
+      const withdrawn: AbortSignal[] = [];
+      // The person never answers: the question stays open on the client until the server withdraws it.
+      proxy.client.setRequestHandler(ElicitRequestSchema, (_request, extra) => {
+        withdrawn.push(extra.signal);
+        return new Promise(() => {});
+      });
+      const late = path.join(project.root, 'late.txt');
+      expect(textOf(await proxy.client.callTool({ name: 'run_js', arguments: { intention: 'save late', code: writeScript(late) } }))).toMatch(/script_timeout/u);
+      expect(withdrawn).toHaveLength(1);
+      expect(await until(() => withdrawn[0].aborted, 3000)).toBe(true);
+      expect(existsSync(late)).toBe(false);
+      // A second script asks again and is withdrawn again: each question goes with its own call.
+      expect(textOf(await proxy.client.callTool({ name: 'run_js', arguments: { intention: 'save late again', code: writeScript(late) } }))).toMatch(/script_timeout/u);
+      expect(withdrawn).toHaveLength(2);
+      expect(await until(() => withdrawn[1].aborted, 3000)).toBe(true);
     } finally {
       await proxy.close();
     }

@@ -110,6 +110,8 @@ function processJournal(memory: RunJournal, crashAt: number | undefined) {
     record: guard((id, r) => memory.record(id, r)),
     records: guard((id) => memory.records(id)),
     claim: guard((id, p, u) => memory.claim(id, p, u)),
+    // Renewals come on a timer, not in the run's order of operations: they stop once the process has stopped.
+    renew: (id, p, f, u) => (state.died ? Promise.reject(new Error('the process stopped')) : memory.renew(id, p, f, u)),
     remove: guard((id) => memory.remove(id)),
   };
   return { journal, state };

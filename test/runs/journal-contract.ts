@@ -113,6 +113,29 @@ export function describeRunJournalContract(name: string, open: () => [RunJournal
       expect(await journal.claim(runId, 0, Date.now() + 60_000)).toBe(false);
     });
 
+    it('renew extends the claim it names, from either handle; not one another resumption took over, nor another pause', async () => {
+      const [journal, other] = open();
+      const runId = newId();
+      await journal.save(pausedRun(runId, 1));
+      const first = Date.now() + 80;
+      expect(await journal.renew(runId, 1, first, first + 1000)).toBe(false);
+      expect(await journal.claim(runId, 1, first)).toBe(true);
+      expect(await journal.renew(runId, 0, first, first + 1000)).toBe(false);
+      expect(await other.renew(runId, 1, first - 1, first + 1000)).toBe(false);
+      // Renewed: it holds past its first lease.
+      const renewed = Date.now() + 300;
+      expect(await other.renew(runId, 1, first, renewed)).toBe(true);
+      await delay(120);
+      expect(await other.claim(runId, 1, Date.now() + 60_000)).toBe(false);
+      // Not renewed again, it lapses; once another claim is made, the old one cannot be renewed.
+      await delay(250);
+      const taken = Date.now() + 60_000;
+      expect(await other.claim(runId, 1, taken)).toBe(true);
+      expect(await journal.renew(runId, 1, renewed, Date.now() + 60_000)).toBe(false);
+      expect(await journal.renew(runId, 1, taken, taken + 1000)).toBe(true);
+      expect(await journal.renew(newId(), 1, taken, taken + 1000)).toBe(false);
+    });
+
     it('saving a new pause clears the claim: the new pause can be claimed, the old one cannot', async () => {
       const [journal, other] = open();
       const runId = newId();

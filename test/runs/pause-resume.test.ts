@@ -8,8 +8,9 @@ import type { StepGateOptions } from '../../src/gate/options.js';
 import { createObservationStore } from '../../src/agent-tools/observations/index.js';
 import { withObservations } from '../../src/agent-tools/observations/with-observations.js';
 import { resumeRun } from '../../src/doors/resume.js';
-import { createMemoryRunJournal } from '../../src/runs/memory-journal.js';
+import { createMemoryRunJournal, DEFAULT_JOURNAL_MAX_RUNS_PER_SCOPE } from '../../src/runs/memory-journal.js';
 import type { RunJournal } from '../../src/runs/journal.js';
+import { DEFAULT_RESUME_LEASE_MS } from '../../src/runs/pausing.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';
 
@@ -238,21 +239,74 @@ describe('tokens', () => {
     // The token still stands.
     expect((await resumeRun(tool, paused.resume, [{ approved: true }], ctx())).success).toBe(true);
   });
+});
 
-  it('the in-memory journal keeps at most maxRuns runs: the oldest token then reads as unknown', async () => {
-    const { builder } = setup({ journal: createMemoryRunJournal({ maxRuns: 2 }) });
-    const tool = composite(builder);
-    const tokens: string[] = [];
-    for (const id of [1, 2, 3]) tokens.push(pendingOf(await tool.execute({ id }, ctx())).resume);
-    expect((await resumeRun(tool, tokens[0], [{ approved: true }], ctx())).details?.code).toBe('resume_token_unknown');
-    expect((await resumeRun(tool, tokens[2], [{ approved: true }], ctx())).success).toBe(true);
+describe('the in-memory journal: one scope never evicts another', () => {
+  /** A door that logs a line (approved at once, a side effect) and then sends a note (a person decides). */
+  function loggingDoor(extra: Omit<StepGateOptions, 'resolve' | 'approvals'> = {}) {
+    const s = setup(extra, (a) => (a.toolName === 'send' ? { pending: true } : { approved: true }));
+    const log = tool('log', (a) => ({ logged: a.line }), { hasSideEffects: true });
+    s.reg.add(log);
+    s.builder.bind({ sideEffectingTools: ['send', 'log'] });
+    const door = composite(s.builder, {
+      steps: [
+        { name: 'log', tool: 'log', inputMapping: { line: '$input.id' } },
+        { name: 'send', tool: 'send', inputMapping: { text: '$prev.logged' } },
+      ],
+    });
+    return { ...s, log, door };
+  }
+
+  it("a thousand pauses of one session leave another session's paused run waiting; past its bound a new pause answers pauses_full with its effects", async () => {
+    const { door, send, log } = loggingDoor();
+    const waiting = pendingOf(await door.execute({ id: 'a' }, ctx('A')));
+    const codes = new Map<string, number>();
+    let refused: ToolExecutionResult | undefined;
+    for (let i = 0; i < 1000; i++) {
+      const result = await door.execute({ id: `b${i}` }, ctx('B'));
+      const code = String(result.details?.code);
+      codes.set(code, (codes.get(code) ?? 0) + 1);
+      if (code === 'pauses_full') refused ??= result;
+    }
+    expect(Object.fromEntries(codes)).toEqual({ approval_pending: DEFAULT_JOURNAL_MAX_RUNS_PER_SCOPE, pauses_full: 1000 - DEFAULT_JOURNAL_MAX_RUNS_PER_SCOPE });
+    // The refused run's log line was written: the result says so.
+    expect(refused!.effects).toEqual([{ step: 'log', tool: 'log', outcome: 'ran', ran: true }]);
+    expect(refused!.details).toMatchObject({ maxRunsPerScope: DEFAULT_JOURNAL_MAX_RUNS_PER_SCOPE });
+    expect(refused!.error).toMatch(/scope already keeps 100 paused runs/);
+    expect(log.calls.length).toBe(1001);
+    // A's person says yes: A's run goes on.
+    expect(await resumeRun(door, waiting.resume, [{ approved: true }], ctx('A'))).toMatchObject({ success: true });
+    expect(send.calls).toEqual([{ text: 'a' }]);
+  });
+
+  it('a scope makes room by answering its own runs; maxRuns bounds all scopes together, and no run is evicted for another', async () => {
+    const { door } = loggingDoor({ journal: createMemoryRunJournal({ maxRuns: 3, maxRunsPerScope: 2 }) });
+    const a1 = pendingOf(await door.execute({ id: 'a1' }, ctx('A')));
+    pendingOf(await door.execute({ id: 'a2' }, ctx('A')));
+    expect((await door.execute({ id: 'a3' }, ctx('A'))).details?.code).toBe('pauses_full');
+    const b1 = pendingOf(await door.execute({ id: 'b1' }, ctx('B')));
+    // Three runs wait in all: C's first pause is refused, B's and A's still stand.
+    const c1 = await door.execute({ id: 'c1' }, ctx('C'));
+    expect(c1.details).toMatchObject({ code: 'pauses_full', maxRuns: 3 });
+    expect(c1.effects).toHaveLength(1);
+    expect((await resumeRun(door, b1.resume, [{ approved: true }], ctx('B'))).success).toBe(true);
+    // A run answered frees its room: A pauses again, and C too.
+    expect((await resumeRun(door, a1.resume, [{ approved: false }], ctx('A'))).details?.code).toBe('approval_rejected');
+    pendingOf(await door.execute({ id: 'a4' }, ctx('A')));
+    pendingOf(await door.execute({ id: 'c2' }, ctx('C')));
     expect(() => createMemoryRunJournal({ maxRuns: 0 })).toThrow(RangeError);
+    expect(() => createMemoryRunJournal({ maxRunsPerScope: 0 })).toThrow(RangeError);
   });
 });
 
+/** `journal`, but its lease renewals never arrive: as from a process that stopped, or cannot reach its journal. */
+function unrenewed(journal: RunJournal): RunJournal {
+  return { ...journal, renew: () => Promise.reject(new Error('no renewal arrives')) };
+}
+
 describe('a resumption whose process stopped', () => {
   it('holds its token while it runs (resume_busy); past its lease, a started call without a recorded end comes back pending, marked unknown, and runs again only when approved', async () => {
-    const { reg, read, builder } = setup({ pauses: { leaseMs: 300 } });
+    const { reg, read, builder } = setup({ journal: unrenewed(createMemoryRunJournal()), pauses: { leaseMs: 300 } });
     const door = composite(builder);
     const paused = pendingOf(await door.execute({ id: 9 }, ctx()));
     // The resumption's `send` never ends: its process "stopped" in the middle of the call.
@@ -282,10 +336,10 @@ describe('a resumption whose process stopped', () => {
 });
 
 describe('a resumption that outlived its lease', () => {
-  /** read, send (a person decides), a slow read that the first resumption hangs in, log (approved at once), after. */
-  function slowSetup(spec?: unknown) {
+  /** read, send (a person decides), a slow read that the first resumption hangs in, log (approved at once), after; the lease is renewed only when `renewed`. */
+  function slowSetup(spec?: unknown, renewed = false) {
     const journal = createMemoryRunJournal();
-    const s = setup({ journal, pauses: { leaseMs: 300 } }, (a) => (a.toolName === 'send' ? { pending: true } : { approved: true }));
+    const s = setup({ journal: renewed ? journal : unrenewed(journal), pauses: { leaseMs: 300 } }, (a) => (a.toolName === 'send' ? { pending: true } : { approved: true }));
     let hang = true;
     let release: (() => void) | undefined;
     const slow = tool('slow', (a) => (hang ? ((hang = false), new Promise((resolve) => (release = () => resolve({ text: a.text })))) : { text: a.text }));
@@ -307,6 +361,33 @@ describe('a resumption that outlived its lease', () => {
     );
     return { ...s, slow, log, door, journal, release: () => release!() };
   }
+
+  it('a resumption that lives keeps its token past its lease: it renews the lease, another resumption meanwhile gets resume_busy with retryAfterMs, and it runs to its end', async () => {
+    const { send, log, door, release } = slowSetup(undefined, true);
+    const paused = pendingOf(await door.execute({ id: 1 }, ctx()));
+    const running = resumeRun(door, paused.resume, [{ approved: true }], ctx());
+    // Four leases later, it still holds the token.
+    await delay(1200);
+    const busy = await resumeRun(door, paused.resume, [{ approved: true }], ctx());
+    expect(busy.details).toEqual({ code: 'resume_busy', retryAfterMs: 300 });
+    expect(busy.error).toMatch(/try again in 300 ms/);
+    release();
+    expect(await running).toMatchObject({ success: true, output: { done: 'slow' } });
+    expect([send.calls.length, log.calls.length]).toEqual([1, 1]);
+  });
+
+  it("a claim left by a resumption that stopped is free again a lease later; with the default lease, that is seconds", async () => {
+    const journal = createMemoryRunJournal();
+    const { builder, send } = setup({ journal });
+    const door = composite(builder);
+    const paused = pendingOf(await door.execute({ id: 3 }, ctx()));
+    // A process claimed the token with the default lease, then stopped: it renews nothing.
+    expect(await journal.claim(paused.resume.split('.')[0], 0, Date.now() + DEFAULT_RESUME_LEASE_MS)).toBe(true);
+    const busy = await resumeRun(door, paused.resume, [{ approved: true }], ctx());
+    expect(busy.details).toEqual({ code: 'resume_busy', retryAfterMs: DEFAULT_RESUME_LEASE_MS });
+    expect(DEFAULT_RESUME_LEASE_MS).toBeLessThanOrEqual(15_000);
+    expect(send.calls.length).toBe(0);
+  });
 
   it('starts no side-effecting call once its lease has lapsed, and ends or pauses nothing: the resumption that took over does', async () => {
     const { send, log, door, release, journal } = slowSetup();
@@ -336,7 +417,7 @@ describe('a resumption that outlived its lease', () => {
     ['refused', { approved: false, reason: 'no' }, { code: 'approval_rejected', tool: 'log', step: 'log', reason: 'no' }],
   ])('a lease that lapses while a side-effecting call is asked about: the call does not start (%s late)', async (_, answer, expected) => {
     // send waits for a person; log is answered only after the lease (300 ms) has lapsed.
-    const s = setup({ pauses: { leaseMs: 300 } }, (a) => (a.toolName === 'send' ? { pending: true } : delay(350).then(() => answer)));
+    const s = setup({ journal: unrenewed(createMemoryRunJournal()), pauses: { leaseMs: 300 } }, (a) => (a.toolName === 'send' ? { pending: true } : delay(350).then(() => answer)));
     const log = tool('log', (a) => ({ logged: a.line }), { hasSideEffects: true });
     s.reg.add(log);
     s.builder.bind({ sideEffectingTools: ['send', 'log'] });
@@ -348,7 +429,7 @@ describe('a resumption that outlived its lease', () => {
   it('a lease that lapses while another gate checks a side-effecting call inside the run: the call does not start', async () => {
     // send waits for a person; log, in a composite made with a gate that asks no one, is let
     // through by that gate's own check only after the lease (300 ms) has lapsed.
-    const s = setup({ pauses: { leaseMs: 300 } });
+    const s = setup({ journal: unrenewed(createMemoryRunJournal()), pauses: { leaseMs: 300 } });
     const log = addAudit(s.reg, { checks: [async ({ tool }) => (tool.name === 'log' ? await delay(350) : undefined, { isAllowed: true })] });
     s.builder.bind({ sideEffectingTools: ['send', 'log', 'audit'] });
     const late = await resumedAfterSend(s.builder, { name: 'audit', tool: 'audit', inputMapping: { line: '$prev.sent' } });
@@ -519,6 +600,7 @@ describe('a journal out of reach', () => {
       record: (id, r) => memory.record(id, r),
       records: (id) => memory.records(id),
       claim: (id, p, u) => memory.claim(id, p, u),
+      renew: (id, p, f, u) => memory.renew(id, p, f, u),
       remove: (id) => memory.remove(id),
     };
     const { builder, send } = setup({ journal });
@@ -559,7 +641,7 @@ describe('a journal that cannot record a start', () => {
     const paused = pendingOf(await door.execute({ id: 1 }, ctx()));
     full = true;
     const resumed = await resumeRun(door, paused.resume, [{ approved: true }], ctx());
-    expect(resumed).toEqual({ success: false, error: 'The run journal could not be reached: disk full', details: { code: 'journal_unavailable' } });
+    expect(resumed).toEqual({ success: false, error: 'The run journal could not be reached: disk full', details: { code: 'journal_unavailable' }, effects: [] });
     expect(send.calls.length).toBe(0);
   });
 });

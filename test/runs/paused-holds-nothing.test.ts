@@ -9,6 +9,7 @@ import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import type { StepGate } from '../../src/gate/options.js';
 import { resumeRun } from '../../src/doors/resume.js';
+import { createMemoryRunJournal } from '../../src/runs/memory-journal.js';
 import type { ITool, ToolExecutionContext } from '../../src/tool.js';
 import { delay, registry, tool } from '../helpers/tools.js';
 
@@ -38,7 +39,9 @@ function setup() {
   const released = new Promise<void>((resolve) => (release = resolve));
   const read = tool('read', async (a) => (await released, { text: `note ${String(a.id)}` }));
   const send = tool('send', (a) => ({ sent: a.text }), { hasSideEffects: true });
-  const gate = registry(read, send).gate({ approvals: { requestApproval: () => ({ pending: true }) }, budget: { inFlight: 10_000 } });
+  // All 1,000 are of one session: its journal keeps that many paused runs of one scope.
+  const journal = createMemoryRunJournal({ maxRunsPerScope: RUNS });
+  const gate = registry(read, send).gate({ journal, approvals: { requestApproval: () => ({ pending: true }) }, budget: { inFlight: 10_000 } });
   return { gate, read, send, release };
 }
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import type { ApprovalAction } from '../../src/gate/host-hooks.js';
 import type { RunJournal } from '../../src/runs/journal.js';
+import { DEFAULT_JOURNAL_MAX_RUNS_PER_SCOPE } from '../../src/runs/memory-journal.js';
 import { resumeRun } from '../../src/doors/resume.js';
 import { createScriptTool } from '../../src/agent-tools/script/index.js';
 import { createRedisRunJournal, type RedisRunJournalOptions } from '../../src/stores/redis.js';
@@ -114,8 +115,8 @@ describe('createRedisRunJournal: what it reads back is bounded and checked', () 
     await expect(journal.records(runId)).rejects.toThrow(/are \d+ bytes, over the 65536 bytes this journal reads/);
     expect((await bytesSent(admin)) - beforeRecords).toBeLessThan(16 * 1024);
     // What it would refuse to read, it refuses to write.
-    await expect(journal.save({ ...pausedRun(newId()), input: 'x'.repeat(maxBytes) })).rejects.toThrow(/over 65536 bytes/);
-    await expect(journal.record(newId(), { ...callRecord('read#0'), result: { success: true, output: 'z'.repeat(maxBytes) } })).rejects.toThrow(/over 65536 bytes/);
+    await expect(journal.save({ ...pausedRun(newId()), input: 'x'.repeat(maxBytes) })).rejects.toMatchObject({ code: 'pause_too_large', message: expect.stringMatching(/over the 65536 bytes/) });
+    await expect(journal.record(newId(), { ...callRecord('read#0'), result: { success: true, output: 'z'.repeat(maxBytes) } })).rejects.toMatchObject({ code: 'pause_too_large', details: { tool: 'read', position: 'read#0', maxBytes } });
   });
 
   it('rejects a run with more records than it reads (100,000), without reading them', async () => {
@@ -237,6 +238,95 @@ describe('a door through a gate with the Redis journal', () => {
     const done = await resumeRun(door, again, [{ approved: true }], { sessionId: 's1' });
     expect(done).toMatchObject({ success: true, output: { done: 'note 3' } });
     expect(send.calls).toEqual([{ text: 'note 3' }]);
+  });
+});
+
+describe('createRedisRunJournal: paused runs per scope', () => {
+  it("bounds each scope's paused runs: past the bound a pause of that scope answers pauses_full, another scope's pauses and tokens are untouched", async () => {
+    const [alice, bob] = [`alice-${newId()}`, `bob-${newId()}`];
+    const a = notifyDoor(journalOver(clientOf(server)));
+    const b = notifyDoor(journalOver(clientOf(server)));
+    const waiting = tokenOf(await a.door.execute({ id: 'a' }, { sessionId: alice }));
+    const codes: string[] = [];
+    for (let i = 0; i <= DEFAULT_JOURNAL_MAX_RUNS_PER_SCOPE; i++) codes.push(String((await b.door.execute({ id: i }, { sessionId: bob })).details?.code));
+    expect(codes.filter((code) => code === 'approval_pending')).toHaveLength(DEFAULT_JOURNAL_MAX_RUNS_PER_SCOPE);
+    expect(codes.at(-1)).toBe('pauses_full');
+    // Alice is not refused, and her token resumes.
+    tokenOf(await a.door.execute({ id: 'a2' }, { sessionId: alice }));
+    expect(await resumeRun(a.door, waiting, [{ approved: true }], { sessionId: alice })).toMatchObject({ success: true, output: { done: 'note a' } });
+  });
+
+  it('a run that ends, or expires, frees its room; the refused run reports its effects', async () => {
+    const scope = `carol-${newId()}`;
+    const journal = journalOver(admin, { maxRunsPerScope: 2 });
+    const log = tool('log', (a) => ({ logged: a.line }), { hasSideEffects: true });
+    const send = tool('send', (a) => ({ sent: a.text }), { hasSideEffects: true });
+    const gate = registry(log, send).gate({ journal, pauses: { ttlMs: 60_000 }, approvals: { requestApproval: (a) => (a.toolName === 'send' ? { pending: true } : { approved: true }) } });
+    const builder = new ComposableToolBuilder(gate);
+    builder.bind({ sideEffectingTools: ['send', 'log'] });
+    const door = builder.build('log_and_send', 'x', { type: 'object' }, {
+      steps: [
+        { name: 'log', tool: 'log', inputMapping: { line: '$input.id' } },
+        { name: 'send', tool: 'send', inputMapping: { text: '$prev.logged' } },
+      ],
+    }) as ITool;
+    const first = tokenOf(await door.execute({ id: 1 }, { sessionId: scope }));
+    tokenOf(await door.execute({ id: 2 }, { sessionId: scope }));
+    const refused = await door.execute({ id: 3 }, { sessionId: scope });
+    expect(refused.details).toMatchObject({ code: 'pauses_full', maxRunsPerScope: 2 });
+    expect(refused.effects).toEqual([{ step: 'log', tool: 'log', outcome: 'ran', ran: true }]);
+    expect(log.calls).toHaveLength(3);
+    expect(await resumeRun(door, first, [{ approved: true }], { sessionId: scope })).toMatchObject({ success: true });
+    tokenOf(await door.execute({ id: 4 }, { sessionId: scope }));
+    // A run past its expiry counts no more.
+    const short = journalOver(admin, { maxRunsPerScope: 1 });
+    const brief = `dave-${newId()}`;
+    await short.save({ ...pausedRun(newId(), 0, 100), scope: brief });
+    await expect(short.save({ ...pausedRun(newId()), scope: brief })).rejects.toMatchObject({ code: 'pauses_full' });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await short.save({ ...pausedRun(newId()), scope: brief });
+  });
+});
+
+describe('createRedisRunJournal: a pause it cannot store', () => {
+  /** auto_write (approved at once) runs, then a pure read answers `answer`, then write waits for a person. */
+  function writeAfterRead(answer: unknown) {
+    const autoWrite = tool('auto_write', (a) => ({ wrote: a.line }), { hasSideEffects: true });
+    const read = tool('read', () => answer);
+    const write = tool('write', (a) => ({ wrote: a.line }), { hasSideEffects: true });
+    const gate = registry(autoWrite, read, write).gate({
+      journal: journalOver(admin),
+      approvals: { requestApproval: (a) => (a.toolName === 'write' ? { pending: true } : { approved: true }) },
+    });
+    const builder = new ComposableToolBuilder(gate);
+    builder.bind({ sideEffectingTools: ['auto_write', 'write'] });
+    const door = builder.build('write_twice', 'x', { type: 'object' }, {
+      steps: [
+        { name: 'first', tool: 'auto_write', inputMapping: { line: '$input.line' } },
+        { name: 'read', tool: 'read' },
+        { name: 'second', tool: 'write', inputMapping: { line: '$input.line' } },
+      ],
+    }) as ITool;
+    return { door, autoWrite, write };
+  }
+
+  it('a read result over maxBytes: pause_too_large names the call and its size, and reports the write that ran', async () => {
+    const { door, autoWrite, write } = writeAfterRead({ text: 'x'.repeat(9 * 1024 * 1024) });
+    const result = await door.execute({ line: 'one' }, { sessionId: `big-${newId()}` });
+    expect(result.details).toMatchObject({ code: 'pause_too_large', tool: 'read', maxBytes: 8 * 1024 * 1024 });
+    expect(result.details?.bytes).toBeGreaterThan(9 * 1024 * 1024);
+    expect(result.error).toMatch(/"read".*over the 8388608 bytes/);
+    expect(result.effects).toEqual([{ step: 'first', tool: 'auto_write', outcome: 'ran', ran: true }]);
+    expect([autoWrite.calls.length, write.calls.length]).toEqual([1, 0]);
+  });
+
+  it('a read result JSON cannot hold (a BigInt): pause_not_storable names the call, and reports the write that ran', async () => {
+    const { door, autoWrite, write } = writeAfterRead({ count: 10n });
+    const result = await door.execute({ line: 'one' }, { sessionId: `bigint-${newId()}` });
+    expect(result.details).toMatchObject({ code: 'pause_not_storable', tool: 'read' });
+    expect(result.error).toMatch(/BigInt/);
+    expect(result.effects).toEqual([{ step: 'first', tool: 'auto_write', outcome: 'ran', ran: true }]);
+    expect([autoWrite.calls.length, write.calls.length]).toEqual([1, 0]);
   });
 });
 

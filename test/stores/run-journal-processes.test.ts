@@ -80,10 +80,10 @@ describe('a run paused in one process and resumed in another', () => {
     expect(await effects('one')).toEqual({ read: 1, send: 1, after: 1 });
   }, PROCESSES_MS);
 
-  it('a process killed in the middle of the approved call: past its lease, another process gets the call back pending, unknown', async () => {
+  it('a process killed in the middle of the approved call: its token stays busy while it lives; a lease after it died, another process gets the call back pending, unknown', async () => {
     const { resume: token } = pending((await replica('pause', 'kill', 'alice')).result);
 
-    // This resumption claims the token for 300 ms, starts `send`, and is killed inside it.
+    // This resumption claims the token with a 300 ms lease, starts `send`, and is killed inside it.
     const leaseMs = 300;
     const child = spawn(process.execPath, [...NODE_ARGS, 'hang', String(server.port), 'kill', 'alice', token, String(leaseMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
@@ -99,6 +99,10 @@ describe('a run paused in one process and resumed in another', () => {
       });
       child.once('exit', () => reject(new Error(`the resumption exited before send started: ${output}`)));
     });
+    // Alive, it renews its lease: long past 300 ms, another process still finds the token busy.
+    await delay(4 * leaseMs);
+    const busy = await replica('resume', 'kill', 'alice', token, String(leaseMs));
+    expect(busy.result.details).toEqual({ code: 'resume_busy', retryAfterMs: leaseMs });
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
     expect(await effects('kill')).toEqual({ read: 1, send: 1, after: 0 });

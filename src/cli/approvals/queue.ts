@@ -1,14 +1,19 @@
 /**
  * The queue of `approvals: queue`: runs that paused for a person, each with the calls it waits
  * on and the person's answers so far. One queue per proxy; each run belongs to the session that
- * paused it, and only that session may resume it. Bounded in runs, and every entry expires with
- * its token.
+ * paused it, and only that session may resume it. Bounded in runs, in all and per session (so one
+ * session filling its share leaves room for the others), and every entry expires with its token.
  */
 import { randomBytes } from 'node:crypto';
 import { approvalText, type ApprovalCaller, type ArgProvenance, type PendingCall, type Provenance, type ResumeDecision } from '../../index.js';
 
 /** The most runs the queue holds by default; a side-effecting call asked past it is refused. */
 export const DEFAULT_MAX_QUEUED_RUNS = 100;
+/** The most runs of one session the queue holds by default; that session's calls asked past it are refused. */
+export const DEFAULT_MAX_QUEUED_RUNS_PER_SESSION = 20;
+
+/** Why a run would find no place in the queue: it is full, or its session's share is. */
+export type QueueRoom = 'free' | 'full' | 'session_full';
 
 /** One call a queued run waits on, and the person's answer once given. */
 export interface QueuedCall {
@@ -70,17 +75,34 @@ export type AnswerOutcome = { answered: string[] } | { unknown: true } | { alrea
 export class ApprovalQueue {
   private readonly runs = new Map<string, QueuedRun>();
 
-  constructor(readonly maxRuns = DEFAULT_MAX_QUEUED_RUNS) {}
+  /** The most runs of one session it holds (at most `maxRuns`). */
+  readonly maxRunsPerOwner: number;
 
-  /** Whether a new run would find no place (expired runs are dropped first). */
+  constructor(
+    readonly maxRuns = DEFAULT_MAX_QUEUED_RUNS,
+    maxRunsPerOwner = DEFAULT_MAX_QUEUED_RUNS_PER_SESSION,
+  ) {
+    this.maxRunsPerOwner = Math.min(maxRuns, maxRunsPerOwner);
+  }
+
+  /** Whether a new run of session `owner` would find a place (expired runs are dropped first). */
+  room(owner: string): QueueRoom {
+    this.dropExpired();
+    if (this.runs.size >= this.maxRuns) return 'full';
+    let own = 0;
+    for (const run of this.runs.values()) if (run.owner === owner) own++;
+    return own >= this.maxRunsPerOwner ? 'session_full' : 'free';
+  }
+
+  /** Whether a new run of any session would find no place. */
   full(): boolean {
     this.dropExpired();
     return this.runs.size >= this.maxRuns;
   }
 
-  /** Queue a paused run; `undefined` when the queue is full. */
+  /** Queue a paused run; `undefined` when the queue, or `owner`'s share of it, is full. */
   file(owner: string, door: string, token: string, pending: readonly PendingCall[], expiresAt: number): QueuedRun | undefined {
-    if (this.full()) return undefined;
+    if (this.room(owner) !== 'free') return undefined;
     let id: string;
     do id = `q${randomBytes(6).toString('base64url').replace(/[-_]/gu, 'x')}`;
     while (this.runs.has(id));

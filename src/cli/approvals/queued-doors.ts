@@ -5,7 +5,7 @@
  * resumes the run with the person's answers, or says it still waits (it never waits itself).
  */
 import { failure, resumeRun, type ApprovalDecision, type ApprovalPending, type ApprovalProvider, type ITool, type PendingCall, type ToolExecutionResult } from '../../index.js';
-import type { ApprovalQueue, QueuedRun } from './queue.js';
+import type { ApprovalQueue, QueuedRun, QueueRoom } from './queue.js';
 
 /** The name of the tool a model resumes a queued run with. */
 export const RESUME_RUN_TOOL_NAME = 'resume_run';
@@ -26,12 +26,20 @@ export interface QueueNotice {
   onQueued?: (run: QueuedRun) => void;
 }
 
+/** Why the queue has no place for a run of this session, as the model reads it. */
+function noRoomText(queue: ApprovalQueue, room: QueueRoom): string {
+  return room === 'session_full'
+    ? `this session's share of the approvals queue is full (${queue.maxRunsPerOwner} of its runs wait)`
+    : `the approvals queue is full (${queue.maxRuns} runs wait)`;
+}
+
 /**
- * The approval hook of queue mode: every call of a door that can pause waits for the person; a
- * call that cannot wait (a direct call: it has no run to pause) or one past the queue's
- * bound is refused, saying how to make it so that it can wait.
+ * The approval hook of queue mode for session `owner`: every call of a door that can pause waits
+ * for the person; a call that cannot wait (a direct call: it has no run to pause) is refused,
+ * saying how to make it so that it can wait, and one past the queue's bound, or past the
+ * session's share of it, answers `approvals_full`.
  */
-export function queueApprovals(queue: ApprovalQueue): ApprovalProvider {
+export function queueApprovals(queue: ApprovalQueue, owner: string): ApprovalProvider {
   return {
     requestApproval(action): ApprovalDecision | ApprovalPending {
       const tool = `"${action.toolName}"`;
@@ -41,8 +49,9 @@ export function queueApprovals(queue: ApprovalQueue): ApprovalProvider {
           reason: `The call to ${tool} needs a person's approval, and approvals here are queued for the person to answer later: a direct call cannot wait for them. Call it through run_pipeline (one step) or run_js, which wait for their answer.`,
         };
       }
-      if (queue.full()) {
-        return { approved: false, reason: `The call to ${tool} needs a person's approval, and the approvals queue is full (${queue.maxRuns} runs wait); try again once the person has answered some.` };
+      const room = queue.room(owner);
+      if (room !== 'free') {
+        return { approved: false, queueFull: true, reason: `The call to ${tool} needs a person's approval, and ${noRoomText(queue, room)}; try again once the person has answered some.` };
       }
       return { pending: true };
     },
@@ -71,11 +80,14 @@ export function queuedDoors(queue: ApprovalQueue, owner: string, doorNamed: (nam
     const details = result.details;
     if (details?.code !== 'approval_pending' || typeof details.resume !== 'string' || !Array.isArray(details.pending)) return result;
     const expiresAt = typeof details.expiresAt === 'number' ? details.expiresAt : Date.now();
-    const run = queue.file(owner, door, details.resume, details.pending as PendingCall[], expiresAt);
+    const room = queue.room(owner);
+    const run = room === 'free' ? queue.file(owner, door, details.resume, details.pending as PendingCall[], expiresAt) : undefined;
     const effects = result.effects ? { effects: result.effects } : {};
     if (!run) {
       return {
-        ...failure('approval_rejected', `The run needs a person's approval, and the approvals queue is full (${queue.maxRuns} runs wait), so it was not queued and will not go on; try again once the person has answered some.`, { reason: 'queue full' }),
+        ...failure('approvals_full', `The run needs a person's approval, and ${noRoomText(queue, room)}, so it was not queued and will not go on; try again once the person has answered some.`, {
+          reason: room === 'session_full' ? 'session share full' : 'queue full',
+        }),
         ...effects,
       };
     }

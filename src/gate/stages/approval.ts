@@ -144,6 +144,7 @@ function approvalRefusal(decision: unknown, tool: ITool, step: string): ToolExec
       });
     }
     const reason = typeof d.reason === 'string' ? d.reason : undefined;
+    if (d.queueFull === true) return failure('approvals_full', reason ?? `The call to "${tool.name}" was not asked about: no more questions can wait now.`, { tool: tool.name, step, reason });
     return failure('approval_rejected', reason ?? `Approval refused for tool "${tool.name}".`, { tool: tool.name, step, reason });
   } catch (error) {
     return failure('approval_rejected', `The approval for tool "${tool.name}" answered something unreadable: ${messageOf(error)}`, { tool: tool.name, step, reason: 'malformed decision' });
