@@ -27,7 +27,12 @@ export interface Label {
   readonly trusted: boolean;
   /** The calls it came from, at most {@link MAX_LABEL_SOURCES} (see {@link Label.moreSources}). */
   readonly sources: readonly LabelSource[];
-  /** How many more sources there were than `sources` lists (at most: a source met twice beyond the list may be counted twice). */
+  /**
+   * How many more sources it was built from than `sources` lists. The sources beyond the list are
+   * not kept, so this is an estimate: a join counts the larger of its two labels' counts and each
+   * source of the one it cannot find in the other's full list (which may be among the other's
+   * uncounted ones).
+   */
   readonly moreSources?: number;
   /** Who may read it (absent: anyone). */
   readonly readers?: readonly string[];
@@ -121,14 +126,18 @@ export function joinLabels(a: Label, b: Label): Label {
     if (a.left === b.id || a.right === b.id) return a;
     if (b.left === a.id || b.right === a.id) return b;
   }
-  // The longer list first: each source of the shorter is looked for in it.
-  return a.sources.length >= b.sources.length ? merged(a, b, a.sources, b.sources) : merged(a, b, b.sources, a.sources);
+  // The longer list first, of two as long the one counting more beyond it: each source of the
+  // other is looked for in it.
+  const aFirst = a.sources.length > b.sources.length || (a.sources.length === b.sources.length && (a.moreSources ?? 0) >= (b.moreSources ?? 0));
+  return aFirst ? merged(a, b, a.sources, b.sources) : merged(a, b, b.sources, a.sources);
 }
 
 function merged(a: Label, b: Label, long: readonly LabelSource[], short: readonly LabelSource[]): Label {
   const unique = a instanceof MadeLabel && b instanceof MadeLabel && a.unique && b.unique;
   let sources = long;
-  let more = (a.moreSources ?? 0) + (b.moreSources ?? 0);
+  // The larger count, not the sum: two labels that each count the same sources beyond their lists
+  // (a session's and a run's built on it) would double it at every join.
+  let more = Math.max(a.moreSources ?? 0, b.moreSources ?? 0);
   for (let i = 0; i < short.length; i++) {
     const source = short[i];
     if (has(sources, source, unique)) continue;

@@ -60,6 +60,19 @@ describe('labels', () => {
     expect(label.sources).toHaveLength(MAX_LABEL_SOURCES);
     expect(label.moreSources).toBe(5);
   });
+
+  it('counts the sources beyond the list once when two labels count the same ones, however often they meet', () => {
+    const build = () => {
+      let label = TRUSTED;
+      for (let i = 0; i < MAX_LABEL_SOURCES + 4; i++) label = joinLabels(label, untrusted(`t${i}`));
+      return label;
+    };
+    // A session's label joined, run after run, with a run's label built from the same sources.
+    let session = build();
+    for (let run = 0; run < 1100; run++) session = joinLabels(session, build());
+    expect(session.moreSources).toBe(4);
+    expect(JSON.parse(JSON.stringify(session)).moreSources).toBe(4);
+  });
 });
 
 describe('label trees', () => {
