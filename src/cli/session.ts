@@ -77,8 +77,9 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
     ...(config.flows ? { flows: flowOptionsOf(config.flows) } : {}),
     advice: proxyAdvice(core, 'mcp'),
   });
-  // Code-only: run_js and get_observation are the only doors, and run_js's description says how
-  // a script finds the rest. run_pipeline and compose are left out: a script does all they do.
+  // Code-only: run_js and get_observation are the only doors (with resume_run when approvals are
+  // queued, so a script that paused for a person goes on), and run_js's description says how a
+  // script finds the rest. run_pipeline and compose are left out: a script does all they do.
   const discovery = config.codeOnly
     ? createScriptDiscovery(
         gate,
@@ -91,7 +92,7 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
   // When recording, a door's run from outside is recorded too, and the calls inside carry its id.
   const asRun = (tool: ITool): ITool => (core.recording ? core.recording.wrapRun(tool) : tool);
   const doors = discovery
-    ? [asRun(runJs), createGetObservationTool(core.store)]
+    ? [asRun(runJs), createGetObservationTool(core.store), ...(queued ? [queued.resumeTool] : [])]
     : [
         asRun(createRunPipelineTool(gate, { sideEffectingTools })),
         asRun(createComposeTool(gate, { sideEffectingTools })),

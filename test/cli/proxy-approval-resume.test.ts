@@ -99,3 +99,24 @@ describe('approvals: queue with record:', () => {
     expect(records.filter((record) => record.tool === 'move_file' && record.ok)).toHaveLength(3);
   }, 120_000);
 });
+
+describe('approvals: queue with codeOnly: true', () => {
+  it('serves resume_run beside run_js, so a script that paused goes on once approved; check names the tools served', async () => {
+    const config = await configWith('code-only', { codeOnly: true });
+    const checked = await runBin(['check', '--config', config], undefined, env());
+    expect(checked.stdout).toContain('ok   own tools served: run_js, get_observation, resume_run');
+    expect(checked.code).toBe(0);
+
+    const proxy = await proxyOverStdio(['--config', config], { env: env() });
+    try {
+      const { tools } = await proxy.client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(['run_js', 'get_observation', 'resume_run']);
+      const { from, to } = await note('code-only');
+      const script = `const r = await callTool('move_file', { source: ${JSON.stringify(from)}, destination: ${JSON.stringify(to)} }); return r.error ? 'failed: ' + r.error.message : 'moved';`;
+      const resumed = await approveAndResume(proxy.client, 'run_js', { intention: 'archive a note', code: script }, from, to);
+      expect(resumed.text).toContain('moved');
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
+});
