@@ -30,6 +30,7 @@ import { compositeCycles } from './composites.js';
 import { compositeClashes, createSnippetTool } from './snippets.js';
 import { proxyAdvice } from './advice.js';
 import { queueApprovals, queuedDoors, type QueuedDoors } from './approvals/queued-doors.js';
+import { ownCommand } from './approvals/own-command.js';
 import { approvalSettings } from './approvals/settings.js';
 import { flowOptionsOf } from './flows-config.js';
 import type { ProxyCore } from './proxy-core.js';
@@ -63,7 +64,7 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
   const queued: QueuedDoors | undefined = queue
     ? queuedDoors(queue, randomUUID(), (name) => registry.get(name), {
         approver: settings.approver,
-        command: 'npx toolweave',
+        command: ownCommand(),
         onQueued: (run) =>
           core.log.info(`approval waits: run ${run.id} (${run.door}) paused at ${run.calls.map((call) => `${call.id} "${call.tool}"`).join(', ')}; \`toolweave approvals list\` shows it, \`approve ${run.id}\` or \`refuse ${run.id}\` answers it`),
       })

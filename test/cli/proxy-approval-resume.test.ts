@@ -1,15 +1,17 @@
 /**
  * `approvals: queue` beside other settings of the proxy: with `record:` a run the person approved
  * goes on when resumed, through each door (run_pipeline, compose, run_js). Driven by an SDK client
- * over stdio and the real `toolweave approvals` command.
+ * over stdio and the real `toolweave approvals` command. The pause names the bin that serves by its
+ * absolute path, and that command works from any folder (the built bin: `npm run build` first).
  */
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyProject, FS_SERVER, processesLeft, type Project } from '../mcp/helpers.js';
+import { connectStdio, copyProject, FS_SERVER, processesLeft, REPO, type Project } from '../mcp/helpers.js';
 import { proxyOverStdio, runBin } from './proxy-process.js';
 
 let project: Project;
@@ -115,6 +117,44 @@ describe('approvals: queue with codeOnly: true', () => {
       const script = `const r = await callTool('move_file', { source: ${JSON.stringify(from)}, destination: ${JSON.stringify(to)} }); return r.error ? 'failed: ' + r.error.message : 'moved';`;
       const resumed = await approveAndResume(proxy.client, 'run_js', { intention: 'archive a note', code: script }, from, to);
       expect(resumed.text).toContain('moved');
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
+});
+
+/** Run `command` (as the text shows it) in a shell, in `cwd`. */
+function shell(command: string, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, { shell: true, cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env() } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('the approval text names the bin that serves', () => {
+  it('by its absolute path with this Node, never npx; run as written from another folder, it answers the approval', async () => {
+    const bin = path.join(REPO, 'dist/cli/toolweave.js');
+    const config = await configWith('own-command', {});
+    const proxy = await connectStdio(process.execPath, [bin, 'mcp', '--config', config], { cwd: project.root, env: env() });
+    try {
+      const { from, to } = await note('own-command');
+      const paused = await call(proxy.client, 'run_pipeline', { steps: [{ id: 'archive', tool: 'move_file', args: { source: from, destination: to } }] });
+      const run = runIdOf(paused.text);
+      expect(paused.text).not.toContain('npx');
+      const command = /`([^`]+) approvals approve q[A-Za-z0-9]+`/u.exec(paused.text)?.[1] ?? '';
+      expect(command).toBe(`${process.execPath} ${bin}`);
+      expect(paused.text).toContain(`\`${command} approvals list\``);
+      // A folder where toolweave is not installed: the command does not depend on it.
+      const elsewhere = await shell(`${command} approvals approve ${run}`, path.join(project.root, 'archive'));
+      expect([elsewhere.code, elsewhere.stderr]).toEqual([0, '']);
+      expect(elsewhere.stdout).toContain(`approved ${run}`);
+      const resumed = await call(proxy.client, 'resume_run', { run });
+      expect(resumed.isError).toBe(false);
+      expect(await readFile(to, 'utf8')).toBe('note own-command');
     } finally {
       await proxy.close();
     }
