@@ -69,6 +69,8 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
           core.log.info(`approval waits: run ${run.id} (${run.door}) paused at ${run.calls.map((call) => `${call.id} "${call.tool}"`).join(', ')}; \`toolweave approvals list\` shows it, \`approve ${run.id}\` or \`refuse ${run.id}\` answers it`),
       })
     : undefined;
+  // A tool a script may call: in code-only, reached through run_js whether served or not.
+  const scriptMayCall = (tool: ITool | undefined, name: string): boolean => tool !== undefined && checkChainable(name, tool, sideEffectingTools).ok;
   const approvals = settings.mode === 'elicit' ? elicitationApprovals(() => server()!) : queue ? queueApprovals(queue) : undefined;
   const gate = createStepGate({
     resolve: (name) => registry.get(name),
@@ -76,7 +78,8 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
     version: () => generation,
     ...(approvals ? { approvals } : {}),
     ...(config.flows ? { flows: flowOptionsOf(config.flows) } : {}),
-    advice: proxyAdvice(core, 'mcp'),
+    // Code-only: a direct call of a tool only a script reaches is told how a script calls it.
+    advice: proxyAdvice(core, 'mcp', config.codeOnly ? (name) => scriptMayCall(registry.get(name), name) : undefined),
   });
   // Code-only: run_js and get_observation are the only doors (with resume_run when approvals are
   // queued, so a script that paused for a person goes on), and run_js's description says how a
