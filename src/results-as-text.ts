@@ -13,3 +13,19 @@ export function resultsReadAsText(tool: object): boolean {
   const mark = (tool as Record<symbol, { textResults?: unknown } | undefined>)[UPSTREAM];
   return mark?.textResults === true;
 }
+
+/**
+ * A text output that is a JSON object or array, read as that value: an MCP tool answers in text,
+ * and code that reads its result wants the data (run_js's `tools.<name>` and compose read results
+ * so). Any other output, text that only starts like JSON, and the text of a tool whose results
+ * read as text ({@link resultsReadAsText}) stay as they are.
+ */
+export function jsonTextValue(output: unknown, tool: object | undefined): unknown {
+  if (typeof output !== 'string' || !/^\s*[[{]/u.test(output) || (tool !== undefined && resultsReadAsText(tool))) return output;
+  try {
+    return JSON.parse(output) as unknown;
+  } catch {
+    // Text that only starts like JSON stays text.
+    return output;
+  }
+}

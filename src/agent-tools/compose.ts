@@ -118,7 +118,7 @@ export function createComposeTool(gate: StepGate, options: ComposeToolOptions = 
     },
   };
   // The tree's nodes read each other's results: code, not the model, reads them.
-  const door = new Door(gate, tool, { sideEffectingTools, snapshots: options.snapshots, reader: 'code', validateArgs: true, door: COMPOSE_DOOR });
+  const door = new Door(gate, tool, { sideEffectingTools, snapshots: options.snapshots, reader: 'code', validateArgs: true, door: COMPOSE_DOOR, readsJsonText: true });
   return tool;
 }
 

@@ -10,15 +10,18 @@ import type { ProxyCore } from './proxy-core.js';
 /** Where the advice is read: the proxy (with its command line) or `toolweave check` (a config file only). */
 export type AdviceReader = 'mcp' | 'check';
 
-/** The gate's advice for the proxy's sessions, or for `toolweave check`. */
-export function proxyAdvice(core: ProxyCore, reader: AdviceReader): RefusalAdvice {
+/**
+ * The gate's advice for the proxy's sessions, or for `toolweave check`. `scriptReaches` (a
+ * code-only session) says whether a script may call a tool: a direct call of one is told so.
+ */
+export function proxyAdvice(core: ProxyCore, reader: AdviceReader, scriptReaches?: (tool: string) => boolean): RefusalAdvice {
   return {
     chain: (tool) =>
       reader === 'mcp'
         ? `restart toolweave mcp with --chain ${tool}, or list "${tool}" in the config file's sideEffectingTools`
         : `list "${tool}" in the config file's sideEffectingTools`,
     declare: (tool) => declareAdvice(core, reader, tool),
-    missing: (tool) => core.missingNote(tool),
+    missing: (tool) => (scriptReaches?.(tool) ? codeOnlyNote(tool) : core.missingNote(tool)),
   };
 }
 
@@ -34,4 +37,10 @@ function declareAdvice(core: ProxyCore, reader: AdviceReader, tool: string): str
     return `restart toolweave mcp with --trust-annotations (the server's readOnlyHint: true then makes a tool pure), or serve it from a config file and declare it there: ${entry}`;
   }
   return `declare it in the config file: ${entry}, or set trustAnnotations: true on server "${upstream.name}" to go by the server's annotations`;
+}
+
+/** Code-only serves no tool but the doors: where one a script may call is, and the call that reaches it. */
+function codeOnlyNote(tool: string): string {
+  const property = /^[A-Za-z_$][\w$]*$/u.test(tool) ? `.${tool}` : `[${JSON.stringify(tool)}]`;
+  return `"${tool}" is not served directly here (code-only): call it from run_js, as \`await tools${property}({ ... })\` or \`await callTool(${JSON.stringify(tool)}, { ... })\`.`;
 }

@@ -83,6 +83,7 @@ export const USAGE = `Usage:
                                            run_js and get_observation over them, on stdio (the
                                            command starts at the first word that is not an option)
   toolweave mcp --config toolweave.yaml    the same for every server in the config, with composites
+                                           (a config or a command, not both)
   toolweave check --config toolweave.yaml  connect to every server, check every composite, run its examples
   toolweave forge <dir> --out <dir> [--min-sessions n]
                                            find the chains of calls seen in n sessions or more
@@ -135,6 +136,13 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   const options = readOptions(own, valued, ['--trust-annotations', '--code-only', '--verbose']);
   if (upstream !== undefined && upstream.length === 0) throw new UsageError('Nothing after --: give the command that starts the MCP server.');
   if (!upstream && !options.config) throw new UsageError('toolweave mcp needs a server: <command> [args...], or --config <file>.');
+  // Both would serve the config's servers and the command's side by side, and a server named in
+  // both would collide with itself, tool by tool: one place says which servers run.
+  if (upstream && options.config) {
+    throw new UsageError(
+      `toolweave mcp takes its servers from --config <file> or from the command line, not both: add it to the config's servers (servers: { <name>: { command, args } }) and leave out the command. Got --config ${options.config} and the command "${upstream.join(' ')}".`,
+    );
+  }
   for (const option of ['allowed-hosts', 'allowed-origins']) {
     if (options[option] !== undefined && !options.http) throw new UsageError(`--${option} applies to --http: add --http [host:]port.`);
   }

@@ -18,6 +18,7 @@ import { describeDifferences, outputDifferences } from './example-match.js';
 import { proxyAdvice } from './advice.js';
 import type { Log } from './log.js';
 import { OWN_TOOL_NAMES, ProxyCore } from './proxy-core.js';
+import { servedDoorNames } from './served-doors.js';
 
 /** What the check found. */
 export interface CheckReport {
@@ -49,6 +50,8 @@ export async function runCheck(config: ProxyConfig, log: Log): Promise<CheckRepo
       if (upstream.state === 'up') lines.push(`ok   server ${upstream.name}: ${upstream.tools.length} tools`);
       else fail(`server ${upstream.name}: upstream_unavailable: ${upstream.problem ?? 'not started'}`);
     }
+    // Code-only and queued approvals change which of the proxy's own tools are served: say which.
+    if (config.codeOnly || core.approvalQueue) lines.push(`ok   own tools served: ${servedDoorNames(config).join(', ')}`);
     const registry = new Map<string, ITool>(core.upstreamTools().map((tool) => [tool.name, tool]));
     for (const collision of collisions) fail(`tool_name_collision: ${collision}`);
     const gate = createStepGate({ resolve: (name) => registry.get(name), names: () => registry.keys(), advice: proxyAdvice(core, 'check') });

@@ -30,6 +30,7 @@ import { compositeCycles } from './composites.js';
 import { compositeClashes, createSnippetTool } from './snippets.js';
 import { proxyAdvice } from './advice.js';
 import { queueApprovals, queuedDoors, type QueuedDoors } from './approvals/queued-doors.js';
+import { ownCommand } from './approvals/own-command.js';
 import { approvalSettings } from './approvals/settings.js';
 import { flowOptionsOf } from './flows-config.js';
 import type { ProxyCore } from './proxy-core.js';
@@ -64,11 +65,13 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
   const queued: QueuedDoors | undefined = queue
     ? queuedDoors(queue, owner, (name) => registry.get(name), {
         approver: settings.approver,
-        command: 'npx toolweave',
+        command: ownCommand(),
         onQueued: (run) =>
           core.log.info(`approval waits: run ${run.id} (${run.door}) paused at ${run.calls.map((call) => `${call.id} "${call.tool}"`).join(', ')}; \`toolweave approvals list\` shows it, \`approve ${run.id}\` or \`refuse ${run.id}\` answers it`),
       })
     : undefined;
+  // A tool a script may call: in code-only, reached through run_js whether served or not.
+  const scriptMayCall = (tool: ITool | undefined, name: string): boolean => tool !== undefined && checkChainable(name, tool, sideEffectingTools).ok;
   const approvals = settings.mode === 'elicit' ? elicitationApprovals(() => server()!) : queue ? queueApprovals(queue, owner) : undefined;
   const gate = createStepGate({
     resolve: (name) => registry.get(name),
@@ -76,10 +79,12 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
     version: () => generation,
     ...(approvals ? { approvals } : {}),
     ...(config.flows ? { flows: flowOptionsOf(config.flows) } : {}),
-    advice: proxyAdvice(core, 'mcp'),
+    // Code-only: a direct call of a tool only a script reaches is told how a script calls it.
+    advice: proxyAdvice(core, 'mcp', config.codeOnly ? (name) => scriptMayCall(registry.get(name), name) : undefined),
   });
-  // Code-only: run_js and get_observation are the only doors, and run_js's description says how
-  // a script finds the rest. run_pipeline and compose are left out: a script does all they do.
+  // Code-only: run_js and get_observation are the only doors (with resume_run when approvals are
+  // queued, so a script that paused for a person goes on), and run_js's description says how a
+  // script finds the rest. run_pipeline and compose are left out: a script does all they do.
   const discovery = config.codeOnly
     ? createScriptDiscovery(
         gate,
@@ -92,7 +97,7 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
   // When recording, a door's run from outside is recorded too, and the calls inside carry its id.
   const asRun = (tool: ITool): ITool => (core.recording ? core.recording.wrapRun(tool) : tool);
   const doors = discovery
-    ? [asRun(runJs), createGetObservationTool(core.store)]
+    ? [asRun(runJs), createGetObservationTool(core.store), ...(queued ? [queued.resumeTool] : [])]
     : [
         asRun(createRunPipelineTool(gate, { sideEffectingTools })),
         asRun(createComposeTool(gate, { sideEffectingTools })),

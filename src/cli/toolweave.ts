@@ -131,7 +131,6 @@ async function mcpConfig(args: McpArgs): Promise<ProxyConfig> {
   const config: ProxyConfig = args.config ? await loadConfig(args.config) : { servers: {}, base: process.cwd(), source: 'the command line' };
   if (args.upstream) {
     const [command, ...rest] = args.upstream;
-    if (config.servers.upstream) throw new ConfigError([`${config.source}: servers.upstream: the server given on the command line is named "upstream"; rename the one in the config`]);
     config.servers = { ...config.servers, upstream: { command, args: rest, cwd: process.cwd(), trustAnnotations: args.trustAnnotations } };
     config.commandLineServer = 'upstream';
   }

@@ -22,6 +22,19 @@ export function sendResumption(sessionData: object, record: RunRecord): void {
 }
 
 /**
+ * A wrapper that calls a door with a copy of its context's `sessionData` (a recording that tags
+ * the calls) hands the resumption on with it: else the door would start the run anew and pause
+ * again at the call the person approved.
+ */
+export function carryResumption(from: unknown, to: object): void {
+  if (typeof from !== 'object' || from === null) return;
+  const record = RESUMES.get(from);
+  if (record === undefined) return;
+  RESUMES.delete(from);
+  RESUMES.set(to, record);
+}
+
+/**
  * The record of a run of door `door` with `input`, when it is the outermost door of a run that may
  * pause (its gate, made by `createStepGate`, has an approval hook): a resumption's record when
  * `resumeRun` sent one, else a new one. `undefined` for a nested door (its caller's run records

@@ -35,6 +35,8 @@ export interface PlanRunOptions {
   validateArgs?: boolean;
   /** Which door runs the plan, for approvals and traces (default: a composite). */
   door?: DoorInfo;
+  /** Read a call's text result that is a JSON object or array as that value (compose, like run_js's `tools.<name>`). */
+  readsJsonText?: boolean;
 }
 
 /**
@@ -67,6 +69,8 @@ export interface RunSettings extends DoorEntry {
   readonly precheck: boolean;
   /** See {@link PlanRunOptions.validateArgs}. */
   readonly validateArgs: boolean;
+  /** See {@link PlanRunOptions.readsJsonText}. */
+  readonly readsJsonText: boolean;
 }
 
 const COMPOSITE_DOOR: DoorInfo = Object.freeze({ kind: 'composite' });
@@ -90,6 +94,7 @@ export function runSettings(options: PlanRunOptions): RunSettings {
     door: options.door ?? COMPOSITE_DOOR,
     precheck: options.precheck ?? false,
     validateArgs: options.validateArgs ?? false,
+    readsJsonText: options.readsJsonText ?? false,
     tracer: internals?.tracer,
     traceMessages: internals?.traceMessages,
     dryRun: options.dry !== undefined,
@@ -143,6 +148,7 @@ export function runState(context: ToolExecutionContext, settings: RunSettings, s
     version: settings.version,
     resolved: undefined,
     validateArgs: settings.validateArgs,
+    readsJsonText: settings.readsJsonText,
     flows: settings.gateSettings?.flows,
     control: TRUSTED,
     effects: [],

@@ -93,6 +93,8 @@ export interface RunState extends CallDoor {
   resolved: ResolvedTools | undefined;
   /** Check each call's arguments against its tool's `inputSchema` before it runs. */
   validateArgs: boolean;
+  /** Read a call's text result that is a JSON object or array as that value. */
+  readsJsonText: boolean;
   /** The gate's rules for untrusted data, when it has `flows`: then the run follows labels. */
   flows: GateFlows | undefined;
   /** What decided that the calls now made are made (the conditions and lists on their way), when the run follows labels. */

@@ -19,6 +19,7 @@ import { resultLabel } from '../flows/run-flow.js';
 import { flatten } from '../flows/label-tree.js';
 import type { RunRecord } from '../runs/run-record.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
+import { jsonTextValue } from '../results-as-text.js';
 import { budgetRefusal, type CallBudget, type WaitingCall } from './budget.js';
 import { observedEnd, observeRefusal, type CallObservation } from './events.js';
 import type { RunFrame } from './run-frame.js';
@@ -51,6 +52,8 @@ export interface CallDoor {
   readonly version: (() => unknown) | undefined;
   /** The tools the door's check resolved, reused while the registry version holds. */
   readonly resolved: ResolvedTools | undefined;
+  /** Its calls' text results that are JSON objects or arrays are read as those values (see `jsonTextValue`). */
+  readonly readsJsonText?: boolean;
 }
 
 /** What a compiled step keeps for its calls: its tool's place, and its argument check, made once per tool instance. */
@@ -317,6 +320,9 @@ export function freeSlot(call: GateCall): void {
  * is not told or noted.
  */
 export function endCall(call: GateCall, result: ToolExecutionResult): ToolExecutionResult {
+  // Before the journal notes it, so a resumption reads the value the first run read. A dry run's
+  // outputs are the host's own values.
+  if (call.door?.readsJsonText === true && result.success === true && call.answered !== 'dry') result = readAsValue(result, call.tool);
   if (call.slot !== undefined) freeSlot(call);
   if (call.settings?.flows !== undefined) labelOutput(call, result);
   if (call.answered !== undefined) {
@@ -336,6 +342,12 @@ export function endCall(call: GateCall, result: ToolExecutionResult): ToolExecut
     journal.ended(call.journalAt, call.tool!.name, call.args, result, call.outputLabel);
   }
   return result;
+}
+
+/** `result` with its output read by `jsonTextValue`: a new result when that changed it, the same one otherwise. */
+function readAsValue(result: ToolExecutionResult, tool: ITool | undefined): ToolExecutionResult {
+  const output = jsonTextValue(result.output, tool);
+  return output === result.output ? result : { ...result, output };
 }
 
 /** End the call (see {@link endCall}) and deliver its result. Every delivery the pipeline makes passes here. */

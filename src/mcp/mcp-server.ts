@@ -74,7 +74,9 @@ export interface McpServerOptions {
  * `tools/list` lists each tool with its `inputSchema`, its `outputSchema`
  * where its results still match it, and annotations from `hasSideEffects` (`false`:
  * `readOnlyHint: true`; `true`: `readOnlyHint: false`, keeping the MCP annotations it carries),
- * computed when listed. A {@link ToolList} that changes sends `notifications/tools/list_changed`.
+ * computed when listed. A {@link ToolList} that changes what `tools/list` shows sends
+ * `notifications/tools/list_changed` to a client that has initialized (a change that leaves the
+ * listing as it was is not told).
  *
  * `tools/call` runs the tool through the gate with an abort signal tied to the request's
  * cancellation; with a progress token, each step of a composite, a pipeline or a script is reported
@@ -139,9 +141,24 @@ export function createMcpServer(tools: readonly ITool[] | ToolList, options: Mcp
     }
   });
 
+  // The list as the client knows it (as of its initialization or the last notice): a change that
+  // leaves it as it was (an upstream restarted with the same tools) is not told. Before the client
+  // has initialized nothing is sent: it lists the tools as they are then.
+  let initialized = false;
+  let known = '';
+  const oninitialized = server.oninitialized;
+  server.oninitialized = () => {
+    initialized = true;
+    known = listingOf(list.current());
+    oninitialized?.();
+  };
   const unsubscribe = list.subscribe(() => {
+    if (!initialized) return;
+    const listing = listingOf(list.current());
+    if (listing === known) return;
+    known = listing;
     server.sendToolListChanged().catch(() => {
-      // Not connected yet, or gone: a client that connects later lists the tools as they are.
+      // Gone: a client that connects later lists the tools as they are.
     });
   });
   const onclose = server.onclose;
@@ -209,5 +226,15 @@ function reportCancelled(server: Server, info: McpCallInfo, result: ToolExecutio
     options.onCancelled?.(info, result);
   } catch {
     // Told, not asked.
+  }
+}
+
+/** The tools as `tools/list` shows them, as text to compare. */
+function listingOf(tools: readonly ITool[]): string {
+  try {
+    return JSON.stringify(tools.map(servedTool));
+  } catch {
+    // A listing that cannot be read as text is taken as changed each time.
+    return String(Math.random());
   }
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createComposeTool } from '../../src/agent-tools/compose.js';
 import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
+import { ComposableToolBuilder } from '../../src/builder.js';
 import { registry, tool } from '../helpers/tools.js';
 
 function setup() {
@@ -78,10 +79,21 @@ describe('refusals say where and what to do', () => {
     const text = tool('script_like', () => '[1,2,3]');
     const num = tool('count', () => 3);
     const echo = tool('echo', (a) => a);
-    const compose = createComposeTool(registry(text, num, echo).gate());
-    const fromText = await compose.execute({ combinator: 'for_each', items: { tool: 'script_like', args: {} }, template: { tool: 'echo', args: { v: '{item}' } } }, {});
+    const gate = registry(text, num, echo).gate();
+    const compose = createComposeTool(gate);
+    // A composite reads the text as text, and is told what it holds.
+    const composite = new ComposableToolBuilder(gate).build('each', 'Echo each.', { type: 'object' }, {
+      steps: [
+        { name: 'list', tool: 'script_like', inputMapping: {} },
+        { name: 'each', combinator: 'for_each', items: '$steps.list', template: { name: 'one', tool: 'echo', inputMapping: { v: '$item' } } },
+      ],
+    });
+    const fromText = await composite.execute({}, {});
     expect(fromText.details).toMatchObject({ code: 'items_not_array', got: 'a string' });
     expect(fromText.error).toContain('a string ("[1,2,3]"), a string holding a JSON array');
+    // compose reads a text result that is JSON as its value, as a script's tools.<name>() does: the list is a list.
+    const listed = await compose.execute({ combinator: 'for_each', items: { tool: 'script_like', args: {} }, template: { tool: 'echo', args: { v: '{item}' } } }, {});
+    expect(listed).toMatchObject({ success: true, output: [{ v: 1 }, { v: 2 }, { v: 3 }] });
     const fromNumber = await compose.execute({ combinator: 'for_each', items: { tool: 'count', args: {} }, template: { tool: 'echo', args: {} } }, {});
     expect(fromNumber.error).toContain('the items are not an array: they are a number (3)');
   });

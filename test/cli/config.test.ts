@@ -150,7 +150,9 @@ describe('the command line', () => {
     expect(mcp('--trust-annotations', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '.')).toEqual(mcp('--trust-annotations', '--', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '.'));
     // An option's value is not the command.
     expect(mcp('--chain', 'write_file', '--http', '8808', 'node', 'server.js')).toMatchObject({ upstream: ['node', 'server.js'], chain: ['write_file'], http: { port: 8808 } });
-    expect(mcp('--config', 'tw.yaml', 'node', 'server.js')).toMatchObject({ config: 'tw.yaml', upstream: ['node', 'server.js'] });
+    // A config and a server on the command line are one or the other.
+    expect(() => mcp('--config', 'tw.yaml', 'node', 'server.js')).toThrow(/takes its servers from --config <file> or from the command line, not both/u);
+    expect(() => mcp('--config', 'tw.yaml', '--', 'node', 'server.js')).toThrow(/add it to the config's servers/u);
     // Every word after the start is the server's, toolweave's own options and -- included.
     expect(mcp('node', 'server.js', '--verbose', '--chain', 'x', '--', 'y').upstream).toEqual(['node', 'server.js', '--verbose', '--chain', 'x', '--', 'y']);
     expect(mcp('node', 'server.js', '--verbose')).toMatchObject({ verbose: false, chain: [] });

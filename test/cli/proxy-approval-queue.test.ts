@@ -11,7 +11,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyProject, FS_SERVER, processesLeft, until, type Project } from '../mcp/helpers.js';
-import { httpClient, proxyOverHttp, proxyOverStdio, runBin } from './proxy-process.js';
+import { BIN_COMMAND, httpClient, proxyOverHttp, proxyOverStdio, runBin } from './proxy-process.js';
 
 let project: Project;
 let config: string;
@@ -92,7 +92,8 @@ describe('approvals: queue, over stdio', () => {
       expect(paused.text).toContain(JSON.stringify(from));
       const run = runIdOf(paused.text);
       expect(run).toMatch(/^q[A-Za-z0-9]{8}$/u);
-      expect(paused.text).toContain(`npx toolweave approvals approve ${run}`);
+      // The bin that serves, as it was started (from source here), never `npx toolweave`.
+      expect(paused.text).toContain(`${BIN_COMMAND.join(' ')} approvals approve ${run}`);
       expect(paused.text).toContain(`call resume_run with {"run": "${run}"}`);
       expect(existsSync(from)).toBe(true);
       // The proxy's log tells a person who watches it, without the token.

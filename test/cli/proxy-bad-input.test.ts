@@ -55,6 +55,16 @@ describe('a config with a wrong field', () => {
   });
 });
 
+describe('a config and a server on the command line', () => {
+  it('are refused together before anything starts: exit 2, saying to put the server in the config', async () => {
+    const file = await config('one-server.json', { servers: { plain: plain('--tools', 'echo') } });
+    const run = await runBin(['mcp', '--config', file, '--', process.execPath, '--import', 'tsx', PLAIN_SERVER, '--tools', 'echo', dir]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^toolweave: toolweave mcp takes its servers from --config <file> or from the command line, not both: add it to the config's servers \(servers: \{ <name>: \{ command, args \} \}\) and leave out the command\./u);
+    expect(run.stdout).toBe('');
+  });
+});
+
 describe('servers that fail, collide or crash', () => {
   let proxy: ChildClient;
   beforeAll(async () => {

@@ -67,6 +67,12 @@ describe('toolweave mcp --code-only', () => {
     const direct = await proxy.client.callTool({ name: 'read_text_file', arguments: { path: path.join(project.root, 'README.md') } });
     expect(direct.isError).toBe(true);
     expect(textOf(direct)).toMatch(/^error step_missing: /u);
+    // The answer says where the tool is, and how a script calls it.
+    expect(textOf(direct)).toContain('"read_text_file" is not served directly here (code-only): call it from run_js, as `await tools.read_text_file({ ... })` or `await callTool("read_text_file", { ... })`.');
+    // A name no tool has gets no such hint.
+    expect(textOf(await proxy.client.callTool({ name: 'no_such_tool', arguments: {} }))).not.toContain('run_js');
+    // A tool a script may not call either is not offered to one.
+    expect(textOf(await proxy.client.callTool({ name: 'create_directory', arguments: {} }))).not.toContain('call it from run_js');
     const viaScript = await proxy.client.callTool({
       name: 'run_js',
       arguments: { code: `const r = await callTool('read_text_file', { path: ${JSON.stringify(path.join(project.root, 'README.md'))} }); return r.error ? r.error.code : r.text.split('\\n')[0];` },

@@ -59,6 +59,55 @@ describe('dry runs at every door, asked for by the host in the context', () => {
     expect(write.calls).toEqual([]);
   });
 
+  it("asks the host's permission check and checks (not the approval hook): a call they refuse is refused with its code, not listed wouldRun", async () => {
+    const read = tool('read_file', (a) => `text of ${String(a.path)}`);
+    const write = tool('write_file', () => 'written', { hasSideEffects: true });
+    const asked: string[] = [];
+    const reg = registry(read, write);
+    const gate = reg.gate({
+      permissionManager: { isExecutionAllowed: (t, args) => (args.path === 'secret.txt' ? { isAllowed: false, reason: `no ${t.name} to secret.txt` } : { isAllowed: true }) },
+      checks: [({ tool: t, args }) => (t.name === 'write_file' && args.path === '/etc/passwd' ? { isAllowed: false, reason: 'not under /etc' } : { isAllowed: true })],
+      approvals: {
+        requestApproval: (action) => {
+          asked.push(action.toolName);
+          return { approved: true };
+        },
+      },
+    });
+    const options = { sideEffectingTools: ['write_file'] };
+
+    const refusedByCheck = await createRunPipelineTool(gate, options).execute(
+      { steps: [{ id: 'r', tool: 'read_file', args: { path: 'x' } }, { id: 'w', tool: 'write_file', args: { path: '/etc/passwd' } }] },
+      { dryRun: { stepOutputs: { w: 'would write' } } },
+    );
+    expect(refusedByCheck.success).toBe(false);
+    expect(refusedByCheck.details).toMatchObject({ code: 'permission_denied', step: 'w', tool: 'write_file' });
+    expect(refusedByCheck.error).toContain('not under /etc');
+    expect(refusedByCheck.effects ?? []).toEqual([]);
+
+    const refusedByManager = await createComposeTool(gate, options).execute(
+      { combinator: 'gather', calls: { save: { tool: 'write_file', args: { path: 'secret.txt' } } } },
+      { dryRun: { stepOutputs: { 'tree.calls.save': 'ok' } } },
+    );
+    expect(refusedByManager.details?.code).toBe('permission_denied');
+    expect(refusedByManager.error).toContain('no write_file to secret.txt');
+
+    // A script reads the refusal as the real run would, and the allowed call is listed wouldRun.
+    const script = await createScriptTool(gate, options).execute(
+      { code: "const a = await callTool('write_file', { path: '/etc/passwd' }); const b = await callTool('write_file', { path: 'ok.txt' }); return [a.error?.code, b.text].join(' | ');" },
+      { dryRun: { stepOutputs: { write_file: 'stub' } } },
+    );
+    expect(script.output).toBe('permission_denied | stub');
+    expect(script.effects).toEqual([{ step: 'call 2', tool: 'write_file', wouldRun: true, args: { path: 'ok.txt' } }]);
+
+    // An allowed call is listed as before; the person is never asked about a call that does not run.
+    const allowed = await createRunPipelineTool(gate, options).execute({ steps: [{ id: 'w', tool: 'write_file', args: { path: 'ok.txt' } }] }, { dryRun: { stepOutputs: { w: 'would write' } } });
+    expect(allowed.success).toBe(true);
+    expect(allowed.effects).toEqual([{ step: 'w', tool: 'write_file', wouldRun: true, args: { path: 'ok.txt' } }]);
+    expect(asked).toEqual([]);
+    expect(write.calls).toEqual([]);
+  });
+
   it('a built composite runs dry when its context says so, and for real otherwise', async () => {
     const { gate, options, write } = setup();
     const builder = new ComposableToolBuilder(gate);

@@ -3,7 +3,7 @@
  * other parts, paging, cancellation, time-outs and a closed connection, each a result with a code.
  */
 import { describe, expect, it } from 'vitest';
-import { createStepGate, createScriptTool, type ITool } from '../../src/index.js';
+import { createComposeTool, createStepGate, createScriptTool, type ITool } from '../../src/index.js';
 import { MAX_TOOL_LIST_PAGES, mcpTools } from '../../src/mcp/index.js';
 import { createPlainServer } from './fixtures/plain-server.js';
 import { connectInMemory, sleep } from './helpers.js';
@@ -34,6 +34,26 @@ describe('mcpTools against a server without annotations', () => {
       const script = createScriptTool(createStepGate({ resolve: (n) => tools.find((t) => t.name === n) }));
       expect((await script.execute({ intention: 'echo', code }, {})).output).toBe(expected);
     }
+  });
+
+  it('compose reads a text result that is JSON as its value, as run_js does: one rule for both', async () => {
+    const { client } = await plain();
+    const tools = await mcpTools(client, { tools: { echo: { hasSideEffects: false } } });
+    const gate = createStepGate({ resolve: (n) => tools.find((t) => t.name === n) });
+    const json = '{"files":["a.ts","b.ts"],"count":2}';
+    const composed = await createComposeTool(gate).execute(
+      { combinator: 'gather', calls: { listing: { tool: 'echo', args: { text: json } }, list: { tool: 'echo', args: { text: '[1,2]' } }, words: { tool: 'echo', args: { text: '{not json' } }, plain: { tool: 'echo', args: { text: 'hello' } } } },
+      {},
+    );
+    const fromScript = await createScriptTool(gate).execute(
+      { code: `return { listing: await tools.echo({ text: ${JSON.stringify(json)} }), list: await tools.echo({ text: '[1,2]' }), words: await tools.echo({ text: '{not json' }), plain: await tools.echo({ text: 'hello' }) };` },
+      {},
+    );
+    expect(composed).toMatchObject({ success: true, output: { listing: { files: ['a.ts', 'b.ts'], count: 2 }, list: [1, 2], words: '{not json', plain: 'hello' } });
+    expect(JSON.parse(fromScript.output as string)).toEqual(composed.output);
+    // A later stage reads a part of it by path.
+    const piped = await createComposeTool(gate).execute({ combinator: 'pipe', stages: [{ tool: 'echo', args: { text: json } }, { tool: 'echo', args: { text: 'first: {result.files.0}' } }] }, {});
+    expect(piped).toMatchObject({ success: true, output: 'first: a.ts' });
   });
 
   it('keeps structured content as the output object, and other parts in details', async () => {

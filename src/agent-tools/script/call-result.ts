@@ -2,6 +2,7 @@
  * What one `callTool` resolves to inside a script: `{ text, error }`. A refusal or a failure is
  * data here, so a script can skip it, record it or return a partial answer.
  */
+import { jsonTextValue } from '../../results-as-text.js';
 import type { ErrorCode } from '../../codes.js';
 import type { ToolExecutionResult } from '../../tool.js';
 
@@ -129,14 +130,7 @@ function utf8Boundary(bytes: Uint8Array, end: number): number {
  */
 export function toScriptValueResult(result: ToolExecutionResult, name: string, textResults: boolean, maxBytes: number): ScriptCallResult {
   if (!result.success) return toScriptCallResult(result, maxBytes);
-  let value: unknown = result.output;
-  if (typeof value === 'string' && !textResults && /^\s*[[{]/u.test(value)) {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      // Text that only starts like JSON stays text.
-    }
-  }
+  const value = textResults ? result.output : jsonTextValue(result.output, undefined);
   let json: string | undefined;
   try {
     json = JSON.stringify(value === undefined ? null : value);

@@ -20,7 +20,7 @@ const SHOWN_ARGS_CHARS = 300;
 export interface QueueNotice {
   /** Who must approve. */
   approver: string;
-  /** The `toolweave` command as the person runs it (`npx toolweave`). */
+  /** The `toolweave` command as the person runs it: the bin that serves, by its absolute path. */
   command: string;
   /** Told of each run queued (the proxy logs it, for a person who watches its log). */
   onQueued?: (run: QueuedRun) => void;

@@ -17,10 +17,18 @@ export function askPermission(call: GateCall): Later | undefined {
 }
 
 function ask(call: GateCall): Later {
-  const settings = call.settings!;
+  return askedLater(call, (refusal) => refusal);
+}
+
+/**
+ * Ask the permission check and the host's checks of `call` (a gate that has some), then settle the
+ * returned verdict with `then` of their refusal (`undefined` when all allow). A dry run asks them
+ * too, before it answers a call that would have an effect.
+ */
+export function askedLater(call: GateCall, then: (refusal: ToolExecutionResult | undefined) => ToolExecutionResult | undefined): Later {
   const later = new Later();
-  permissionRefusal(call, settings).then(
-    (refusal) => later.settle(refusal),
+  permissionRefusal(call, call.settings!).then(
+    (refusal) => later.settle(then(refusal)),
     // Only a host object's getter can get here (each check is caught): fail closed.
     (error: unknown) => later.settle(failure('permission_denied', `The host's checks failed: ${messageOf(error)}`, { tool: call.tool!.name, step: call.step })),
   );

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ToolExecutionResult } from '../../../src/tool.js';
 import { answerDryRun } from '../../../src/gate/stages/dry-run.js';
 import { registry, tool } from '../../helpers/tools.js';
 import { callOf, frameOf } from './record.js';
@@ -23,7 +24,7 @@ describe('stage: dry run', () => {
   });
 
   it('refuses a composite step with no output given', () => {
-    expect(answerDryRun(callOf({ gate, tool: write, door: { dry: { stepOutputs: {} } } }))?.details?.code).toBe('dry_run_needs_output');
+    expect((answerDryRun(callOf({ gate, tool: write, door: { dry: { stepOutputs: {} } } })) as ToolExecutionResult).details?.code).toBe('dry_run_needs_output');
   });
 
   it("answers a script's call by its tool's name, else with a note that it was not run", () => {
