@@ -44,6 +44,7 @@ export { DEFAULT_MAX_FLOW_SESSIONS, readersInclude, type FlowOptions, type FlowP
 export { MAX_LABEL_SOURCES, type Label, type LabelSource } from './flows/label.js';
 export { resultProvenance } from './flows/result-provenance.js';
 export { resumeRun, type ResumeDecision } from './doors/resume.js';
+export { isApprovalPending, type ApprovalPendingResult, type ApprovalPendingDetails } from './runs/approval-pending.js';
 export { createMemoryRunJournal, DEFAULT_JOURNAL_MAX_RUNS, type MemoryRunJournalOptions } from './runs/memory-journal.js';
 export type { RunJournal, PausedRun, PendingCall, JournalPendingCall, RunCallRecord, SandboxValues } from './runs/journal.js';
 export { DEFAULT_PAUSE_TTL_MS, DEFAULT_RESUME_LEASE_MS, type PauseOptions } from './runs/pausing.js';
