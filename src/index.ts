@@ -6,8 +6,8 @@
  * composite tool from a spec; {@link createRunPipelineTool}, {@link createComposeTool} and
  * {@link createScriptTool} give the model tools that batch other tools; {@link withObservations}
  * keeps large results out of the conversation. The other entries connect MCP (`toolweave/mcp`),
- * agent frameworks (`toolweave/ai-sdk`, `toolweave/langchain`, `toolweave/openai-agents`) and
- * Redis (`toolweave/redis`).
+ * agent frameworks (`toolweave/ai-sdk`, `toolweave/langchain`, `toolweave/openai-agents`),
+ * Redis (`toolweave/redis`) and a durable engine, DBOS (`toolweave/dbos`).
  *
  * @module toolweave
  */
