@@ -244,6 +244,8 @@ export class ComposableToolBuilder {
   private problems(spec: ComposableToolSpec, name: string | undefined, inputSchema?: JSONSchemaObject): { errors: string[]; warnings: string[]; checked: CheckedSpec } {
     const checked = this.compile(spec, inputSchema);
     const errors = checked.ok ? [] : [...checked.errors];
+    // A tool without a name cannot be listed or called.
+    if (name !== undefined && (typeof name !== 'string' || name.trim() === '')) errors.unshift("the composite's name must not be empty");
     const plan = checked.plan;
     if (plan && this.gate) errors.push(...registryProblems(plan.leaves, this.gate, this.sideEffecting, name, this.validateArgs));
     return { errors, warnings: checked.warnings, checked };

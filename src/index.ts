@@ -6,8 +6,8 @@
  * composite tool from a spec; {@link createRunPipelineTool}, {@link createComposeTool} and
  * {@link createScriptTool} give the model tools that batch other tools; {@link withObservations}
  * keeps large results out of the conversation. The other entries connect MCP (`toolweave/mcp`),
- * agent frameworks (`toolweave/ai-sdk`, `toolweave/langchain`, `toolweave/openai-agents`) and
- * Redis (`toolweave/redis`).
+ * agent frameworks (`toolweave/ai-sdk`, `toolweave/langchain`, `toolweave/openai-agents`),
+ * Redis (`toolweave/redis`) and a durable engine, DBOS (`toolweave/dbos`).
  *
  * @module toolweave
  */
@@ -44,6 +44,7 @@ export { DEFAULT_MAX_FLOW_SESSIONS, readersInclude, type FlowOptions, type FlowP
 export { MAX_LABEL_SOURCES, type Label, type LabelSource } from './flows/label.js';
 export { resultProvenance } from './flows/result-provenance.js';
 export { resumeRun, type ResumeDecision } from './doors/resume.js';
+export { isApprovalPending, type ApprovalPendingResult, type ApprovalPendingDetails } from './runs/approval-pending.js';
 export { createMemoryRunJournal, DEFAULT_JOURNAL_MAX_RUNS, DEFAULT_JOURNAL_MAX_RUNS_PER_SCOPE, type MemoryRunJournalOptions } from './runs/memory-journal.js';
 export { RunJournalRefusal, type RunJournalRefusalCode } from './runs/journal.js';
 export type { RunJournal, PausedRun, PendingCall, JournalPendingCall, RunCallRecord, SandboxValues } from './runs/journal.js';

@@ -95,7 +95,7 @@ export function toAiSdkTools(tools: Iterable<ITool>, options: AiSdkToolsOptions 
  * @example
  * ```ts
  * const steps = fromAiSdkTools({ weather, sendEmail }, { tools: { weather: { hasSideEffects: false }, sendEmail: { hasSideEffects: true } } });
- * for (const tool of steps) registry.set(tool.name, tool);
+ * for (const tool of steps) registry.set(tool);
  * ```
  *
  * @category Adapters: from a framework

@@ -153,7 +153,7 @@ export function toLangChainTools(tools: Iterable<ITool>, options: LangChainTools
  * @example
  * ```ts
  * const steps = fromLangChainTools([searchTool], { tools: { search: { hasSideEffects: false } } });
- * for (const tool of steps) registry.set(tool.name, tool);
+ * for (const tool of steps) registry.set(tool);
  * ```
  *
  * @category Adapters: from a framework

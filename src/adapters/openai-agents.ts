@@ -172,7 +172,7 @@ function sdkDefaultErrorText(): Promise<string> {
  * @example
  * ```ts
  * const steps = fromOpenAIAgentsTools([lookupTool], { tools: { lookup: { hasSideEffects: false } } });
- * for (const tool of steps) registry.set(tool.name, tool);
+ * for (const tool of steps) registry.set(tool);
  * ```
  *
  * @category Adapters: from a framework

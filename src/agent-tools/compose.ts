@@ -59,7 +59,7 @@ function describeCompose(): string {
   const f = modelNodeFields();
   return (
     `Runs a tree of tool calls. A node: a leaf ${f.step} or a combinator with its fields; nodes nest. ` +
-    `gather ${f.gather}: at once, by name. for_each ${f.for_each}: template per item of items, "{item}" filled. ` +
+    `gather ${f.gather}: at once, by name. for_each ${f.for_each}: items a node (not a literal list); template per item, "{item}" filled. ` +
     `pipe ${f.pipe}: in order, "{result}" the previous output, "{result.a.0}" a part. try_and_check ${f.try_and_check}: fails if check fails. ` +
     `scope ${f.scope}: undoes do on failure. annotate ${f.annotate}: intent kept with do.`
   );
@@ -75,7 +75,7 @@ const DESCRIPTION = describeCompose();
  * @example
  * ```ts
  * const compose = createComposeTool(gate, { sideEffectingTools: ['edit_file'] });
- * registry.set(compose.name, compose);
+ * registry.set(compose); // a ToolRegistry from createToolRegistry
  * const result = await compose.execute({ combinator: 'gather', calls: { a: { tool: 'read_file', args: { path: 'a.ts' } }, b: { tool: 'read_file', args: { path: 'b.ts' } } } }, {});
  * ```
  *

@@ -120,7 +120,7 @@ const DESCRIPTION = "Run tool calls in order, in one call. String args may use $
  * @example
  * ```ts
  * const pipeline = createRunPipelineTool(gate, { sideEffectingTools: ['write_file'], maxSteps: 10 });
- * registry.set(pipeline.name, pipeline);
+ * registry.set(pipeline); // a ToolRegistry from createToolRegistry
  * const result = await pipeline.execute({ steps: [{ id: 'ls', tool: 'list_dir', args: { path: 'src' } }, { tool: 'read_file', args: { path: 'src/${ls.output.first}' } }] }, {});
  * ```
  *

@@ -22,6 +22,8 @@ export function proxyAdvice(core: ProxyCore, reader: AdviceReader, scriptReaches
         : `list "${tool}" in the config file's sideEffectingTools`,
     declare: (tool) => declareAdvice(core, reader, tool),
     missing: (tool) => (scriptReaches?.(tool) ? codeOnlyNote(tool) : core.missingNote(tool)),
+    // `check` is read by the person who wrote the composite and its examples, not by a model.
+    args: () => (reader === 'check' ? "Fix the step's inputMapping in the composite file, or the example's input." : undefined),
   };
 }
 

@@ -120,9 +120,12 @@ Options of mcp:
 /** Read the command line (without `node` and the script). */
 export function parseArgs(argv: readonly string[]): CliArgs {
   const [command, ...rest] = argv;
-  if (command === undefined || command === 'help' || command === '--help' || command === '-h') return { command: 'help' };
+  // No command is a mistake (a script that forgot it must not pass for one that ran), not a request for help.
+  if (command === undefined) throw new UsageError('Give a command.');
+  if (command === 'help' || asksHelp([command])) return { command: 'help' };
   if (command === '--version' || command === '-v') return { command: 'version' };
   if (command === 'schema') return { command: 'schema' };
+  if (['check', 'forge', 'approvals'].includes(command) && asksHelp(rest)) return { command: 'help' };
   if (command === 'check') {
     const options = readOptions(rest, ['--config']);
     if (!options.config) throw new UsageError('toolweave check needs --config <file>.');
@@ -133,6 +136,8 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   if (command !== 'mcp') throw new UsageError(`Unknown command "${command}".`);
   const valued = ['--config', '--chain', '--http', '--allowed-hosts', '--allowed-origins', '--max-calls', '--record'];
   const { own, upstream } = splitUpstream(rest, valued);
+  // A --help after the server's command is the server's.
+  if (asksHelp(own)) return { command: 'help' };
   const options = readOptions(own, valued, ['--trust-annotations', '--code-only', '--verbose']);
   if (upstream !== undefined && upstream.length === 0) throw new UsageError('Nothing after --: give the command that starts the MCP server.');
   if (!upstream && !options.config) throw new UsageError('toolweave mcp needs a server: <command> [args...], or --config <file>.');
@@ -231,6 +236,11 @@ function readOptions(args: readonly string[], valued: readonly string[], switche
     }
   }
   return options;
+}
+
+/** Whether `words` ask for the usage. */
+function asksHelp(words: readonly string[]): boolean {
+  return words.includes('--help') || words.includes('-h');
 }
 
 /** `--http` and the lists that go with it. */

@@ -39,7 +39,7 @@ export type ResumeDecision = { approved: true } | { approved: false; reason?: st
  * @example
  * ```ts
  * const result = await door.execute(input, context);
- * if (result.details?.code === 'approval_pending') {
+ * if (isApprovalPending(result)) {
  *   await saveForLater(result.details.resume, result.details.pending);
  *   // ... later, once the person has answered:
  *   const resumed = await resumeRun(door, token, [{ approved: true }], context);

@@ -32,6 +32,7 @@ export function createCompileEnv(nodes: readonly unknown[], options: PlanOptions
     references: options.references ?? true,
     stepTimeoutMs: options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS,
     allNames: collectNames(nodes),
+    stepCount: nodes.length,
     checkInputPath: options.inputSchema !== undefined ? inputPathCheck(options.inputSchema) : undefined,
     errors: [],
     warnings: [],
@@ -52,6 +53,8 @@ export interface CompileEnv {
   stepTimeoutMs: number;
   /** The names of every node in the spec. */
   allNames: ReadonlySet<string>;
+  /** How many top-level steps the spec has. */
+  stepCount: number;
   /** Checks each `$input` path against the composite's inputSchema, when it is known (see `CompileSite`). */
   checkInputPath: CompileSite['checkInputPath'];
   /** Every problem found while compiling, one message each. */
@@ -95,6 +98,7 @@ export function refSite(env: CompileEnv, site: NodeSite, step: string): CompileS
     stepsBefore: site.stepsBefore,
     namesBefore: site.namesBefore,
     allNames: env.allNames,
+    stepCount: env.stepCount,
     hasPrev: site.hasPrev,
     inForEach: site.inForEach,
     inPipeStage: site.inPipeStage,

@@ -9,14 +9,14 @@ import type { CallRecord } from './record-format.js';
 /**
  * One step of a path into arguments or an output: a property name or a list index.
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export type FlowSegment = string | number;
 
 /**
  * Where a copied value came from.
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export type FlowSource =
   /** A field or item of an earlier call's output (`path` empty: the whole output). */
@@ -29,7 +29,7 @@ export type FlowSource =
 /**
  * One part of a call's arguments: a leaf value, or a list or object taken whole.
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export interface ArgumentPart {
   /** Where it is in the arguments. */
@@ -43,7 +43,7 @@ export interface ArgumentPart {
 /**
  * The flow into one call.
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export interface CallFlow {
   /** The call's place in the list given. */
@@ -76,7 +76,7 @@ function matchKey(value: unknown): string | undefined {
  *
  * @param calls - one session's calls
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export function traceFlow(calls: readonly CallRecord[]): CallFlow[] {
   const outputs = new Map<string, FlowSource>();

@@ -20,7 +20,7 @@ import { findScriptBranch } from './script-branches.js';
 /**
  * Options of {@link forgeFromRun}.
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export interface ForgeFromRunOptions {
   /** Names already taken (other composites, tools); the forged name avoids them and is added. */
@@ -32,7 +32,7 @@ export interface ForgeFromRunOptions {
 /**
  * A run the recordings hold: its own record and the calls made inside it, in the order they were made.
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export interface RecordedRun {
   /** The session's file. */
@@ -53,7 +53,7 @@ const MAX_LISTED_RUNS = 10;
  *
  * @param sessions - recordings made with door wrapping (`toolweave mcp --record`)
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export function recordedRuns(sessions: readonly RecordedSession[]): RecordedRun[] {
   const runs: RecordedRun[] = [];
@@ -87,7 +87,7 @@ export function recordedRuns(sessions: readonly RecordedSession[]): RecordedRun[
  * @param runId - the run's id (the `run` of its records)
  * @param options - the names taken and the bound on steps
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export function forgeFromRun(sessions: readonly RecordedSession[], runId: string, options: ForgeFromRunOptions = {}): ToolExecutionResult<ForgedComposite> {
   const runs = recordedRuns(sessions);

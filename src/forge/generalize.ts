@@ -13,7 +13,7 @@ import type { FlowSegment } from './flow.js';
 /**
  * An example of a forged composite, as a composite file holds it.
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export interface ForgedExample {
   /** Where it was recorded. */
@@ -29,7 +29,7 @@ export interface ForgedExample {
 /**
  * A composite forged from a chain shape, in the form of a composite file.
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export interface ForgedComposite {
   /** Its name, from its tools. */
@@ -56,7 +56,7 @@ export interface ForgedComposite {
 /**
  * Options of {@link generalizeChain}.
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export interface GeneralizeOptions {
   /** Names already taken (other composites, tools); the forged name avoids them and is added. */
@@ -82,7 +82,7 @@ const MAX_NAME_CHARS = 64;
  * @param shape - a shape {@link mineChains} found
  * @param options - the names taken, and how many examples
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export function generalizeChain(shape: ChainShape, options: GeneralizeOptions = {}): ForgedComposite {
   const taken = options.takenNames ?? new Set<string>();

@@ -13,7 +13,7 @@ import type { RecordedSession } from './read-recordings.js';
 /**
  * How one argument part of a step is built.
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export type PartConstruction =
   /** A constant: the same everywhere becomes a literal, a varying one an input field. */
@@ -30,7 +30,7 @@ export type PartConstruction =
 /**
  * One step of a chain's shape.
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export interface StepShape {
   /** The tool. */
@@ -46,7 +46,7 @@ export interface StepShape {
 /**
  * One place a shape was seen.
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export interface ChainOccurrence {
   /** The session's file. */
@@ -58,7 +58,7 @@ export interface ChainOccurrence {
 /**
  * A chain seen in enough sessions.
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export interface ChainShape {
   /** Its signature: tools in order, and how each argument part is built. */
@@ -74,7 +74,7 @@ export interface ChainShape {
 /**
  * Options of {@link mineChains}.
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export interface MineOptions {
   /** The fewest sessions a chain must be seen in (default 3). */
@@ -97,7 +97,7 @@ interface Found {
 /**
  * A chain of a session: whole, or a longer chain without some of its last calls (`within`).
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export interface SessionChain {
   /** Its signature. */
@@ -121,7 +121,7 @@ const MAX_PARTS = 64;
  * @param sessions - the recordings
  * @param options - the threshold and the bound on steps
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export function mineChains(sessions: readonly RecordedSession[], options: MineOptions = {}): ChainShape[] {
   const minSessions = Math.max(1, options.minSessions ?? 3);

@@ -12,7 +12,7 @@ import { RECORD_VERSION, type CallRecord } from './record-format.js';
 /**
  * One recorded session: its calls in the order they ended.
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export interface RecordedSession {
   /** The file it was read from (or a name for one given as text). */
@@ -24,7 +24,7 @@ export interface RecordedSession {
 /**
  * The bounds of {@link readRecordings}.
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export interface ReadRecordingsOptions {
   /** The most session files read (default 10000); past it, the newest by name are left out. */
@@ -40,7 +40,7 @@ export interface ReadRecordingsOptions {
 /**
  * What {@link readRecordings} read.
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export interface Recordings {
   /** The sessions, in file-name order (recordings are named by time). */
@@ -60,7 +60,7 @@ const DEFAULTS = { maxFiles: 10_000, maxFileBytes: 64 * 1024 * 1024, maxLineChar
  * @param dir - the folder `toolweave mcp --record` wrote
  * @param options - the bounds
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export async function readRecordings(dir: string, options: ReadRecordingsOptions = {}): Promise<ToolExecutionResult<Recordings>> {
   const bounds = { ...DEFAULTS, ...options };
@@ -108,7 +108,7 @@ export async function readRecordings(dir: string, options: ReadRecordingsOptions
  * @param file - one file `toolweave mcp --record` wrote
  * @param options - the bounds
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export async function readRecordingFile(file: string, options: ReadRecordingsOptions = {}): Promise<ToolExecutionResult<Recordings>> {
   const bounds = { ...DEFAULTS, ...options };

@@ -17,7 +17,7 @@ import { DEFAULT_MAX_OUTPUT_CHARS, RECORD_VERSION, type CallRecord } from './rec
 /**
  * Options of {@link recordCalls}.
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export interface RecordCallsOptions {
   /** Which session a call belongs to (default: the observation store's default scope, `session:<id>`). */
@@ -29,7 +29,7 @@ export interface RecordCallsOptions {
 /**
  * What {@link recordCalls} gives: the tools to register, and the listener to set as `context.onEvent`.
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export interface CallRecording {
   /** The tools, each recording its calls; register these instead of the originals. */
@@ -67,7 +67,7 @@ const RUN_ID: unique symbol = Symbol('toolweave.recordedRun');
  * @param sink - told each finished call; it routes records by `scope` (one file per session, say)
  * @param options - the scope function and the output bound
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export function recordCalls(tools: readonly ITool[], sink: (record: CallRecord) => void, options: RecordCallsOptions = {}): CallRecording {
   const scopeOf = options.scope ?? defaultObservationScope;

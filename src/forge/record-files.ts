@@ -11,7 +11,7 @@ import type { CallRecord } from './record-format.js';
 /**
  * The most bytes one session's file may hold by default (64 MiB).
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export const DEFAULT_MAX_SESSION_FILE_BYTES = 64 * 1024 * 1024;
 
@@ -21,7 +21,7 @@ const MAX_OPEN_FILES = 64;
 /**
  * Options of {@link recordToDirectory}.
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export interface RecordToDirectoryOptions {
   /** The most bytes of one session's file (default 64 MiB). */
@@ -31,7 +31,7 @@ export interface RecordToDirectoryOptions {
 /**
  * A folder of recordings being written.
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export interface RecordingDirectory {
   /** The sink for {@link recordCalls}: writes the record to its session's file. */
@@ -51,7 +51,7 @@ export interface RecordingDirectory {
  * @param dir - the folder
  * @param options - the file bound
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export function recordToDirectory(dir: string, options: RecordToDirectoryOptions = {}): RecordingDirectory {
   const maxBytes = Math.max(1024, options.maxFileBytes ?? DEFAULT_MAX_SESSION_FILE_BYTES);

@@ -6,21 +6,21 @@
 /**
  * The version of the line format; a reader skips lines of another.
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export const RECORD_VERSION = 1;
 
 /**
  * The most characters of a call's output a line keeps by default (64 KiB of JSON text).
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export const DEFAULT_MAX_OUTPUT_CHARS = 65_536;
 
 /**
  * One call as recorded: one JSON line of a session's file.
  *
- * @category Build composites
+ * @category Forge: composites from recordings
  */
 export interface CallRecord {
   /** The line format's version, {@link RECORD_VERSION}. */

@@ -217,5 +217,11 @@ export interface RefusalAdvice {
    * a sentence added after the refusal's own. Default: nothing.
    */
   missing?(tool: string): string | undefined;
+  /**
+   * What to do about arguments that do not match `tool`'s inputSchema (`args_invalid`), as the
+   * sentence after the problem; `undefined` keeps the default, written for a model: "Fix the
+   * arguments and call again."
+   */
+  args?(tool: string): string | undefined;
 }
 

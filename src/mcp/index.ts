@@ -9,6 +9,7 @@
  * @module toolweave/mcp
  */
 export { mcpTools, MAX_TOOL_LIST_PAGES, type McpTool, type McpToolsOptions } from './mcp-tools.js';
+export type { McpClient, McpToolDefinition } from './mcp-client.js';
 export type { McpToolOverride } from './side-effects.js';
 export { MCP_CONTENT_KEY } from './upstream-result.js';
 export { createMcpServer, type McpServerOptions, type McpCallInfo } from './mcp-server.js';

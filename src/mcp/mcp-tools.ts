@@ -2,9 +2,9 @@
  * `mcpTools`: the tools of a connected MCP server as ITools, so they run as steps through the gate
  * (in composites, run_pipeline, run_js) like any other tool.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Tool as McpToolDefinition, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_STEP_TIMEOUT_MS, type ITool, type JSONSchemaObject } from '../index.js';
+import type { McpClient, McpToolDefinition } from './mcp-client.js';
 import { sideEffectsOf, type McpToolOverride } from './side-effects.js';
 import { callFailure, callUpstream } from './upstream-call.js';
 import { markUpstream } from './upstream-mark.js';
@@ -52,6 +52,9 @@ export const MAX_TOOL_LIST_PAGES = 100;
 /**
  * The tools of the server `client` is connected to, as toolweave tools.
  *
+ * `client` is the SDK's `Client`, from any copy of `@modelcontextprotocol/sdk` 1.x (it is typed
+ * as {@link McpClient}).
+ *
  * It reads every page of `tools/list`: names,
  * descriptions, `inputSchema` and `outputSchema` as the server gives them.
  *
@@ -74,14 +77,14 @@ export const MAX_TOOL_LIST_PAGES = 100;
  *
  * @category MCP: a server's tools
  */
-export async function mcpTools(client: Client, options: McpToolsOptions = {}): Promise<McpTool[]> {
+export async function mcpTools(client: McpClient, options: McpToolsOptions = {}): Promise<McpTool[]> {
   const server = options.server ?? client.getServerVersion()?.name ?? 'mcp';
   const definitions = await listAllTools(client, server);
   const timeoutMs = positive(options.timeoutMs, DEFAULT_STEP_TIMEOUT_MS);
   return definitions.map((definition) => toTool(client, definition, server, options, timeoutMs));
 }
 
-async function listAllTools(client: Client, server: string): Promise<McpToolDefinition[]> {
+async function listAllTools(client: McpClient, server: string): Promise<McpToolDefinition[]> {
   const tools: McpToolDefinition[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
@@ -102,7 +105,7 @@ async function listAllTools(client: Client, server: string): Promise<McpToolDefi
   return tools;
 }
 
-function toTool(client: Client, definition: McpToolDefinition, server: string, options: McpToolsOptions, timeoutMs: number): McpTool {
+function toTool(client: McpClient, definition: McpToolDefinition, server: string, options: McpToolsOptions, timeoutMs: number): McpTool {
   const upstreamName = definition.name;
   const name = options.prefix ? `${options.prefix}__${upstreamName}` : upstreamName;
   const annotations = definition.annotations;

@@ -3,17 +3,17 @@
  * abort cancels the request (the SDK sends `notifications/cancelled`), a per-call timeout bounds it,
  * and every error becomes a coded failure. Nothing throws.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { failure, type ToolExecutionContext, type ToolExecutionResult } from '../index.js';
 import { describeIssues, isInvalidResult } from './invalid-result.js';
+import type { McpClient } from './mcp-client.js';
 import { UpstreamFault } from './upstream-fault.js';
 import { fromCallToolResult } from './upstream-result.js';
 
 /** Which upstream tool a call goes to. */
 export interface UpstreamTarget {
   /** The connected client. */
-  client: Client;
+  client: McpClient;
   /** The server's name, for messages. */
   server: string;
   /** The tool's name on that server (without any prefix). */

@@ -51,6 +51,12 @@ function unknownRoot(rootName: string): string {
   return `has an unknown root "$${rootName}" (${closest !== undefined ? `did you mean $${closest}?` : `expected ${ROOTS}`})`;
 }
 
+/** Why `$steps[n]` is refused when the spec has no step at that position. */
+function noStepAt(n: number, stepCount: number): string {
+  const range = stepCount === 1 ? '$steps[0]' : `$steps[0] to $steps[${stepCount - 1}]`;
+  return `refers to no step at position ${n} (the spec has ${stepCount} step${stepCount === 1 ? '' : 's'}, ${range})`;
+}
+
 /** Why `$steps.<name>` is refused when no node has the name, with the closest names the spec has. */
 function unknownStep(name: string, allNames: ReadonlySet<string>): string {
   const close = closestNames(name, allNames);
@@ -107,7 +113,7 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
         if (!Number.isSafeInteger(n)) return { ok: false, problem: `step position ${first[1]} is too large` };
         readRoot = (s) => readOwn(s.steps, n);
         labelRoot = (l) => l.steps[n] ?? TRUSTED;
-        if (n >= site.stepsBefore) problem = FORWARD;
+        if (n >= site.stepsBefore) problem = site.stepCount !== undefined && n >= site.stepCount ? noStepAt(n, site.stepCount) : FORWARD;
         site.onRead?.({ kind: 'position', index: n });
       } else {
         let name: string;

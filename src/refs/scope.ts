@@ -44,6 +44,8 @@ export interface CompileSite {
   namesBefore: ReadonlySet<string>;
   /** The names of every top-level step in the spec (to tell a forward reference from an unknown name). */
   allNames: ReadonlySet<string>;
+  /** How many top-level steps the spec has (to tell a forward `$steps[n]` from a position no step has). */
+  stepCount?: number;
   /** Whether a `$prev` exists here (false for the first step). */
   hasPrev: boolean;
   /** Inside a for_each template: `$item`, `$index` and the `{item}`/`{index}` holes resolve. */

@@ -110,7 +110,13 @@ export function compileTemplate(
   outer: while (i < text.length) {
     const close = references && text.startsWith('${', i) ? text.indexOf('}', i + 2) : -1;
     const inner = close < 0 ? '' : text.slice(i + 2, close).trim();
-    // Only `${$...}` is a reference; `${HOME}` and an unclosed `${` stay literal text.
+    if (references && close < 0 && text.startsWith('${', i) && text.slice(i + 2).trimStart().startsWith('$')) {
+      // A reference part that never closes was meant as one: say so, and keep the rest as text.
+      report(text.slice(i), 'has no closing "}"');
+      lit += text.slice(i);
+      break;
+    }
+    // Only `${$...}` is a reference; `${HOME}` stays literal text.
     if (inner.startsWith('$')) {
       const ref = compileReference(inner, site);
       if (ref.ok) {

@@ -110,7 +110,8 @@ export function registryProblems(
     }
     if (validateArgs && problems.length === before && isRecord(call.staticArgs)) {
       // Arguments fixed in the spec can be checked now; those read at run time are checked then.
-      const refusal = argsRefusal(tool, name, call.label, call.staticArgs);
+      // Read by the spec's author: the fix is in the spec, unless the host says where it is.
+      const refusal = argsRefusal(tool, name, call.label, call.staticArgs, { args: (t) => adviceFor(gate.advice, 'args', t) ?? 'Fix the arguments the spec gives this step' });
       if (refusal?.error) problems.push(refusal.error);
     }
   }

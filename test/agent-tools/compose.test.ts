@@ -112,7 +112,8 @@ describe('compose: its definition', () => {
     // Measured 284 (the root union it replaced: 449).
     const tokens = encode(JSON.stringify({ name: compose.name, description: compose.description, inputSchema: compose.inputSchema })).length;
     // 290: a hole's path (`{result.a.0}`) costs a few tokens here and saves the model a call to pick a field.
-    expect(tokens).toBeLessThanOrEqual(290);
+    // 295: saying that for_each's items is a node, not a literal list, saves the model a refused call.
+    expect(tokens).toBeLessThanOrEqual(295);
   });
 
   it("says which fields go with each kind, from the definitions each node is checked against", () => {
@@ -121,6 +122,8 @@ describe('compose: its definition', () => {
       expect(compose.description).toContain(kind);
     }
     expect(compose.description).toContain('leaf {tool,args?}');
+    // A literal list is refused (items is a node whose output is the list): the description says so.
+    expect(compose.description).toContain('for_each {items,template,concurrency?}: items a node (not a literal list)');
   });
 
   it('checks each node against its own kind, however loose the one-object schema is', async () => {

@@ -139,6 +139,22 @@ describe('toolweave check', () => {
     expect(run.code).toBe(1);
   });
 
+  it('tells the person what to fix when a step gets arguments its tool refuses: the composite file or the example, not "call again"', async () => {
+    await writeFile(path.join(configDir, 'specs/numbered.json'), JSON.stringify({
+      name: 'numbered',
+      description: 'Reads a file named by a number.',
+      inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+      spec: { steps: [{ name: 'read', tool: 'read_text_file', inputMapping: { path: '$input.n' } }] },
+      examples: [{ input: { n: 5 } }],
+    }));
+    const run = await runBin(['check', '--config', await writeConfig('numbered.yaml', ['specs/numbered.json'])]);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines[1]).toMatch(/^FAIL composite numbered \(.*numbered\.json\): example 1: .*args_invalid.*path must be string \(got 5\)/u);
+    expect(lines[1]).toContain("Fix the step's inputMapping in the composite file, or the example's input.");
+    expect(run.stdout).not.toMatch(/call again/u);
+    expect(run.code).toBe(1);
+  });
+
   it('an example without output passes when the composite runs; match: partial and $regex leave out what changes', async () => {
     await writeFile(path.join(configDir, 'specs/facts.yaml'), factsFile([
       '  - { name: runs, input: { file: src/app/cache.js } }',

@@ -67,7 +67,7 @@ describe('arguments are checked against the called tool\'s inputSchema', () => {
   it('in a composite by default, arguments fixed in the spec are checked at validate and build; validateArgs: false opts out', async () => {
     const { gate, greet } = setup();
     const spec = { steps: [{ name: 'hi', tool: 'greet', inputMapping: { name: 42 } }] };
-    const expected = 'Step "hi": the arguments of tool "greet" do not match its inputSchema: name must be string (got 42). Fix the arguments and call again.';
+    const expected = 'Step "hi": the arguments of tool "greet" do not match its inputSchema: name must be string (got 42). Fix the arguments the spec gives this step.';
     expect(new ComposableToolBuilder(gate).validate(spec)).toEqual({ valid: false, errors: [expected] });
     expect(() => new ComposableToolBuilder(gate).build('c', 'c', { type: 'object' }, spec)).toThrow(expected);
     const lax = new ComposableToolBuilder(gate, { validateArgs: false });

@@ -27,6 +27,7 @@ const ROOT_CATEGORIES = [
   'Observations',
   'Tools and results',
   'Adapters: presenting results',
+  'Forge: composites from recordings',
   'Errors and codes',
 ];
 
@@ -42,6 +43,11 @@ const FILED = {
   ITool: 'Tools and results',
   presentResult: 'Adapters: presenting results',
   ERROR_CODES: 'Errors and codes',
+  // Forging reads recordings; it is not the builder's, so it has a category of its own.
+  mineChains: 'Forge: composites from recordings',
+  traceFlow: 'Forge: composites from recordings',
+  recordCalls: 'Forge: composites from recordings',
+  forgeFromRun: 'Forge: composites from recordings',
 };
 
 /** Text and byte helpers the root entry does not export: a host has no use for them. */
@@ -143,6 +149,21 @@ describe('the API reference', () => {
       );
       expect(uncategorized.map((child) => `${module.name}.${child.name}`)).toEqual([]);
     }
+  });
+
+  it("files every name the forge exports under the forge's category, none under the builder's", async () => {
+    const forged = Object.keys(await import('../../src/forge/index.js'));
+    expect(forged.length).toBeGreaterThan(5);
+    const category = (title: string) => rootModule().categories?.find((c) => c.title === title)?.children.map((child) => child.name) ?? [];
+    expect(category('Build composites').filter((name) => forged.includes(name))).toEqual([]);
+    expect(forged.filter((name) => !category('Forge: composites from recordings').includes(name))).toEqual([]);
+  });
+
+  it("shows the index's heading once, and the root module's page names every other entry", () => {
+    const index = readFileSync(path.join(out, 'index.html'), 'utf8');
+    expect([...index.matchAll(/<h1[^>]*>(?:(?!<\/h1>)[\s\S])*?toolweave(?:(?!<\/h1>)[\s\S])*?<\/h1>/gu)]).toHaveLength(1);
+    const rootPage = readFileSync(path.join(out, 'modules', 'toolweave.html'), 'utf8');
+    expect(specifiers.filter((specifier) => specifier !== pkg.name && !rootPage.includes(specifier))).toEqual([]);
   });
 
   it('gives every entry of every module a one-line summary', () => {

@@ -149,7 +149,9 @@ describe('string templates', () => {
 
   it('text that only looks like a template stays literal', () => {
     expect(run('echo ${HOME}', {})).toBe('echo ${HOME}');
-    expect(run('open ${$input.x', { input: { x: 1 } })).toBe('open ${$input.x');
+    // An unclosed reference part is kept as text in lenient mode (strict mode refuses it).
+    expect(run('open ${$input.x', { input: { x: 1 } }, { strict: false })).toBe('open ${$input.x');
+    expect(compileMapping('open ${$input.x', site()).errors).toEqual(['step "summarise": "${$input.x" (in "open ${$input.x") has no closing "}"']);
   });
 
   it('JSONPath inside a template reads as JSON', () => {

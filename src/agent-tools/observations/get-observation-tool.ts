@@ -117,7 +117,7 @@ interface ReadId {
  * @example
  * ```ts
  * const store = createObservationStore();
- * registry.set('get_observation', createGetObservationTool(store));
+ * registry.set(createGetObservationTool(store)); // served as get_observation
  * ```
  *
  * @category Observations

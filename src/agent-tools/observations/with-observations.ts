@@ -170,8 +170,8 @@ function wrapTool<I, O>(tool: ITool<I, O>, store: ObservationStore, settings: Se
  * @example
  * ```ts
  * const store = createObservationStore();
- * for (const tool of withObservations([readFile, grepFiles], store)) registry.set(tool.name, tool);
- * registry.set('get_observation', createGetObservationTool(store));
+ * for (const tool of withObservations([readFile, grepFiles], store)) registry.set(tool);
+ * registry.set(createGetObservationTool(store));
  * ```
  *
  * @category Observations

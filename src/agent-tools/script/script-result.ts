@@ -3,6 +3,7 @@
  * to change (the script's line for an exception, what to do less of for a limit).
  */
 import { failure } from '../../codes.js';
+import { endSentence } from '../../sentence.js';
 import type { RunRecord } from '../../runs/run-record.js';
 import type { EffectRecord, ToolExecutionResult } from '../../tool.js';
 import { SCRIPT_TOOL_NAME } from '../batching-names.js';
@@ -130,7 +131,7 @@ export function toResult(run: ScriptRunResult, limits: ScriptLimits, pool: Sandb
       );
       break;
     case 'crashed':
-      result = failure('script_error', `The JavaScript sandbox failed: ${outcome.message}. Simplify the script (less recursion) and send it again.`, {
+      result = failure('script_error', `The JavaScript sandbox failed: ${endSentence(outcome.message)} Simplify the script (less recursion) and send it again.`, {
         message: outcome.message,
         ...(run.output ? { output: run.output } : {}),
         ...extra,
@@ -158,7 +159,7 @@ function thrownFailure(
   if (position) where = position.column === undefined ? ` at line ${position.line}` : ` at line ${position.line}, column ${position.column}`;
   const lead = syntax ? 'The script has a syntax error' : 'The script threw';
   const shown = position ? excerpt(code, position) : '';
-  return failure('script_error', `${lead}${where}: ${message}.${shown}\n${hintFor(outcome.name, outcome.message, code, syntax)}Fix the code and send it again.`, {
+  return failure('script_error', `${lead}${where}: ${endSentence(message)}${shown}\n${hintFor(outcome.name, outcome.message, code, syntax)}Fix the code and send it again.`, {
     message,
     ...(position ? { line: position.line } : {}),
     ...(position?.column !== undefined ? { column: position.column } : {}),

@@ -100,7 +100,7 @@ const INPUT_SCHEMA = {
  * @example
  * ```ts
  * const runJs = createScriptTool(gate, { sideEffectingTools: ['write_file'], timeoutMs: 10_000 });
- * registry.set(runJs.name, runJs);
+ * registry.set(runJs); // a ToolRegistry from createToolRegistry
  * const result = await runJs.execute({ code: "const r = await callTool('read_file', { path: 'a.ts' }); return r.text.length;" }, {});
  * ```
  *

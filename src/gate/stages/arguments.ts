@@ -20,6 +20,9 @@ import { preview, valueAt } from '../../spec/ajv.js';
 import { isRecord } from '../../spec/nodes.js';
 import type { ITool, ToolExecutionResult } from '../../tool.js';
 import type { GateCall } from '../call-record.js';
+import type { RefusalAdvice } from '../host-hooks.js';
+import { endSentence } from '../../sentence.js';
+import { adviceFor } from './chainable.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export sits one level down.
 const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as FormatsPlugin;
@@ -62,7 +65,7 @@ function argumentsVerdict(call: GateCall): ToolExecutionResult | undefined {
   }
   // The refusal checks again to name every field: it is made only when the arguments are wrong.
   // (A schema never sees an own `__proto__` field, so that is asked apart.)
-  return (check === null || check(args)) && !hasProtoField(args) ? undefined : argsRefusal(tool, call.name, call.step, args);
+  return (check === null || check(args)) && !hasProtoField(args) ? undefined : argsRefusal(tool, call.name, call.step, args, call.door!.gate.advice);
 }
 
 /** What a value that should have been an object is, in words. */
@@ -98,14 +101,16 @@ export function argsCheckOf(tool: ITool): ValidateFunction | null {
  * @param name - the name the call used
  * @param step - the step that calls it
  * @param args - the arguments it would run with
+ * @param advice - the host's words for what its reader can change (a gate's `advice`); default: "Fix the arguments and call again."
  *
  * @category The gate
  */
-export function argsRefusal(tool: ITool, name: string, step: string, args: Record<string, unknown>): ToolExecutionResult | undefined {
+export function argsRefusal(tool: ITool, name: string, step: string, args: Record<string, unknown>, advice?: RefusalAdvice): ToolExecutionResult | undefined {
+  const fix = endSentence(adviceFor(advice, 'args', name) ?? 'Fix the arguments and call again');
   const proto = protoField(args);
   if (proto !== undefined) {
     const problem = `${proto} is not a name an argument may have`;
-    return failure('args_invalid', `Step "${step}": the arguments of tool "${name}" are refused: ${problem}. Fix the arguments and call again.`, {
+    return failure('args_invalid', `Step "${step}": the arguments of tool "${name}" are refused: ${problem}. ${fix}`, {
       tool: name,
       step,
       field: proto,
@@ -117,7 +122,7 @@ export function argsRefusal(tool: ITool, name: string, step: string, args: Recor
   if (check === null || check(args)) return undefined;
   const problems = (check.errors ?? []).map((e) => describe(e, args));
   const fields = [...new Set((check.errors ?? []).map(fieldOf))];
-  return failure('args_invalid', `Step "${step}": the arguments of tool "${name}" do not match its inputSchema: ${problems.join('; ')}. Fix the arguments and call again.`, {
+  return failure('args_invalid', `Step "${step}": the arguments of tool "${name}" do not match its inputSchema: ${problems.join('; ')}. ${fix}`, {
     tool: name,
     step,
     field: fields[0],

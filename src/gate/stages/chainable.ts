@@ -5,6 +5,7 @@
  * tool is replaced by name), and a batch door checks all of them first, before any runs.
  */
 import { failure } from '../../codes.js';
+import { withoutPeriod } from '../../sentence.js';
 import type { ITool, ToolExecutionResult } from '../../tool.js';
 import type { GateCall } from '../call-record.js';
 import type { RefusalAdvice } from '../host-hooks.js';
@@ -190,7 +191,8 @@ export function declareAdvice(name: string, advice?: RefusalAdvice): string {
 export function adviceFor(advice: RefusalAdvice | undefined, kind: keyof RefusalAdvice, name: string): string | undefined {
   try {
     const text: unknown = advice?.[kind]?.(name);
-    if (typeof text === 'string' && text !== '') return text;
+    // The advice goes on inside a sentence of the refusal, which ends it.
+    if (typeof text === 'string' && withoutPeriod(text) !== '') return kind === 'missing' ? text : withoutPeriod(text);
   } catch {
     // Advice that throws is left out, as advice that answers nothing is.
   }
