@@ -13,13 +13,10 @@ import { failure } from '../codes.js';
 import type { Label } from '../flows/label.js';
 import type { LabelTree } from '../flows/label-tree.js';
 import type { Provenance } from '../flows/options.js';
-import type { GateFlows, OwnOutput } from '../flows/gate-flows.js';
-import { joinLabels, TRUSTED } from '../flows/label.js';
-import { resultLabel } from '../flows/run-flow.js';
-import { flatten } from '../flows/label-tree.js';
 import type { RunRecord } from '../runs/run-record.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { jsonTextValue } from '../results-as-text.js';
+import { labelOutput, type LabelSite } from './output-label.js';
 import { budgetRefusal, type CallBudget, type WaitingCall } from './budget.js';
 import { observedEnd, observeRefusal, type CallObservation } from './events.js';
 import type { RunFrame } from './run-frame.js';
@@ -57,7 +54,7 @@ export interface CallDoor {
 }
 
 /** What a compiled step keeps for its calls: its tool's place, and its argument check, made once per tool instance. */
-export interface CallSite {
+export interface CallSite extends LabelSite {
   /** The tool's place among the plan's tools (see {@link ResolvedTools.bySlot}). */
   readonly slot: number;
   /** Its mapping is not written as an object, so what it resolves to is checked to be one at every call. */
@@ -66,11 +63,6 @@ export interface CallSite {
   checkedTool: ITool | undefined;
   /** That instance's compiled check (`null`: its schema cannot be checked). */
   argsCheck: ((args: unknown) => boolean) | null;
-  /** The tool instance, and the gate's rules, whose own output label {@link CallSite.ownOutput} holds. */
-  labelledTool?: ITool;
-  labelledBy?: GateFlows;
-  /** That tool's own output label at this step, with `flows` (asked once, not at every call). */
-  ownOutput?: OwnOutput;
 }
 
 /**
@@ -353,37 +345,6 @@ function readAsValue(result: ToolExecutionResult, tool: ITool | undefined): Tool
 /** End the call (see {@link endCall}) and deliver its result. Every delivery the pipeline makes passes here. */
 export function finishCall(call: GateCall, result: ToolExecutionResult): void {
   call.deliver(endCall(call, result));
-}
-
-/**
- * The label of what the call answered (a gate with `flows`): its tool's, with its arguments' and
- * what decided the call joined in, unless a person approved it with its provenance before them; an
- * answer from the journal keeps the label it was recorded with. The run has produced it.
- */
-function labelOutput(call: GateCall, result: ToolExecutionResult): void {
-  const flows = call.settings!.flows!;
-  const tool = call.tool;
-  if (call.outputLabel === undefined) {
-    const args = call.argLabels === undefined ? TRUSTED : flatten(call.argLabels);
-    const control = call.control ?? TRUSTED;
-    if (tool === undefined) call.outputLabel = joinLabels(args, control);
-    // A nested door labels its own result (all it read, when it cannot say more).
-    else if (tool.composition === true) call.outputLabel = joinLabels(resultLabel(result) ?? call.frame?.flow?.label ?? args, control);
-    else call.outputLabel = flows.outputOf(tool, call.step, args, control, call.approved && call.provenance !== undefined, ownOutputAt(call, flows, tool));
-  }
-  call.frame?.flow?.produced(call.outputLabel);
-}
-
-/** The own output label of `tool` at the call's step: kept by its compiled step, if it has one. */
-function ownOutputAt(call: GateCall, flows: GateFlows, tool: ITool): OwnOutput {
-  const site = call.site;
-  if (site === undefined) return flows.ownOutput(tool, call.step);
-  if (site.labelledTool !== tool || site.labelledBy !== flows || site.ownOutput === undefined) {
-    site.ownOutput = flows.ownOutput(tool, call.step);
-    site.labelledTool = tool;
-    site.labelledBy = flows;
-  }
-  return site.ownOutput;
 }
 
 /** A record that hands its result to a callback: one per call (a host's `gate.run`, a call by name). */
