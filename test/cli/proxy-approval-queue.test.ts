@@ -8,10 +8,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyProject, FS_SERVER, processesLeft, until, type Project } from '../mcp/helpers.js';
-import { BIN_COMMAND, httpClient, proxyOverHttp, proxyOverStdio, runBin } from './proxy-process.js';
+import { BIN_COMMAND, httpClient, proxyOverHttp, proxyOverStdio, runBin, callText, queuedRunId, type TextAnswer } from './proxy-process.js';
 
 let project: Project;
 let config: string;
@@ -55,12 +54,8 @@ afterAll(async () => {
   await project.remove();
 });
 
-type Answer = { text: string; isError: boolean };
-async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Answer> {
-  const answer = CallToolResultSchema.parse(await client.callTool({ name, arguments: args }));
-  return { text: (answer.content[0] as { text: string }).text, isError: answer.isError === true };
-}
-const runIdOf = (text: string) => /\(run (q[A-Za-z0-9]+)\)/u.exec(text)?.[1] ?? '';
+const call = callText;
+const runIdOf = queuedRunId;
 
 /** The one endpoint file the proxy wrote: its URL and token. */
 async function endpoint(): Promise<{ url: string; token: string }> {
@@ -216,7 +211,7 @@ describe('approvals: queue, over Streamable HTTP with two sessions', () => {
     const bob = await httpClient(proxy.url);
     const write = (n: string) => ({ steps: [{ id: 'archive', tool: 'move_file', args: { source: path.join(project.root, `${n}.txt`), destination: path.join(project.root, 'archive', `${n}.txt`) } }] });
     try {
-      const answers: Answer[] = [];
+      const answers: TextAnswer[] = [];
       for (let i = 0; i < 21; i++) answers.push(await call(alice, 'run_pipeline', write(`alice-${i}`)));
       expect(answers.slice(0, 20).every((a) => /^error approval_pending: /u.test(a.text))).toBe(true);
       expect(answers[20].text).toMatch(/approvals_full/u);

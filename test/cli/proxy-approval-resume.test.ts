@@ -9,10 +9,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectStdio, copyProject, FS_SERVER, processesLeft, REPO, type Project } from '../mcp/helpers.js';
-import { proxyOverStdio, runBin } from './proxy-process.js';
+import { proxyOverStdio, runBin, callText, queuedRunId, type TextAnswer } from './proxy-process.js';
 
 let project: Project;
 let approvalsDir: string;
@@ -27,12 +26,8 @@ afterAll(async () => {
   await project.remove();
 });
 
-type Answer = { text: string; isError: boolean };
-async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Answer> {
-  const answer = CallToolResultSchema.parse(await client.callTool({ name, arguments: args }));
-  return { text: (answer.content[0] as { text: string }).text, isError: answer.isError === true };
-}
-const runIdOf = (text: string) => /\(run (q[A-Za-z0-9]+)\)/u.exec(text)?.[1] ?? '';
+const call = callText;
+const runIdOf = queuedRunId;
 
 async function note(name: string): Promise<{ from: string; to: string }> {
   await mkdir(path.join(project.root, 'archive'), { recursive: true });
@@ -57,7 +52,7 @@ async function configWith(name: string, extra: Record<string, unknown>): Promise
 }
 
 /** Pause through `door`, approve with the bin, resume: the move ran once and the run's result came back. */
-async function approveAndResume(client: Client, door: string, args: Record<string, unknown>, from: string, to: string): Promise<Answer> {
+async function approveAndResume(client: Client, door: string, args: Record<string, unknown>, from: string, to: string): Promise<TextAnswer> {
   const paused = await call(client, door, args);
   expect(paused.text).toMatch(/^error approval_pending: /u);
   const run = runIdOf(paused.text);

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
 import { connectStdio, processesLeft, REPO, UNRULY_SERVER, type ChildClient } from '../mcp/helpers.js';
 
@@ -113,3 +113,18 @@ export async function unrulyProxyOverHttp(prefix: string, config: Record<string,
     },
   };
 }
+
+/** A tool's answer as a model reads it: its first text, and whether it is an error. */
+export interface TextAnswer {
+  text: string;
+  isError: boolean;
+}
+
+/** Call `name` through `client` and read the answer's first text. */
+export async function callText(client: Client, name: string, args: Record<string, unknown>): Promise<TextAnswer> {
+  const answer = CallToolResultSchema.parse(await client.callTool({ name, arguments: args }));
+  return { text: (answer.content[0] as { text: string }).text, isError: answer.isError === true };
+}
+
+/** The id of the queued run a pause names (`(run q…)`), or '' when it names none. */
+export const queuedRunId = (text: string): string => /\(run (q[A-Za-z0-9]+)\)/u.exec(text)?.[1] ?? '';
