@@ -162,6 +162,13 @@ export interface ITool<I = Record<string, unknown>, O = unknown> {
   description: string;
   /** The JSON Schema of its arguments. */
   inputSchema: JSONSchemaObject;
+  /**
+   * Another form of `inputSchema` the tool takes too, for clients whose strict mode cannot take
+   * `inputSchema` (OpenAI's: every object closed, every property required, an optional one
+   * nullable): its open parts (any tool's arguments, a tree of nodes) are JSON text, and `null`
+   * stands for a field left out. Absent when `inputSchema` has a strict form of its own.
+   */
+  strictInputSchema?: JSONSchemaObject;
   /** The JSON Schema of its output, when known. */
   outputSchema?: JSONSchemaObject;
   /** `false`: pure; `true`: has side effects; absent: undeclared. */

@@ -9,12 +9,12 @@
  *   `trace`) is the tool output item's `customData`.
  * - Strict mode (the SDK's default, and `strict: true` here) sends a tool its strict form: every
  *   object closed, every property required, an optional one nullable; the model's `null` for such
- *   a property is removed again before the tool runs. A tool whose schema has no strict form is
- *   sent non-strict, as it is: `compose` and `run_pipeline` (a leaf's or a step's `args` is an
- *   open object, and so is a gather's `calls` map; carried as JSON text, every argument and every
- *   `${step_N.output}` would be escaped once more, and `args_invalid` at the gate checks them
- *   against the called tool's own schema anyway). `run_js`, `get_observation` and a composite
- *   with a closed input schema are strict.
+ *   a property is removed again before the tool runs. `run_pipeline` and `compose`, whose own
+ *   schemas hold open objects (a step's `args`, a gather's `calls`), are sent their
+ *   `strictInputSchema`: a step's `args`, and compose's whole tree, as JSON text (`args_invalid`
+ *   at the gate still checks each call against the called tool's own schema). A tool with no
+ *   strict form in either is sent non-strict, as it is. `run_js`, `get_observation` and a
+ *   composite with a closed input schema are strict.
  * - The run's abort signal reaches the gate; `approveSideEffects` sets the SDK's own
  *   `needsApproval` on every tool that has side effects or does not declare them.
  *
@@ -25,7 +25,7 @@ import { randomUUID } from 'node:crypto';
 import { failure, type ITool, type JSONSchemaObject, type ToolExecutionContext } from '../index.js';
 import { declarationsFor, importedTool, type ImportOptions } from './imported-tool.js';
 import { byName, hostContext, metaOf, runForFramework, type PresentedMeta } from './run-for-framework.js';
-import { toStrictSchema } from './strict-schema.js';
+import { toStrictSchema, type StrictForm } from './strict-schema.js';
 
 /**
  * The declarations every adapter's `from...Tools` takes: see them in `toolweave/ai-sdk`.
@@ -98,8 +98,7 @@ export type OpenAIAgentsTool<TContext = unknown> = FunctionTool<TContext, OpenAI
  */
 export function toOpenAIAgentsTools<TContext = unknown>(tools: Iterable<ITool>, options: OpenAIAgentsToolsOptions<TContext> = {}): OpenAIAgentsTool<TContext>[] {
   return byName(tools, 'toOpenAIAgentsTools').map((source) => {
-    const form = options.strict === false ? undefined : toStrictSchema(source.inputSchema);
-    const strict = form?.ok === true ? form : undefined;
+    const strict = options.strict === false ? undefined : strictFormOf(source);
     // The metadata of each call, kept until the SDK asks for the output item's custom data.
     const metaByRun = new WeakMap<object, Map<string, PresentedMeta>>();
     const common = {
@@ -129,6 +128,18 @@ export function toOpenAIAgentsTools<TContext = unknown>(tools: Iterable<ITool>, 
       : tool<OpenParameters, TContext, string>({ ...common, parameters: source.inputSchema as OpenParameters, strict: false });
     return made as OpenAIAgentsTool<TContext>;
   });
+}
+
+/**
+ * The strict form a tool is sent in: its input schema's, else that of the other form it takes
+ * (`strictInputSchema`: run_pipeline's and compose's, whose open parts are JSON text); none when
+ * neither has one.
+ */
+function strictFormOf(source: ITool): Extract<StrictForm, { ok: true }> | undefined {
+  const own = toStrictSchema(source.inputSchema);
+  if (own.ok) return own;
+  const other = source.strictInputSchema === undefined ? undefined : toStrictSchema(source.strictInputSchema);
+  return other?.ok === true ? other : undefined;
 }
 
 /**

@@ -15,6 +15,7 @@ import { modelNodeFields, modelNodeSchema } from '../spec/schema.js';
 import type { SpecNode } from '../spec/types.js';
 import { checkNodeTree } from '../spec/validate-structure.js';
 import type { ITool, JSONSchemaObject } from '../tool.js';
+import { composeStrictSchema, readComposeArgs } from './strict-forms.js';
 import { COMPOSE_TOOL_NAME } from './batching-names.js';
 import { precheckBatch } from '../doors/batch-precheck.js';
 import { Door } from '../doors/door.js';
@@ -90,11 +91,16 @@ export function createComposeTool(gate: StepGate, options: ComposeToolOptions = 
     displayName: 'Compose',
     description: DESCRIPTION,
     inputSchema: composeInputSchema(),
+    strictInputSchema: composeStrictSchema(),
     hasSideEffects: sideEffectingTools.size > 0,
     // A door: its calls hold the budget's places, not the door itself; a dry run does not run it.
     composition: true,
-    async execute(tree, context) {
+    async execute(given, context) {
       try {
+        // A strict client's form (the tree as JSON text) read as the tree.
+        const read = readComposeArgs(given);
+        if (!read.ok) return failure('spec_invalid', `Invalid tree: ${read.problem}`, { errors: [read.problem] });
+        const tree = read.args;
         const errors: string[] = [];
         checkNodeTree(tree, 'tree', 'model', errors);
         if (errors.length) return failure('spec_invalid', `Invalid tree: ${errors.join('; ')}`, { errors });

@@ -25,6 +25,7 @@ import { RUN_PIPELINE_TOOL_NAME } from './batching-names.js';
 import { stepReferences, unresolvedNote, type UnresolvedReference } from './pipeline-refs.js';
 import { outputText } from '../shaping/present-result.js';
 import { Door } from '../doors/door.js';
+import { pipelineStrictSchema, readPipelineArgs } from './strict-forms.js';
 
 const PIPELINE_DOOR: DoorInfo = Object.freeze({ kind: 'run_pipeline' });
 
@@ -139,6 +140,7 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
     displayName: 'Run pipeline',
     description: DESCRIPTION,
     inputSchema: schema,
+    strictInputSchema: pipelineStrictSchema(),
     // It runs only what the host's rule allows; it has side effects exactly when the host lists some.
     hasSideEffects: sideEffectingTools.size > 0,
     // A door: its calls hold the budget's places, not the door itself; a dry run does not run it.
@@ -156,7 +158,11 @@ export function createRunPipelineTool(gate: StepGate, options: RunPipelineToolOp
   };
   const door = new Door(gate, tool, { sideEffectingTools, validateArgs: true, door: PIPELINE_DOOR });
 
-  async function runPipeline(args: Record<string, unknown>, context: ToolExecutionContext): Promise<ToolExecutionResult> {
+  async function runPipeline(given: Record<string, unknown>, context: ToolExecutionContext): Promise<ToolExecutionResult> {
+    // A strict client's form (null for what is left out, args as JSON text) read as the ordinary one.
+    const read = readPipelineArgs(given);
+    if (!read.ok) return failure('input_invalid', `Invalid run_pipeline input: ${read.problem}`, { errors: [read.problem] });
+    const args = read.args;
     if (Array.isArray(args?.steps) && args.steps.length > maxSteps) {
       return failure('pipeline_too_long', `run_pipeline takes at most ${maxSteps} steps; got ${args.steps.length}. Split the work.`, { steps: args.steps.length, maxSteps });
     }

@@ -1,7 +1,7 @@
 /**
  * The command line of the `toolweave` bin:
  *
- *     toolweave mcp [--config FILE] [--trust-annotations] [--chain a,b] [--code-only] [--http [HOST:]PORT]
+ *     toolweave mcp [--config FILE] [--trust-annotations] [--chain a,b] [--code-only] [--strict-schemas] [--http [HOST:]PORT]
  *                   [--allowed-hosts a,b] [--allowed-origins a,b] [--max-calls n] [--verbose] [--] [COMMAND ARGS...]
  *     toolweave check --config FILE
  *     toolweave forge DIR --out DIR [--min-sessions n]
@@ -35,6 +35,8 @@ export interface McpArgs {
   chain: string[];
   /** Offer only run_js and get_observation. */
   codeOnly: boolean;
+  /** List run_pipeline and compose in their strict forms (absent: not asked). */
+  strictSchemas?: boolean;
   /** Serve Streamable HTTP here instead of stdio. */
   http?: HttpArgs;
   /** Log each call and its verdict. */
@@ -106,6 +108,9 @@ Options of mcp:
   --chain a,b           side-effecting tools that may be chained
   --code-only           offer only run_js and get_observation: a script finds the other tools
                         (searchTools, describeTools) and calls them (tools.<name>)
+  --strict-schemas      list run_pipeline and compose in their strict forms (a step's args, compose's
+                        tree, as JSON text; null for a field left out), for clients whose strict
+                        mode cannot take open objects (OpenAI Agents' convertSchemasToStrict)
   --http [host:]port    serve Streamable HTTP (default host 127.0.0.1); set TOOLWEAVE_MCP_TOKEN to require a bearer token
   --allowed-hosts a,b   with --http: host names a request's Host header may give besides this machine's
                         loopback and the address listened on (listening on 0.0.0.0, name this machine)
@@ -138,7 +143,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   const { own, upstream } = splitUpstream(rest, valued);
   // A --help after the server's command is the server's.
   if (asksHelp(own)) return { command: 'help' };
-  const options = readOptions(own, valued, ['--trust-annotations', '--code-only', '--verbose']);
+  const options = readOptions(own, valued, ['--trust-annotations', '--code-only', '--strict-schemas', '--verbose']);
   if (upstream !== undefined && upstream.length === 0) throw new UsageError('Nothing after --: give the command that starts the MCP server.');
   if (!upstream && !options.config) throw new UsageError('toolweave mcp needs a server: <command> [args...], or --config <file>.');
   // Both would serve the config's servers and the command's side by side, and a server named in
@@ -162,6 +167,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     trustAnnotations: options['--trust-annotations'] === 'true',
     chain: (options.chain ?? '').split(',').map((name) => name.trim()).filter(Boolean),
     codeOnly: options['--code-only'] === 'true',
+    ...(options['--strict-schemas'] === 'true' ? { strictSchemas: true } : {}),
     ...(options.http ? { http: httpArgs(options) } : {}),
     verbose: options['--verbose'] === 'true',
   };

@@ -212,6 +212,10 @@ export const CONFIG_SCHEMA = {
       type: 'boolean',
       description: 'Offer only run_js and get_observation: a script finds every other tool (searchTools, describeTools) and calls it (tools.<name>). Default false.',
     },
+    strictSchemas: {
+      type: 'boolean',
+      description: "List run_pipeline and compose in their strict forms (a step's args, and compose's tree, as JSON text; null for a field left out), for clients whose strict mode cannot take open objects (the OpenAI Agents SDK's convertSchemasToStrict). Either form is taken. Default false.",
+    },
   },
 } as const;
 

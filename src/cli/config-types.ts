@@ -47,6 +47,8 @@ export interface ProxyConfig {
   scripts?: Record<string, SnippetConfig>;
   /** Offer only run_js and get_observation; a script finds and calls every other tool. */
   codeOnly?: boolean;
+  /** List run_pipeline and compose in their strict forms (open objects as JSON text), for strict clients. */
+  strictSchemas?: boolean;
   /** Record every upstream call, one JSON-lines file per session, into this folder (relative to `base`). */
   record?: string;
   /** Untrusted data: which tools give trusted output, what each side-effecting tool needs trusted (see {@link FlowsConfig}). */

@@ -104,6 +104,7 @@ export async function runProxy(config: ProxyConfig, serving: ProxyServing, log: 
       version: VERSION,
       gate: session.gate,
       ...(guide ? { instructions: guide } : {}),
+      ...(config.strictSchemas === true ? { strictSchemas: true } : {}),
       context: () => contextOf(log, recording?.onEvent),
       onCancelled: (call, result) => log.info(`call ${call.tool} was cancelled by the client; effects so far: ${JSON.stringify(result.effects ?? [])}`),
     });

@@ -137,6 +137,7 @@ async function mcpConfig(args: McpArgs): Promise<ProxyConfig> {
   if (args.chain.length) config.sideEffectingTools = [...(config.sideEffectingTools ?? []), ...args.chain];
   if (args.maxCalls !== undefined) config.script = { ...config.script, maxCalls: args.maxCalls };
   if (args.codeOnly) config.codeOnly = true;
+  if (args.strictSchemas) config.strictSchemas = true;
   // Relative to where the command runs, as every path on the command line.
   if (args.record) config.record = path.resolve(args.record);
   return config;

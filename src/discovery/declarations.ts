@@ -89,9 +89,38 @@ function member(tool: DeclaredTool, options: DeclarationOptions, indent: string)
   const required = Array.isArray(input.required) && input.required.length > 0;
   const args = schemaToType(input, { ...options, indent });
   const output = resultsReadAsText(tool) ? 'string' : tool.outputSchema !== undefined ? schemaToType(tool.outputSchema, { ...options, indent }) : 'unknown';
-  const signature = `${indent}${propertyKey(tool.name)}(args${required ? '' : '?'}: ${args}): Promise<${output}>;`;
+  const signature = callableAsMember(tool.name)
+    ? `${indent}${propertyKey(tool.name)}(args${required ? '' : '?'}: ${args}): Promise<${output}>;`
+    : reachedThroughCallTool(tool.name, args, indent);
   const comment = options.description === false || typeof tool.description !== 'string' ? '' : docComment(tool.description, indent);
   return comment ? `${comment}\n${signature}` : signature;
+}
+
+/**
+ * Names a script cannot call as `tools.<name>`: the `tools` object reads `then` as nothing, so
+ * that awaiting it (or returning it) never takes it for a promise.
+ */
+const NOT_MEMBERS = new Set(['then']);
+
+/**
+ * Whether a tool named `name` can be called as `tools.<name>(args)` in a script; a tool that
+ * cannot is reached as `callTool(name, args)`.
+ *
+ * @category Code mode / discovery
+ */
+export function callableAsMember(name: string): boolean {
+  return !NOT_MEMBERS.has(name);
+}
+
+/**
+ * A tool `tools` cannot hold, said as comment lines (so the declarations still compile, and declare
+ * only what can be called): how to call it, and its arguments' type.
+ */
+function reachedThroughCallTool(name: string, args: string, indent: string): string {
+  const quoted = JSON.stringify(name);
+  const [first, ...rest] = args.split('\n');
+  const head = `${indent}// ${quoted} is not tools.${name} (tools is never a promise): await callTool(${quoted}, args) gives {text, error}; args: ${first}`;
+  return [head, ...rest.map((line) => `${indent}// ${line.slice(indent.length)}`)].join('\n');
 }
 
 /** A description as a doc comment: one line when it is one line, else one comment line per line. */

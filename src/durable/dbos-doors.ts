@@ -8,6 +8,7 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { failure, resumeRun, type ITool, type ResumeDecision, type ToolExecutionContext, type ToolExecutionResult } from '../index.js';
 import { decisionsProblem, decisionsTopic, engineUnavailable, PENDING_EVENT, type DbosPendingApproval } from './dbos-approvals.js';
+import type { durableApprovals } from './dbos-hook.js';
 
 /**
  * What a door's workflow runs with, besides its input: stored with the workflow, so only data
@@ -79,7 +80,9 @@ const DEFAULT_WORKFLOW_NAME = 'toolweave.door';
  * asks for approvals as always: when a run pauses, the workflow publishes the pending calls
  * ({@link pendingApproval}) and waits, until the token's expiry, for {@link answerApproval}. A
  * run's id (and so each call's `idempotencyKey`) is named after its workflow's id, the same after
- * a recovery. The approval hook is asked again about the calls a recovered run replays.
+ * a recovery. Give the doors' gate {@link durableApprovals}`(hook)` as its `approvals`, so a
+ * recovered run replays the hook's recorded answers rather than asking it again (an answer that
+ * changed after the crash would otherwise take the run another way, and DBOS would refuse it).
  *
  * @throws RangeError when two doors share a name (a programming error, not a result); DBOS's own
  * error when it refuses the registration (after `DBOS.launch()`, or a workflow name used twice).

@@ -11,5 +11,6 @@
  * @module toolweave/dbos
  */
 export { durableTool } from './dbos-step.js';
+export { durableApprovals } from './dbos-hook.js';
 export { registerDbosDoors, type DbosDoors, type DbosDoorsOptions, type DbosRunContext, type DbosStartOptions } from './dbos-doors.js';
 export { answerApproval, pendingApproval, type DbosPendingApproval } from './dbos-approvals.js';

@@ -215,7 +215,7 @@ function examplesOf(shape: ChainShape, stepNames: readonly string[], fields: rea
     const input: Record<string, unknown> = {};
     occurrence.steps.forEach((step, s) => step.values.forEach((value, p) => {
       const field = fields[s][p];
-      if (field !== undefined && !(field in input)) input[field] = value;
+      if (field !== undefined && !Object.hasOwn(input, field)) input[field] = value;
     }));
     const stepOutputs: Record<string, unknown> = {};
     let stubbed = true;
@@ -247,7 +247,11 @@ function callingNode(step: StepShape, name: string): string {
   return step.forEach ? `${name}_item` : name;
 }
 
-/** The argument object built from parts at `paths` with `expressions`. */
+/**
+ * The argument object built from parts at `paths` with `expressions`. Keys are read and written as
+ * own properties only: a recorded `__proto__` or `constructor` is a key like any other, never a
+ * way into a prototype.
+ */
 function mappingOf(paths: readonly FlowSegment[][], expressions: readonly unknown[]): unknown {
   let root: unknown = {};
   paths.forEach((path, i) => {
@@ -258,14 +262,20 @@ function mappingOf(paths: readonly FlowSegment[][], expressions: readonly unknow
     let node = root as Record<string | number, unknown>;
     path.forEach((segment, d) => {
       if (d === path.length - 1) {
-        node[segment] = expressions[i];
+        setOwn(node, segment, expressions[i]);
         return;
       }
-      if (typeof node[segment] !== 'object' || node[segment] === null) node[segment] = typeof path[d + 1] === 'number' ? [] : {};
+      const next = Object.hasOwn(node, segment) ? node[segment] : undefined;
+      if (typeof next !== 'object' || next === null) setOwn(node, segment, typeof path[d + 1] === 'number' ? [] : {});
       node = node[segment] as Record<string | number, unknown>;
     });
   });
   return root;
+}
+
+/** Set `key` as an own property of `node`, as JSON.parse would (`__proto__` included). */
+function setOwn(node: Record<string | number, unknown>, key: FlowSegment, value: unknown): void {
+  Object.defineProperty(node, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** A value as a literal of a mapping: every string starting with `$` escaped as `$$`. */

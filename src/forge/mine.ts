@@ -1,6 +1,6 @@
 /**
  * Mining: the chains that repeat. In each session the calls linked by flow (a value copied from an
- * earlier output) form a chain, in which a value given again is kept as such; calls to one tool, one per item of an
+ * earlier output, or a value an earlier call of another tool was given too) form a chain; calls to one tool, one per item of an
  * earlier list in order, are one for_each step. A chain's signature is its tools in order with
  * how each argument part is built (a constant, a copy from which step and where, a list item);
  * the signatures found in at least `minSessions` sessions are the shapes worth a composite.
@@ -9,6 +9,7 @@ import { readOwn } from '../refs/path.js';
 import { traceFlow, type ArgumentPart, type CallFlow, type FlowSegment } from './flow.js';
 import type { CallRecord } from './record-format.js';
 import type { RecordedSession } from './read-recordings.js';
+import { givenInSeveralSessions, sharedValue, valueKey, type TracedSession } from './links.js';
 
 /**
  * How one argument part of a step is built.
@@ -127,8 +128,14 @@ export function mineChains(sessions: readonly RecordedSession[], options: MineOp
   const minSessions = Math.max(1, options.minSessions ?? 3);
   const maxSteps = Math.max(2, options.maxSteps ?? 16);
   const found = new Map<string, Found>();
-  for (const session of sessions) {
-    for (const chain of chainsOf(session, maxSteps)) {
+  const traced = sessions.map((session) => {
+    // A run's own record (its script and answer) is not a call of a chain: its calls are recorded each.
+    const calls = session.calls.filter((call) => call.ok && call.isRun !== true);
+    return { file: session.file, calls, flows: traceFlow(calls) };
+  });
+  const habits = givenInSeveralSessions(traced);
+  for (const session of traced) {
+    for (const chain of chainsOf(session, habits, maxSteps)) {
       let entry = found.get(chain.signature);
       if (!entry) {
         entry = { steps: chain.steps, sessions: new Set(), whole: new Set(), within: new Map(), occurrences: [] };
@@ -160,19 +167,21 @@ export function mineChains(sessions: readonly RecordedSession[], options: MineOp
  * the parts of each without up to two calls that no other call of it reads (so a call that read a
  * chain's output and fed nothing, noise to the task, does not hide the chain), each once.
  */
-function chainsOf(session: RecordedSession, maxSteps = 16): SessionChain[] {
-  // A run's own record (its script and answer) is not a call of a chain: its calls are recorded each.
-  const calls = session.calls.filter((call) => call.ok && call.isRun !== true);
-  const flows = traceFlow(calls);
+function chainsOf(session: TracedSession, habits: ReadonlySet<string>, maxSteps = 16): SessionChain[] {
+  const { calls, flows } = session;
+  // Both kinds of link join calls: a value copied from an earlier output, and a value shared with
+  // an earlier call of another tool, unless that value is a habit. A value too common to tell (a
+  // flag, a small number, one character) is never a source: see traceFlow. Inside a chain, any
+  // value given again is still kept as the same value (`same`).
+  const links = (part: ArgumentPart, call: number): boolean =>
+    part.from !== undefined && (part.from.kind !== 'arg' || (sharedValue(part, call, calls) && !habits.has(valueKey(part.value))));
   const parent = calls.map((_, i) => i);
   const root = (i: number): number => {
     while (parent[i] !== i) i = parent[i] = parent[parent[i]];
     return i;
   };
   for (const flow of flows) {
-    // Only a copy from an output links calls: a value given again (a status, a limit) is as
-    // likely a habit as a link, and would join unrelated tasks; inside a chain it is kept (`same`).
-    for (const part of flow.parts) if (part.from && part.from.kind !== 'arg') parent[root(flow.call)] = root(part.from.call);
+    for (const part of flow.parts) if (links(part, flow.call)) parent[root(flow.call)] = root(part.from!.call);
   }
   const groups = new Map<number, number[]>();
   for (let i = 0; i < calls.length; i++) {
@@ -181,7 +190,7 @@ function chainsOf(session: RecordedSession, maxSteps = 16): SessionChain[] {
     if (members) members.push(i);
     else groups.set(r, [i]);
   }
-  const sources = flows.map((flow) => new Set(flow.parts.flatMap((part) => (part.from && part.from.kind !== 'arg' ? [part.from.call] : []))));
+  const sources = flows.map((flow) => new Set(flow.parts.flatMap((part) => (links(part, flow.call) ? [part.from!.call] : []))));
   const chains: SessionChain[] = [];
   for (const members of groups.values()) {
     if (members.length < 2) continue;

@@ -48,6 +48,12 @@ export interface McpServerOptions {
   /** Instructions for the client's model, sent at `initialize` (a usage guide, say). */
   instructions?: string;
   /**
+   * List each tool that has a `strictInputSchema` (run_pipeline, compose) with that schema instead
+   * of its `inputSchema`, for clients whose strict mode cannot take open objects (the OpenAI Agents
+   * SDK's `convertSchemasToStrict`). The tool takes either form. Default false.
+   */
+  strictSchemas?: boolean;
+  /**
    * The gate every call passes (default: a gate over the served tools, with no host checks). Give
    * your own to apply permissions, checks, approvals and budgets to every call.
    */
@@ -119,7 +125,8 @@ export function createMcpServer(tools: readonly ITool[] | ToolList, options: Mcp
   );
   const open = openRequests(server);
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: list.current().map(servedTool) }));
+  const strictSchemas = options.strictSchemas === true;
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: list.current().map((tool) => servedTool(tool, { strictSchemas })) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
     const info: McpCallInfo = { tool: name, requestId: extra.requestId, ...(extra.sessionId ? { sessionId: extra.sessionId } : {}) };
@@ -149,12 +156,12 @@ export function createMcpServer(tools: readonly ITool[] | ToolList, options: Mcp
   const oninitialized = server.oninitialized;
   server.oninitialized = () => {
     initialized = true;
-    known = listingOf(list.current());
+    known = listingOf(list.current(), strictSchemas);
     oninitialized?.();
   };
   const unsubscribe = list.subscribe(() => {
     if (!initialized) return;
-    const listing = listingOf(list.current());
+    const listing = listingOf(list.current(), strictSchemas);
     if (listing === known) return;
     known = listing;
     server.sendToolListChanged().catch(() => {
@@ -230,9 +237,9 @@ function reportCancelled(server: Server, info: McpCallInfo, result: ToolExecutio
 }
 
 /** The tools as `tools/list` shows them, as text to compare. */
-function listingOf(tools: readonly ITool[]): string {
+function listingOf(tools: readonly ITool[], strictSchemas: boolean): string {
   try {
-    return JSON.stringify(tools.map(servedTool));
+    return JSON.stringify(tools.map((tool) => servedTool(tool, { strictSchemas })));
   } catch {
     // A listing that cannot be read as text is taken as changed each time.
     return String(Math.random());

@@ -8,8 +8,8 @@ import type { McpTool } from './mcp-tools.js';
 import { outputCheckOf } from './output-check.js';
 import { keepsOutputSchema } from './upstream-mark.js';
 
-/** The definition of `tool` for `tools/list`. */
-export function servedTool(tool: ITool): McpToolDefinition {
+/** The definition of `tool` for `tools/list`; with `strictSchemas`, its `strictInputSchema` where it has one. */
+export function servedTool(tool: ITool, options: { strictSchemas?: boolean } = {}): McpToolDefinition {
   const annotations = servedAnnotations(tool);
   const outputSchema = servedOutputSchema(tool);
   return {
@@ -17,7 +17,7 @@ export function servedTool(tool: ITool): McpToolDefinition {
     ...(tool.displayName && tool.displayName !== tool.name ? { title: tool.displayName } : {}),
     description: tool.description,
     // MCP requires an object schema: a schema that does not say so is served as one.
-    inputSchema: { ...tool.inputSchema, type: 'object' } as McpToolDefinition['inputSchema'],
+    inputSchema: { ...((options.strictSchemas === true ? tool.strictInputSchema : undefined) ?? tool.inputSchema), type: 'object' } as McpToolDefinition['inputSchema'],
     ...(outputSchema ? { outputSchema } : {}),
     ...(annotations ? { annotations } : {}),
   };

@@ -10,6 +10,15 @@
  * jsonpath-plus.
  */
 import { JSONPath } from 'jsonpath-plus';
+import { createBoundedCache } from './bounded-cache.js';
+
+/**
+ * How many parsed paths and filter scripts jsonpath-plus keeps (it shares one cache across the
+ * process, and would keep every distinct path ever run); past it the oldest go first.
+ */
+export const JSONPATH_CACHE_LIMIT = 1000;
+
+JSONPath.cache = createBoundedCache(JSONPATH_CACHE_LIMIT);
 
 /** A compiled JSONPath query: the array of matches (empty when nothing matches or anything fails). */
 export type JsonPathQuery = (json: unknown) => unknown[];

@@ -107,17 +107,28 @@ export function compileTemplate(
   let lit = '';
   let i = 0;
   const references = site.references !== false;
+  // The next `}` at or after a position: found once and kept until passed, so the text is walked
+  // once for them however many `${` or `{` wait for one (a search per opening was quadratic).
+  let nextClose = -1;
+  const closeFrom = (from: number): number => {
+    if (nextClose !== text.length && nextClose < from) {
+      const found = text.indexOf('}', from);
+      nextClose = found < 0 ? text.length : found;
+    }
+    return nextClose === text.length ? -1 : nextClose;
+  };
   outer: while (i < text.length) {
-    const close = references && text.startsWith('${', i) ? text.indexOf('}', i + 2) : -1;
-    const inner = close < 0 ? '' : text.slice(i + 2, close).trim();
-    if (references && close < 0 && text.startsWith('${', i) && text.slice(i + 2).trimStart().startsWith('$')) {
+    // Only `${$...}` is a reference; `${HOME}` stays literal text.
+    const opensReference = references && text.startsWith('${', i) && opensWithDollar(text, i + 2);
+    const close = opensReference ? closeFrom(i + 2) : -1;
+    if (opensReference && close < 0) {
       // A reference part that never closes was meant as one: say so, and keep the rest as text.
       report(text.slice(i), 'has no closing "}"');
       lit += text.slice(i);
       break;
     }
-    // Only `${$...}` is a reference; `${HOME}` stays literal text.
-    if (inner.startsWith('$')) {
+    if (close >= 0) {
+      const inner = text.slice(i + 2, close).trim();
       const ref = compileReference(inner, site);
       if (ref.ok) {
         if (ref.problem !== undefined) report(inner, ref.problem, ref.backwardsOnly, false);
@@ -133,7 +144,7 @@ export function compileTemplate(
       continue;
     }
     if (text[i] === '{' || text[i] === '$') {
-      const path = pathHole(text, i, holes);
+      const path = pathHole(text, i, holes, closeFrom(i + 1));
       if (path !== undefined) {
         literals.push(lit);
         accessors.push(path.hole.read);
@@ -160,6 +171,15 @@ export function compileTemplate(
   return { ...join(literals, accessors), labels: joinedLabels(parts) };
 }
 
+/** Blanks then a `$` (`${ $prev }`), read where `lastIndex` is set: only the blanks are walked. */
+const BLANKS_THEN_DOLLAR = /\s*\$/uy;
+
+/** Whether the text at `at` is blanks then a `$`. */
+function opensWithDollar(text: string, at: number): boolean {
+  BLANKS_THEN_DOLLAR.lastIndex = at;
+  return BLANKS_THEN_DOLLAR.test(text);
+}
+
 /** A hole's name and the path into its value (`{result.0.id}`, `{item[2].name}`): at most this long. */
 const MAX_PATH_HOLE = 200;
 
@@ -168,9 +188,8 @@ const MAX_PATH_HOLE = 200;
  * path reads: its value's part, and that part's label (its container's joined in), so a field
  * chosen from a list is labelled as that field, not as the whole list.
  */
-function pathHole(text: string, at: number, holes: ReadonlyMap<string, Hole>): { hole: Hole; end: number } | undefined {
+function pathHole(text: string, at: number, holes: ReadonlyMap<string, Hole>, close = text.indexOf('}', at + 1)): { hole: Hole; end: number } | undefined {
   if (text[at] !== '{') return undefined;
-  const close = text.indexOf('}', at + 1);
   if (close < 0 || close - at > MAX_PATH_HOLE) return undefined;
   const inner = text.slice(at + 1, close);
   const split = inner.search(/[.[]/u);

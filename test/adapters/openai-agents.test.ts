@@ -46,8 +46,9 @@ describe('toOpenAIAgentsTools in a Runner run (strict mode)', () => {
       // Strict mode: the model sends null for an optional field; the tool never sees it.
       { name: 'greet_user', args: { id: 7, punctuation: null } },
       { name: 'note_user', args: { id: 4 } },
-      { name: 'run_pipeline', args: { steps: [{ id: 'user', tool: 'lookup', args: { id: 3 } }, { tool: 'greet', args: { name: '${user.output.name}' } }] } },
-      { name: 'compose', args: { combinator: 'gather', calls: { a: { tool: 'lookup', args: { id: 1 } }, b: { tool: 'lookup', args: { id: 2 } } } } },
+      // Their strict forms: every field sent, null where left out, open objects as JSON text.
+      { name: 'run_pipeline', args: { steps: [{ id: 'user', tool: 'lookup', args: '{"id":3}' }, { id: null, tool: 'greet', args: JSON.stringify({ name: '${user.output.name}' }) }], stop_on_error: null } },
+      { name: 'compose', args: { tree_json: JSON.stringify({ combinator: 'gather', calls: { a: { tool: 'lookup', args: { id: 1 } }, b: { tool: 'lookup', args: { id: 2 } } } }) } },
       { name: 'run_js', args: { intention: 'greet', code: 'return (await callTool("greet", { name: "Ann" })).text;' } },
       { name: 'get_observation', args: { ids: ['obs_unknown'], offset: null, lines: null } },
       { name: 'run_js', args: { intention: 'fail', code: 'throw new Error("no such user")' } },
@@ -78,21 +79,24 @@ describe('toOpenAIAgentsTools in a Runner run (strict mode)', () => {
     expect(sentBack).not.toContain('An error occurred');
   });
 
-  it('sends each tool strict where it has a strict form, and run_pipeline and compose non-strict', async () => {
+  it('sends every tool strict: run_pipeline and compose in their strictInputSchema', async () => {
     const setup = hostSetup();
     const model = new ScriptedModel([]);
     const agent = new Agent({ name: 'host', instructions: 'Use the tools.', model, tools: toOpenAIAgentsTools([setup.greetUser, setup.runPipeline, setup.compose, setup.runJs, setup.getObservation]) });
     await runner.run(agent, 'hi');
     const sent = Object.fromEntries(model.requests[0].tools.map((t) => [t.name, t as { strict?: boolean; parameters?: Record<string, unknown> }]));
-    expect(Object.fromEntries(Object.entries(sent).map(([name, t]) => [name, t.strict]))).toEqual({ greet_user: true, run_pipeline: false, compose: false, run_js: true, get_observation: true });
+    expect(Object.fromEntries(Object.entries(sent).map(([name, t]) => [name, t.strict]))).toEqual({ greet_user: true, run_pipeline: true, compose: true, run_js: true, get_observation: true });
     expect(sent.greet_user.parameters).toEqual({
       type: 'object',
       properties: { id: { type: 'number' }, punctuation: { type: ['string', 'null'] } },
       required: ['id', 'punctuation'],
       additionalProperties: false,
     });
-    expect(sent.compose.parameters).toEqual(setup.compose.inputSchema);
-    expect(sent.run_pipeline.parameters).toEqual(setup.runPipeline.inputSchema);
+    expect(sent.compose.parameters).toEqual(setup.compose.strictInputSchema);
+    expect(sent.run_pipeline.parameters).toEqual(setup.runPipeline.strictInputSchema);
+    // Without strict mode, each is sent as it is.
+    const loose = toOpenAIAgentsTools([setup.runPipeline, setup.compose], { strict: false });
+    expect(loose.map((t) => [t.strict, t.parameters])).toEqual([[false, setup.runPipeline.inputSchema], [false, setup.compose.inputSchema]]);
   });
 
   it("passes the call's abort signal to the gate; approveSideEffects sets the SDK's needsApproval", async () => {

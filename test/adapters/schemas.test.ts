@@ -22,6 +22,9 @@ import { hostSetup, modelFacingTools } from './helpers.js';
 const ARGS: Record<string, Record<string, unknown>> = {
   run_pipeline: { steps: [{ tool: 'lookup', args: { id: 1 } }] },
   compose: { tool: 'lookup', args: { id: 1 } },
+  // Their strict forms: open objects as JSON text (a model in strict mode sends these).
+  'run_pipeline strict': { steps: [{ id: null, tool: 'lookup', args: '{"id":1}' }] },
+  'compose strict': { tree_json: '{"tool":"lookup","args":{"id":1}}' },
   run_js: { intention: 'look up', code: 'return (await callTool("lookup", { id: 1 })).text;' },
   get_observation: { ids: ['obs_aaaaaaaaaaaaaaaaaaaa'] },
   greet_user: { id: 1 },
@@ -83,25 +86,26 @@ describe('every model-facing schema, in every framework', () => {
     }
   });
 
-  it("the OpenAI Agents SDK builds each, strict where toolweave gives a strict form that keeps OpenAI's rules, and runs each", async () => {
+  it("the OpenAI Agents SDK builds each strict, in a form that keeps OpenAI's rules, and runs each", async () => {
     // The SDK's own strict conversion takes compose but leaves a step's args an open object, which
-    // OpenAI's strict rules refuse: the reason toolweave sends it non-strict.
+    // OpenAI's strict rules refuse: the reason toolweave sends compose its strictInputSchema.
     const sdkStrict = openAITool({ name: 'compose', description: '', parameters: setup.compose.inputSchema as never, strict: true, execute: () => '' });
     expect(strictRuleBreaks(sdkStrict.parameters)).toContain('input.properties.args.anyOf[0]: open');
     for (const t of toOpenAIAgentsTools(tools)) {
       const source = tools.find((s) => s.name === t.name) as ITool;
-      if (t.strict) {
-        expect(strictRuleBreaks(t.parameters), t.name).toEqual([]);
-        const form = toStrictSchema(source.inputSchema);
-        expect(form.ok && form.schema, t.name).toEqual(t.parameters);
-      } else {
-        expect(t.parameters, t.name).toEqual(source.inputSchema);
-      }
+      expect(t.strict, t.name).toBe(true);
+      expect(strictRuleBreaks(t.parameters), t.name).toEqual([]);
+      // Its own schema's strict form, else (run_pipeline, compose) that of its strictInputSchema.
+      const own = toStrictSchema(source.inputSchema);
+      const form = own.ok ? own : toStrictSchema(source.strictInputSchema!);
+      expect(form.ok && form.schema, t.name).toEqual(t.parameters);
+      const given = own.ok ? ARGS[t.name] : ARGS[`${t.name} strict`];
       // In strict mode the model sends every property; null for those it leaves out.
-      const args = t.strict ? { ...Object.fromEntries(Object.keys((t.parameters as { properties: object }).properties).map((k) => [k, null])), ...ARGS[t.name] } : ARGS[t.name];
+      const args = { ...Object.fromEntries(Object.keys((t.parameters as { properties: object }).properties).map((k) => [k, null])), ...given };
       expect(await t.invoke(new RunContext({}), JSON.stringify(args)), t.name).toMatch(ANSWERS[t.name]);
     }
-    expect(toOpenAIAgentsTools(tools).map((t) => [t.name, t.strict])).toEqual([['run_pipeline', false], ['compose', false], ['run_js', true], ['get_observation', true], ['greet_user', true]]);
+    // Without strict mode, each is sent as it is.
+    for (const t of toOpenAIAgentsTools(tools, { strict: false })) expect([t.strict, t.parameters], t.name).toEqual([false, tools.find((s) => s.name === t.name)!.inputSchema]);
   });
 
   it('the MCP SDK accepts each as a tool, and a client lists it unchanged', async () => {

@@ -304,6 +304,58 @@ describe('OpenAI Agents: MCPServerStdio with convertSchemasToStrict', () => {
   });
 });
 
+/** run_pipeline's and compose's arguments in their strict forms, as a model in strict mode writes them. */
+function strictForm(name: string, args: Record<string, unknown>): Record<string, unknown> {
+  if (name === 'compose') return { tree_json: JSON.stringify(args) };
+  if (name !== 'run_pipeline') return args;
+  const steps = (args.steps as { id?: string; tool: string; args?: unknown }[]).map((step) => ({ id: step.id ?? null, tool: step.tool, args: step.args === undefined ? null : JSON.stringify(step.args) }));
+  return { steps, stop_on_error: args.stop_on_error ?? null };
+}
+
+describe('OpenAI Agents: MCPServerStdio with convertSchemasToStrict, the proxy run with --strict-schemas', () => {
+  let tools: FunctionTool[];
+  let warnings: unknown[][];
+  theCalls('openai-strict', async () => {
+    const server = new MCPServerStdio({ name: 'toolweave', command: process.execPath, args: [BIN, 'mcp', '--strict-schemas', '--config', config], clientSessionTimeoutSeconds: 60 });
+    await server.connect();
+    const agent = new Agent({ name: 'host', mcpServers: [server], mcpConfig: { convertSchemasToStrict: true } });
+    const runContext = new RunContext({});
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      tools = (await agent.getMcpTools(runContext)) as FunctionTool[];
+      warnings = warn.mock.calls.map((call) => [...call]);
+    } finally {
+      warn.mockRestore();
+    }
+    const by = new Map(tools.map((t) => [t.name, t]));
+    return {
+      names: [...by.keys()],
+      schemaOf: (name) => by.get(name)?.parameters,
+      async call(name, args) {
+        const tool = by.get(name)!;
+        // A strict tool's model sends every property, null for those it leaves out, in the strict form.
+        const given = strictForm(name, args);
+        const sent = tool.strict ? { ...Object.fromEntries(Object.keys((tool.parameters as { properties: object }).properties).map((k) => [k, null])), ...given } : given;
+        const output = await tool.invoke(runContext, JSON.stringify(sent), { toolCall: { type: 'function_call', callId: `call-${name}`, name, arguments: JSON.stringify(sent) } });
+        const text = textOf(output);
+        return { text, isError: text.startsWith('error ') };
+      },
+      close: () => server.close(),
+    };
+  });
+
+  it('sends all four of its own tools strict, without a warning: run_pipeline and compose in their strict forms', () => {
+    const by = new Map(tools.map((t) => [t.name, t]));
+    expect(OWN_TOOLS.map((name) => [name, by.get(name)!.strict])).toEqual([['run_pipeline', true], ['compose', true], ['run_js', true], ['get_observation', true]]);
+    const gate = createStepGate({ resolve: () => undefined });
+    expect(by.get('run_pipeline')!.parameters).toEqual(servedTool(createRunPipelineTool(gate), { strictSchemas: true }).inputSchema);
+    expect(by.get('compose')!.parameters).toEqual(servedTool(createComposeTool(gate), { strictSchemas: true }).inputSchema);
+    // Only the upstream's own open schema is sent non-strict, with the SDK's one warning.
+    expect(tools.filter((t) => !t.strict).map((t) => t.name)).toEqual(['list_allowed_directories']);
+    expect(warnings.map((w) => w[0])).toEqual(['Error converting MCP schema to strict mode:']);
+  });
+});
+
 describe('the AI SDK: @ai-sdk/mcp', () => {
   let tools: Awaited<ReturnType<Awaited<ReturnType<typeof createMCPClient>>['tools']>>;
   theCalls('aisdk', async () => {

@@ -5,7 +5,7 @@
  */
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { ComposableToolBuilder } from '../../src/builder.js';
-import { durableTool } from '../../src/durable/dbos.js';
+import { durableApprovals, durableTool } from '../../src/durable/dbos.js';
 import { createStepGate } from '../../src/gate/step-gate.js';
 import type { ITool, ToolExecutionResult } from '../../src/tool.js';
 
@@ -29,7 +29,7 @@ export function readLedger(file: string): LedgerLine[] {
 }
 
 /** A side-effecting tool that writes its start and end to `ledger`, waiting `waitMs()` between them. */
-function ledgerTool(name: string, ledger: string, waitMs: () => number, output: (args: Record<string, unknown>) => unknown): ITool {
+export function ledgerTool(name: string, ledger: string, waitMs: () => number, output: (args: Record<string, unknown>) => unknown): ITool {
   return {
     id: `shop:${name}`,
     name,
@@ -58,7 +58,7 @@ export function refundDoor(ledger: string, slowMs: () => number = () => 0, optio
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const gate = createStepGate({
     resolve: (name) => byName.get(name),
-    approvals: { requestApproval: (action) => (action.toolName === 'pay' ? { pending: true } : { approved: true }) },
+    approvals: durableApprovals({ requestApproval: (action) => (action.toolName === 'pay' ? { pending: true } : { approved: true }) }),
     ...(options.ttlMs !== undefined ? { pauses: { ttlMs: options.ttlMs } } : {}),
   });
   const builder = new ComposableToolBuilder(gate);

@@ -73,9 +73,14 @@ describe('toolweave/dbos: a door run as a DBOS workflow', () => {
     expect(linesOf(runKey).find((line) => line.tool === 'pay')!.key).toBe(`${runKey}:toolweave:refund_order/pay#0`);
     // Each gated call is a step of the workflow; the pause is an event and a durable receive.
     const steps = (await DBOS.listWorkflowSteps('refund-7'))!.map((step) => step.name);
+    // Each answer of the approval hook (durableApprovals) is a step too, before the call it allows.
     expect(steps.filter((name) => name.startsWith('toolweave '))).toEqual([
+      expect.stringMatching(/^toolweave approval \S+$/),
       expect.stringMatching(/^toolweave reserve run_\S+:toolweave:refund_order\/reserve#0 \S+$/),
+      expect.stringMatching(/^toolweave approval \S+$/),
       expect.stringMatching(/^toolweave slow_check \S+check#0 \S+$/),
+      // The pay call's answer (wait for a person) is recorded; the person's decision is the message.
+      expect.stringMatching(/^toolweave approval \S+$/),
       expect.stringMatching(/^toolweave pay \S+pay#0 \S+$/),
     ]);
     expect(steps).toContain('DBOS.recv');

@@ -81,14 +81,55 @@ export function argsCheckOf(tool: ITool): ValidateFunction | null {
   if (check !== undefined) return check;
   // A missing schema (or one whose getter throws) fails the read here, as one ajv cannot compile does.
   try {
-    const schema = tool.inputSchema;
-    const draft = typeof schema.$schema === 'string' && /2020-12|2019-09/.test(schema.$schema) ? draft2020 : draft7;
-    check = draft.compile(schema);
+    check = compileInputSchema(tool.inputSchema);
+    // A tool that takes a strict form too (`strictInputSchema`) takes arguments that match either;
+    // a refusal names what the ordinary form wants.
+    const strict = tool.strictInputSchema === undefined ? undefined : compileInputSchema(tool.strictInputSchema);
+    if (strict !== undefined) check = eitherForm(check, strict, tool.inputSchema);
   } catch {
     check = null;
   }
   checks.set(tool, check);
   return check;
+}
+
+function compileInputSchema(schema: ITool['inputSchema']): ValidateFunction {
+  const draft = typeof schema.$schema === 'string' && /2020-12|2019-09/.test(schema.$schema) ? draft2020 : draft7;
+  return draft.compile(schema);
+}
+
+/**
+ * A check that passes what `ordinary` or `strict` passes, and the ordinary form with `null` for
+ * fields it does not require (a strict client's way of leaving them out); with `ordinary`'s
+ * errors when none does.
+ */
+function eitherForm(ordinary: ValidateFunction, strict: ValidateFunction, schema: unknown): ValidateFunction {
+  const check = ((args: unknown) => {
+    if (strict(args) || ordinary(withoutOptionalNulls(args, schema, 0))) {
+      check.errors = null;
+      return true;
+    }
+    const ok = ordinary(args);
+    check.errors = ordinary.errors;
+    return ok;
+  }) as ValidateFunction;
+  return check;
+}
+
+/** `value` without the `null`s `schema` does not require, at any depth it describes (a copy). */
+function withoutOptionalNulls(value: unknown, schema: unknown, depth: number): unknown {
+  if (depth > 32 || !isRecord(schema)) return value;
+  if (Array.isArray(value)) return value.map((item) => withoutOptionalNulls(item, schema.items, depth + 1));
+  if (!isRecord(value) || !isRecord(schema.properties)) return value;
+  const properties = schema.properties;
+  const required = Array.isArray(schema.required) ? schema.required : [];
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const described = Object.hasOwn(properties, key) ? properties[key] : undefined;
+    if (item === null && described !== undefined && !required.includes(key)) continue;
+    Object.defineProperty(out, key, { value: withoutOptionalNulls(item, described, depth + 1), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
 }
 
 /**
