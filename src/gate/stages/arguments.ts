@@ -75,17 +75,21 @@ function kindOf(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-/** The compiled check of `tool`'s input schema, once per instance; `null` when it cannot be compiled. */
+/** The compiled check of `tool`'s input schema, once per instance; `null` when it accepts every object or cannot be compiled. */
 export function argsCheckOf(tool: ITool): ValidateFunction | null {
   let check = checks.get(tool);
   if (check !== undefined) return check;
   // A missing schema (or one whose getter throws) fails the read here, as one ajv cannot compile does.
   try {
-    check = compileInputSchema(tool.inputSchema);
-    // A tool that takes a strict form too (`strictInputSchema`) takes arguments that match either;
-    // a refusal names what the ordinary form wants.
-    const strict = tool.strictInputSchema === undefined ? undefined : compileInputSchema(tool.strictInputSchema);
-    if (strict !== undefined) check = eitherForm(check, strict, tool.inputSchema);
+    const schema = tool.inputSchema;
+    const strictSchema = tool.strictInputSchema;
+    if (strictSchema === undefined && acceptsEveryObject(schema)) check = null;
+    else {
+      check = compileInputSchema(schema);
+      // A tool that takes a strict form too (`strictInputSchema`) takes arguments that match either;
+      // a refusal names what the ordinary form wants.
+      if (strictSchema !== undefined) check = eitherForm(check, compileInputSchema(strictSchema), schema);
+    }
   } catch {
     check = null;
   }
@@ -130,6 +134,28 @@ function withoutOptionalNulls(value: unknown, schema: unknown, depth: number): u
     Object.defineProperty(out, key, { value: withoutOptionalNulls(item, described, depth + 1), enumerable: true, writable: true, configurable: true });
   }
   return out;
+}
+
+/** Keywords that describe a schema without constraining what it accepts. */
+const ANNOTATIONS = new Set(['$schema', '$id', '$comment', 'title', 'description', 'examples', 'default', 'deprecated', 'readOnly', 'writeOnly', '$defs', 'definitions']);
+
+/**
+ * Whether `schema` accepts every object (`{ type: 'object' }`, with only annotations, no listed
+ * properties, nothing required): such a tool's calls need no compiled check, which would cost every
+ * call and could refuse nothing (the arguments are known to be an object, and `__proto__` is asked
+ * apart).
+ */
+function acceptsEveryObject(schema: Record<string, unknown>): boolean {
+  for (const key of Object.keys(schema)) {
+    const value = schema[key];
+    if (ANNOTATIONS.has(key)) continue;
+    if (key === 'type' && value === 'object') continue;
+    if (key === 'properties' && isRecord(value) && Object.keys(value).length === 0) continue;
+    if (key === 'additionalProperties' && value === true) continue;
+    if (key === 'required' && Array.isArray(value) && value.length === 0) continue;
+    return false;
+  }
+  return true;
 }
 
 /**

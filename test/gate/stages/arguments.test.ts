@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkArguments } from '../../../src/gate/stages/arguments.js';
+import { argsCheckOf, checkArguments } from '../../../src/gate/stages/arguments.js';
 import { registry, tool } from '../../helpers/tools.js';
 import { callOf } from './record.js';
 
@@ -20,6 +20,19 @@ describe('stage: arguments', () => {
   it('refuses an own __proto__ field, which the schema never sees', () => {
     const args = JSON.parse('{"name":"Ann","__proto__":{"admin":true}}') as Record<string, unknown>;
     expect(checkArguments(callOf({ gate, tool: greet, args, door: { validateArgs: true } }))?.details).toMatchObject({ code: 'args_invalid', field: '__proto__' });
+  });
+
+  it('compiles no check for a schema that accepts every object, and still refuses __proto__ and what is not an object', () => {
+    const open = [{ type: 'object' }, { type: 'object', properties: {}, additionalProperties: true, required: [], description: 'anything' }, {}];
+    for (const inputSchema of open) expect(argsCheckOf(tool('open', () => 'ok', { inputSchema: inputSchema as never }))).toBeNull();
+    const closed = [{ type: 'object', required: ['a'] }, { type: 'object', additionalProperties: false }, { type: 'object', properties: { a: { type: 'string' } } }, { type: 'object', maxProperties: 1 }];
+    for (const inputSchema of closed) expect(argsCheckOf(tool('closed', () => 'ok', { inputSchema: inputSchema as never }))).toBeTypeOf('function');
+    const anything = tool('anything', () => 'ok', { hasSideEffects: false, inputSchema: { type: 'object' } });
+    const door = { validateArgs: true };
+    expect(checkArguments(callOf({ gate, tool: anything, args: { any: [1, { deep: true }] }, door }))).toBeUndefined();
+    const args = JSON.parse('{"opts":{"__proto__":{"admin":true}}}') as Record<string, unknown>;
+    expect(checkArguments(callOf({ gate, tool: anything, args, door }))?.details).toMatchObject({ code: 'args_invalid', field: 'opts.__proto__' });
+    expect(checkArguments(callOf({ gate, tool: anything, args: [1] as never, door }))?.details).toMatchObject({ code: 'input_invalid' });
   });
 
   it('refuses a mapping that resolved to something that is not an object', () => {
