@@ -258,51 +258,46 @@ describe('LangChain: @langchain/mcp-adapters', () => {
   });
 });
 
-describe('OpenAI Agents: MCPServerStdio with convertSchemasToStrict', () => {
-  let tools: FunctionTool[];
-  let warnings: unknown[][];
-  theCalls('openai', async () => {
-    const server = new MCPServerStdio({ name: 'toolweave', command: process.execPath, args: proxyArgs(), clientSessionTimeoutSeconds: 60 });
-    await server.connect();
-    const agent = new Agent({ name: 'host', mcpServers: [server], mcpConfig: { convertSchemasToStrict: true } });
-    const runContext = new RunContext({});
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-    try {
-      tools = (await agent.getMcpTools(runContext)) as FunctionTool[];
-      warnings = warn.mock.calls.map((call) => [...call]);
-    } finally {
-      warn.mockRestore();
-    }
-    const by = new Map(tools.map((t) => [t.name, t]));
-    return {
-      names: [...by.keys()],
-      schemaOf: (name) => by.get(name)?.parameters,
-      async call(name, args) {
-        const tool = by.get(name)!;
-        // A strict tool's model sends every property, null for those it leaves out.
-        const sent = tool.strict ? { ...Object.fromEntries(Object.keys((tool.parameters as { properties: object }).properties).map((k) => [k, null])), ...args } : args;
-        const output = await tool.invoke(runContext, JSON.stringify(sent), { toolCall: { type: 'function_call', callId: `call-${name}`, name, arguments: JSON.stringify(sent) } });
-        // The SDK hands the model the result's text part; an MCP error result is text like any other.
-        const text = textOf(output);
-        return { text, isError: text.startsWith('error ') };
-      },
-      close: () => server.close(),
-    };
-  });
+/** What the OpenAI Agents SDK made of the proxy's tools, and the warnings it printed making them. */
+interface AgentsTools {
+  tools: FunctionTool[];
+  warnings: unknown[][];
+}
 
-  it('sends run_js and get_observation strict; run_pipeline and compose, whose args are open objects, non-strict and unchanged', () => {
-    const by = new Map(tools.map((t) => [t.name, t]));
-    expect(OWN_TOOLS.map((name) => [name, by.get(name)!.strict])).toEqual([['run_pipeline', false], ['compose', false], ['run_js', true], ['get_observation', true]]);
-    for (const name of ['run_pipeline', 'compose']) expect(by.get(name)!.parameters, name).toMatchObject(SERVED[name]);
-    const strictForm = by.get('get_observation')!.parameters as { properties: object; required: string[]; additionalProperties: boolean };
-    expect(strictForm).toMatchObject({ additionalProperties: false, required: ['ids', 'offset', 'lines'] });
-    // The SDK says so once for each tool it sends non-strict: the proxy's two, and the upstream's
-    // own list_allowed_directories (its schema, passed on as the server gives it, is an open object).
-    const nonStrict = tools.filter((t) => !t.strict).map((t) => t.name);
-    expect(nonStrict).toEqual(['run_pipeline', 'compose', 'list_allowed_directories']);
-    expect(warnings.map((w) => w[0])).toEqual(nonStrict.map(() => 'Error converting MCP schema to strict mode:'));
-  });
-});
+/**
+ * The proxy started with `args` behind OpenAI Agents' `MCPServerStdio` with
+ * `convertSchemasToStrict`, as a driver whose calls a model writes in the form `form` gives;
+ * `seen` gets the tools the SDK made and its warnings.
+ */
+async function agentsDriver(args: string[], form: (name: string, args: Record<string, unknown>) => Record<string, unknown>, seen: AgentsTools): Promise<Driver> {
+  const server = new MCPServerStdio({ name: 'toolweave', command: process.execPath, args, clientSessionTimeoutSeconds: 60 });
+  await server.connect();
+  const agent = new Agent({ name: 'host', mcpServers: [server], mcpConfig: { convertSchemasToStrict: true } });
+  const runContext = new RunContext({});
+  const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+  try {
+    seen.tools = (await agent.getMcpTools(runContext)) as FunctionTool[];
+    seen.warnings = warn.mock.calls.map((call) => [...call]);
+  } finally {
+    warn.mockRestore();
+  }
+  const by = new Map(seen.tools.map((t) => [t.name, t]));
+  return {
+    names: [...by.keys()],
+    schemaOf: (name) => by.get(name)?.parameters,
+    async call(name, args) {
+      const tool = by.get(name)!;
+      // A strict tool's model sends every property, null for those it leaves out.
+      const given = form(name, args);
+      const sent = tool.strict ? { ...Object.fromEntries(Object.keys((tool.parameters as { properties: object }).properties).map((k) => [k, null])), ...given } : given;
+      const output = await tool.invoke(runContext, JSON.stringify(sent), { toolCall: { type: 'function_call', callId: `call-${name}`, name, arguments: JSON.stringify(sent) } });
+      // The SDK hands the model the result's text part; an MCP error result is text like any other.
+      const text = textOf(output);
+      return { text, isError: text.startsWith('error ') };
+    },
+    close: () => server.close(),
+  };
+}
 
 /** run_pipeline's and compose's arguments in their strict forms, as a model in strict mode writes them. */
 function strictForm(name: string, args: Record<string, unknown>): Record<string, unknown> {
@@ -312,47 +307,37 @@ function strictForm(name: string, args: Record<string, unknown>): Record<string,
   return { steps, stop_on_error: args.stop_on_error ?? null };
 }
 
-describe('OpenAI Agents: MCPServerStdio with convertSchemasToStrict, the proxy run with --strict-schemas', () => {
-  let tools: FunctionTool[];
-  let warnings: unknown[][];
-  theCalls('openai-strict', async () => {
-    const server = new MCPServerStdio({ name: 'toolweave', command: process.execPath, args: [BIN, 'mcp', '--strict-schemas', '--config', config], clientSessionTimeoutSeconds: 60 });
-    await server.connect();
-    const agent = new Agent({ name: 'host', mcpServers: [server], mcpConfig: { convertSchemasToStrict: true } });
-    const runContext = new RunContext({});
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-    try {
-      tools = (await agent.getMcpTools(runContext)) as FunctionTool[];
-      warnings = warn.mock.calls.map((call) => [...call]);
-    } finally {
-      warn.mockRestore();
-    }
-    const by = new Map(tools.map((t) => [t.name, t]));
-    return {
-      names: [...by.keys()],
-      schemaOf: (name) => by.get(name)?.parameters,
-      async call(name, args) {
-        const tool = by.get(name)!;
-        // A strict tool's model sends every property, null for those it leaves out, in the strict form.
-        const given = strictForm(name, args);
-        const sent = tool.strict ? { ...Object.fromEntries(Object.keys((tool.parameters as { properties: object }).properties).map((k) => [k, null])), ...given } : given;
-        const output = await tool.invoke(runContext, JSON.stringify(sent), { toolCall: { type: 'function_call', callId: `call-${name}`, name, arguments: JSON.stringify(sent) } });
-        const text = textOf(output);
-        return { text, isError: text.startsWith('error ') };
-      },
-      close: () => server.close(),
-    };
+describe('OpenAI Agents: MCPServerStdio with convertSchemasToStrict', () => {
+  const seen: AgentsTools = { tools: [], warnings: [] };
+  theCalls('openai', () => agentsDriver(proxyArgs(), (_name, args) => args, seen));
+
+  it('sends run_js and get_observation strict; run_pipeline and compose, whose args are open objects, non-strict and unchanged', () => {
+    const by = new Map(seen.tools.map((t) => [t.name, t]));
+    expect(OWN_TOOLS.map((name) => [name, by.get(name)!.strict])).toEqual([['run_pipeline', false], ['compose', false], ['run_js', true], ['get_observation', true]]);
+    for (const name of ['run_pipeline', 'compose']) expect(by.get(name)!.parameters, name).toMatchObject(SERVED[name]);
+    const strictForm = by.get('get_observation')!.parameters as { properties: object; required: string[]; additionalProperties: boolean };
+    expect(strictForm).toMatchObject({ additionalProperties: false, required: ['ids', 'offset', 'lines'] });
+    // The SDK says so once for each tool it sends non-strict: the proxy's two, and the upstream's
+    // own list_allowed_directories (its schema, passed on as the server gives it, is an open object).
+    const nonStrict = seen.tools.filter((t) => !t.strict).map((t) => t.name);
+    expect(nonStrict).toEqual(['run_pipeline', 'compose', 'list_allowed_directories']);
+    expect(seen.warnings.map((w) => w[0])).toEqual(nonStrict.map(() => 'Error converting MCP schema to strict mode:'));
   });
+});
+
+describe('OpenAI Agents: MCPServerStdio with convertSchemasToStrict, the proxy run with --strict-schemas', () => {
+  const seen: AgentsTools = { tools: [], warnings: [] };
+  theCalls('openai-strict', () => agentsDriver([BIN, 'mcp', '--strict-schemas', '--config', config], strictForm, seen));
 
   it('sends all four of its own tools strict, without a warning: run_pipeline and compose in their strict forms', () => {
-    const by = new Map(tools.map((t) => [t.name, t]));
+    const by = new Map(seen.tools.map((t) => [t.name, t]));
     expect(OWN_TOOLS.map((name) => [name, by.get(name)!.strict])).toEqual([['run_pipeline', true], ['compose', true], ['run_js', true], ['get_observation', true]]);
     const gate = createStepGate({ resolve: () => undefined });
     expect(by.get('run_pipeline')!.parameters).toEqual(servedTool(createRunPipelineTool(gate), { strictSchemas: true }).inputSchema);
     expect(by.get('compose')!.parameters).toEqual(servedTool(createComposeTool(gate), { strictSchemas: true }).inputSchema);
     // Only the upstream's own open schema is sent non-strict, with the SDK's one warning.
-    expect(tools.filter((t) => !t.strict).map((t) => t.name)).toEqual(['list_allowed_directories']);
-    expect(warnings.map((w) => w[0])).toEqual(['Error converting MCP schema to strict mode:']);
+    expect(seen.tools.filter((t) => !t.strict).map((t) => t.name)).toEqual(['list_allowed_directories']);
+    expect(seen.warnings.map((w) => w[0])).toEqual(['Error converting MCP schema to strict mode:']);
   });
 });
 

@@ -5,7 +5,7 @@
  * for a person, the third answers and gets the result. Every call that ended ran once; the one
  * cut off mid-call ran again with the same idempotency key, and ended once.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runIdOf } from '../../src/runs/run-token.js';
 import { readLedger } from './dbos-shop.js';
+import { startHost, until } from './host-process.js';
 import { startPostgres, type PostgresServer } from './postgres-server.js';
 
 const HOST = fileURLToPath(new URL('./dbos-host.ts', import.meta.url));
@@ -37,26 +38,9 @@ afterAll(() => {
 
 /** A host process in `mode`; `output()` is what it printed so far. */
 function host(mode: string, slowMs: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', HOST, mode, pg.url('toolweave_dbos_crash'), ledger, WORKFLOW], {
-    env: { ...process.env, SLOW_MS: String(slowMs) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output: () => out, exited };
+  return startHost(HOST, [mode, pg.url('toolweave_dbos_crash'), ledger, WORKFLOW], { SLOW_MS: String(slowMs) }, children);
 }
 
-/** Wait (at most 60 s) until `ready()` holds; the message says what did not happen. */
-async function until(ready: () => boolean, what: string, output: () => string): Promise<void> {
-  for (let i = 0; i < 1200; i++) {
-    if (ready()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${what} did not happen within 60 s; the host printed:\n${output()}`);
-}
 
 async function kill(process: ReturnType<typeof host>): Promise<void> {
   process.child.kill('SIGKILL');

@@ -4,12 +4,13 @@
  * asks the hook nothing about the calls it replays, and ends as the first run decided. The door's
  * first step is two calls side by side (a gather), both asked about and both recorded.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHost, until } from './host-process.js';
 import { startPostgres, type PostgresServer } from './postgres-server.js';
 
 const HOST = fileURLToPath(new URL('./dbos-hook-host.ts', import.meta.url));
@@ -34,30 +35,12 @@ afterAll(() => {
 
 /** A host process in `mode` whose hook answers `hook`; `output()` is what it printed so far. */
 function host(mode: string, hook: 'approve' | 'deny', slowMs: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', HOST, mode, pg.url('toolweave_dbos_hook'), ledger, WORKFLOW], {
-    env: { ...process.env, SLOW_MS: String(slowMs), HOOK: hook },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output: () => out, exited };
+  return startHost(HOST, [mode, pg.url('toolweave_dbos_hook'), ledger, WORKFLOW], { SLOW_MS: String(slowMs), HOOK: hook }, children);
 }
 
 /** The ledger's lines: each question to the hook, and each call's start and end. */
 const lines = () => (existsSync(ledger) ? readFileSync(ledger, 'utf8').split('\n').filter((line) => line !== '') : []);
 const events = () => lines().map((line) => line.split(' ').slice(0, 2).join(' ') + (line.startsWith('asked') ? ` ${line.split(' ')[2]}` : ''));
-
-/** Wait (at most 60 s) until `ready()` holds; the message says what did not happen. */
-async function until(ready: () => boolean, what: string, output: () => string): Promise<void> {
-  for (let i = 0; i < 1200; i++) {
-    if (ready()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${what} did not happen within 60 s; the host printed:\n${output()}`);
-}
 
 describe('toolweave/dbos: the approval hook across a recovery', () => {
   it('replays every recorded answer, side-by-side calls included, and never asks the hook again about them', async () => {
