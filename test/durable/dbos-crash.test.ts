@@ -5,40 +5,20 @@
  * for a person, the third answers and gets the result. Every call that ended ran once; the one
  * cut off mid-call ran again with the same idempotency key, and ended once.
  */
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runIdOf } from '../../src/runs/run-token.js';
 import { readLedger } from './dbos-shop.js';
-import { startHost, until } from './host-process.js';
-import { startPostgres, type PostgresServer } from './postgres-server.js';
+import { crashBed, until } from './host-process.js';
 
 const HOST = fileURLToPath(new URL('./dbos-host.ts', import.meta.url));
 const WORKFLOW = 'refund-crash-42';
 
-let pg: PostgresServer;
-let dir: string;
-let ledger: string;
-const children: ChildProcess[] = [];
-
-beforeAll(async () => {
-  pg = await startPostgres();
-  dir = mkdtempSync(path.join(tmpdir(), 'toolweave-dbos-crash-'));
-  ledger = path.join(dir, 'ledger');
-}, 60_000);
-
-afterAll(() => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  pg?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-}, 60_000);
+const bed = crashBed('toolweave-dbos-crash-', HOST, 'toolweave_dbos_crash', WORKFLOW);
 
 /** A host process in `mode`; `output()` is what it printed so far. */
 function host(mode: string, slowMs: number) {
-  return startHost(HOST, [mode, pg.url('toolweave_dbos_crash'), ledger, WORKFLOW], { SLOW_MS: String(slowMs) }, children);
+  return bed.start(mode, { SLOW_MS: String(slowMs) });
 }
 
 
@@ -47,7 +27,7 @@ async function kill(process: ReturnType<typeof host>): Promise<void> {
   await process.exited;
 }
 
-const events = () => readLedger(ledger).map((line) => `${line.event} ${line.tool}`);
+const events = () => readLedger(bed.ledger()).map((line) => `${line.event} ${line.tool}`);
 
 describe('toolweave/dbos: a host killed mid-run', () => {
   it('recovers the run in a new process: no call that ended runs again, a pause survives the crash, and the answer completes it', async () => {
@@ -75,7 +55,7 @@ describe('toolweave/dbos: a host killed mid-run', () => {
     expect(result).toMatchObject({ success: true, output: { paid: 'r-42', amount: 30 } });
 
     // Every call ended exactly once; the one cut off ran again under the same key.
-    const lines = readLedger(ledger);
+    const lines = readLedger(bed.ledger());
     const run = runIdOf(WORKFLOW);
     expect(lines.filter((l) => l.event === 'done').map((l) => `${l.tool} ${l.key}`)).toEqual([
       `reserve ${run}:toolweave:refund_order/reserve#0`,

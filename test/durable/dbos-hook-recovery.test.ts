@@ -4,42 +4,23 @@
  * asks the hook nothing about the calls it replays, and ends as the first run decided. The door's
  * first step is two calls side by side (a gather), both asked about and both recorded.
  */
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHost, until } from './host-process.js';
-import { startPostgres, type PostgresServer } from './postgres-server.js';
+import { describe, expect, it } from 'vitest';
+import { crashBed, until } from './host-process.js';
 
 const HOST = fileURLToPath(new URL('./dbos-hook-host.ts', import.meta.url));
 const WORKFLOW = 'record-hook-7';
 
-let pg: PostgresServer;
-let dir: string;
-let ledger: string;
-const children: ChildProcess[] = [];
+const bed = crashBed('toolweave-dbos-hook-', HOST, 'toolweave_dbos_hook', WORKFLOW);
 
-beforeAll(async () => {
-  pg = await startPostgres();
-  dir = mkdtempSync(path.join(tmpdir(), 'toolweave-dbos-hook-'));
-  ledger = path.join(dir, 'ledger');
-}, 60_000);
-
-afterAll(() => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  pg?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-}, 60_000);
-
-/** A host process in `mode` whose hook answers `hook`; `output()` is what it printed so far. */
+/** A host process in `mode`; `output()` is what it printed so far. */
 function host(mode: string, hook: 'approve' | 'deny', slowMs: number) {
-  return startHost(HOST, [mode, pg.url('toolweave_dbos_hook'), ledger, WORKFLOW], { SLOW_MS: String(slowMs), HOOK: hook }, children);
+  return bed.start(mode, { SLOW_MS: String(slowMs), HOOK: hook });
 }
 
 /** The ledger's lines: each question to the hook, and each call's start and end. */
-const lines = () => (existsSync(ledger) ? readFileSync(ledger, 'utf8').split('\n').filter((line) => line !== '') : []);
+const lines = () => (existsSync(bed.ledger()) ? readFileSync(bed.ledger(), 'utf8').split('\n').filter((line) => line !== '') : []);
 const events = () => lines().map((line) => line.split(' ').slice(0, 2).join(' ') + (line.startsWith('asked') ? ` ${line.split(' ')[2]}` : ''));
 
 describe('toolweave/dbos: the approval hook across a recovery', () => {
