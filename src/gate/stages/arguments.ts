@@ -108,14 +108,16 @@ function compileInputSchema(schema: ITool['inputSchema']): ValidateFunction {
  * errors when none does.
  */
 function eitherForm(ordinary: ValidateFunction, strict: ValidateFunction, schema: unknown): ValidateFunction {
+  // The ordinary form first, as most callers send it: only a call that is not in it pays for the
+  // strict form's check and the copy without nulls.
   const check = ((args: unknown) => {
-    if (strict(args) || ordinary(withoutOptionalNulls(args, schema, 0))) {
+    if (ordinary(args) || strict(args) || ordinary(withoutOptionalNulls(args, schema, 0))) {
       check.errors = null;
       return true;
     }
-    const ok = ordinary(args);
+    ordinary(args);
     check.errors = ordinary.errors;
-    return ok;
+    return false;
   }) as ValidateFunction;
   return check;
 }
