@@ -2,6 +2,7 @@
 import { failure } from '../codes.js';
 import { callByName } from '../gate/call.js';
 import type { CallSite, GateCall } from '../gate/call-record.js';
+import type { LabelSite } from '../gate/output-label.js';
 import { ENTRY, startCall } from '../gate/pipeline.js';
 import { ticksFor } from '../gate/watchdog.js';
 import type { Accessor, RefScope } from '../refs/scope.js';
@@ -14,7 +15,6 @@ import type { LaneRecord, LeafRecorder, NodeOutcome, NodePlan, PlainLeaf, RunSta
 import { startedOutcome, traceEntry, failed } from './step-records.js';
 import type { LabelTree } from '../flows/label-tree.js';
 import type { LabelAccessor } from '../flows/label-scope.js';
-import type { GateFlows, OwnOutput } from '../flows/gate-flows.js';
 import { withPrev } from './labels.js';
 import { labelArgs } from '../flows/run-flow.js';
 
@@ -52,10 +52,8 @@ export class Leaf implements CallSite, PlainLeaf, LeafRecorder {
   checkedTool: ITool | undefined = undefined;
   /** That instance's compiled check. */
   argsCheck: ((args: unknown) => boolean) | null = null;
-  /** See `CallSite`: the own output label of the tool instance `labelledTool` under the rules `labelledBy`. */
-  labelledTool: ITool | undefined = undefined;
-  labelledBy: GateFlows | undefined = undefined;
-  ownOutput: OwnOutput | undefined = undefined;
+  /** See `CallSite`: its tool's own output label, for the tool instance and rules it holds for. */
+  ownOutput: LabelSite['ownOutput'] = undefined;
 
   /**
    * @param label - the step's label: its name, or its place in the spec

@@ -2,22 +2,16 @@
  * The label of a call's output, with `flows`: made as the call ends, whichever stage ended it.
  */
 import type { GateFlows, OwnOutput } from '../flows/gate-flows.js';
-import { joinLabels, TRUSTED } from '../flows/label.js';
-import { flatten } from '../flows/label-tree.js';
-import { resultLabel } from '../flows/run-flow.js';
+import { joinLabels, TRUSTED, type Label } from '../flows/label.js';
+import { flatten, type LabelTree } from '../flows/label-tree.js';
 import type { Provenance } from '../flows/options.js';
-import type { RunFlow } from '../flows/run-flow.js';
-import type { LabelTree } from '../flows/label-tree.js';
-import type { Label } from '../flows/label.js';
+import { resultLabel, type RunFlow } from '../flows/run-flow.js';
 import type { ITool, ToolExecutionResult } from '../tool.js';
 
 /** What a compiled step keeps of its tool's own output label (see `CallSite`). */
 export interface LabelSite {
-  /** The tool instance, and the gate's rules, whose own output label {@link LabelSite.ownOutput} holds. */
-  labelledTool?: ITool;
-  labelledBy?: GateFlows;
-  /** That tool's own output label at this step, with `flows` (asked once, not at every call). */
-  ownOutput?: OwnOutput;
+  /** Its tool's own output label at this step, with the tool instance and the gate's rules it holds for (asked once, not at every call). */
+  ownOutput?: { readonly tool: ITool; readonly flows: GateFlows; readonly own: OwnOutput };
 }
 
 /** What of a call its output label is made from (a `GateCall` is one). */
@@ -57,10 +51,9 @@ export function labelOutput(call: LabelledCall, result: ToolExecutionResult): vo
 function ownOutputAt(call: LabelledCall, flows: GateFlows, tool: ITool): OwnOutput {
   const site = call.site;
   if (site === undefined) return flows.ownOutput(tool, call.step);
-  if (site.labelledTool !== tool || site.labelledBy !== flows || site.ownOutput === undefined) {
-    site.ownOutput = flows.ownOutput(tool, call.step);
-    site.labelledTool = tool;
-    site.labelledBy = flows;
-  }
-  return site.ownOutput;
+  const kept = site.ownOutput;
+  if (kept !== undefined && kept.tool === tool && kept.flows === flows) return kept.own;
+  const own = flows.ownOutput(tool, call.step);
+  site.ownOutput = { tool, flows, own };
+  return own;
 }
