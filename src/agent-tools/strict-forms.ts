@@ -4,6 +4,8 @@
  * wants every object closed and every property required: an optional field is nullable and sent
  * as `null` when left out, and an open object (a step's `args`, the compose tree) is JSON text.
  */
+import { messageOf } from '../gate/message-of.js';
+import { isRecord } from '../spec/nodes.js';
 import type { JSONSchemaObject } from '../tool.js';
 
 /** The strict form of run_pipeline's input: each step's `args` as JSON text, `null` for what is left out. */
@@ -95,12 +97,8 @@ function parseObject(text: string): { ok: true; value: Record<string, unknown> }
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { ok: false, problem: `must be JSON text of an object; it cannot be read (${error instanceof Error ? error.message : String(error)})` };
+    return { ok: false, problem: `must be JSON text of an object; it cannot be read (${messageOf(error)})` };
   }
   if (!isRecord(value)) return { ok: false, problem: `must be JSON text of an object; it is ${Array.isArray(value) ? 'a list' : value === null ? 'null' : `a ${typeof value}`}` };
   return { ok: true, value };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -6,7 +6,7 @@
  * events and messages answer everything up to where the crash stopped it.
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import { failure, resumeRun, type ITool, type ResumeDecision, type ToolExecutionContext, type ToolExecutionResult } from '../index.js';
+import { failure, isApprovalPending, resumeRun, type ITool, type ResumeDecision, type ToolExecutionContext, type ToolExecutionResult } from '../index.js';
 import { decisionsProblem, decisionsTopic, engineUnavailable, PENDING_EVENT, type DbosPendingApproval } from './dbos-approvals.js';
 import type { durableApprovals } from './dbos-hook.js';
 
@@ -111,11 +111,11 @@ export function registerDbosDoors(doors: readonly ITool[], options: DbosDoorsOpt
     // The run takes the workflow's id as its name: its calls' keys are the same after a recovery.
     const ctx: ToolExecutionContext = { ...context, runName: DBOS.workflowID };
     let result = await door.execute(input, ctx);
-    for (let pause = 0; isPaused(result); pause++) {
-      const details = result.details!;
-      const waiting: DbosPendingApproval = { pause, pending: details.pending as DbosPendingApproval['pending'], expiresAt: details.expiresAt as number };
+    for (let pause = 0; isApprovalPending(result); pause++) {
+      const details = result.details;
+      const waiting: DbosPendingApproval = { pause, pending: details.pending, expiresAt: details.expiresAt };
       await DBOS.setEvent(PENDING_EVENT, waiting);
-      result = await answered(door, details.resume as string, waiting, ctx, maxInvalid);
+      result = await answered(door, details.resume, waiting, ctx, maxInvalid);
     }
     return result;
   };
@@ -154,11 +154,6 @@ async function answered(door: ITool, token: string, waiting: DbosPendingApproval
   }
   await DBOS.setEvent(PENDING_EVENT, null);
   return failure('resume_decisions_invalid', `The run ended: ${maxInvalid} answers in a row did not answer its ${waiting.pending.length} pending call(s).`, { pending: waiting.pending.length });
-}
-
-/** Whether `result` is a door's pause, with its token. */
-function isPaused(result: ToolExecutionResult): boolean {
-  return result.success === false && result.details?.code === 'approval_pending' && typeof result.details.resume === 'string';
 }
 
 /** Only the data fields of a run's context: what the workflow can store. */

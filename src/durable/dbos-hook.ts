@@ -11,9 +11,9 @@
  * questions asked at once are asked in one step, and their answers are handed back together, in
  * the order they were asked: the calls then start in the same order in every run.
  */
-import { createHash } from 'node:crypto';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { ApprovalAction, ApprovalDecision, ApprovalPending, ApprovalProvider, ToolExecutionContext } from '../index.js';
+import { digestOf, stepName } from './dbos-step.js';
 
 type Answer = ApprovalDecision | ApprovalPending;
 
@@ -58,14 +58,14 @@ export function durableApprovals(provider: ApprovalProvider): ApprovalProvider {
   const askAll = async (questions: readonly Question[]): Promise<void> => {
     let recorded: Recorded[];
     try {
-      recorded = await DBOS.runStep(() => Promise.all(questions.map((q) => ask(provider, q.action, q.context))), { name: stepName(questions) });
+      recorded = await DBOS.runStep(() => Promise.all(questions.map((q) => ask(provider, q.action, q.context))), { name: batchName(questions) });
     } catch (error) {
       // The step itself failed (DBOS refused it, or its database is down): every question says so.
       const threw = { threw: error instanceof Error ? error.message : String(error) };
       recorded = questions.map(() => threw);
     }
     // In the order asked, so the calls go on in that order.
-    questions.forEach((question, i) => question.settle(recorded[i] ?? { threw: 'no answer was recorded' }));
+    questions.forEach((question, i) => question.settle(recorded[i]));
   };
 
   return {
@@ -100,17 +100,7 @@ async function ask(provider: ApprovalProvider, action: ApprovalAction, context: 
   }
 }
 
-/** The step's name: what a recovered workflow checks the questions at the same place against. */
-function stepName(questions: readonly Question[]): string {
-  const calls = questions.map((q) => `${q.action.toolName} ${typeof q.context?.idempotencyKey === 'string' ? q.context.idempotencyKey : '-'} ${digestOf(q.action.args)}`);
-  return `toolweave approval ${digestOf(calls)}`;
-}
-
-/** A short digest of `value` as JSON, or `unreadable` for a value JSON cannot hold. */
-function digestOf(value: unknown): string {
-  try {
-    return createHash('sha256').update(JSON.stringify(value) ?? 'undefined').digest('base64url').slice(0, 16);
-  } catch {
-    return 'unreadable';
-  }
+/** The step's name: what a recovered workflow checks the questions at the same place against (each call named as `durableTool` names its step). */
+function batchName(questions: readonly Question[]): string {
+  return `toolweave approval ${digestOf(questions.map((q) => stepName(q.action.toolName, q.context?.idempotencyKey, q.action.args)))}`;
 }

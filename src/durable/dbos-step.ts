@@ -45,12 +45,12 @@ export function durableTool<I, O>(tool: ITool<I, O>): ITool<I, O> {
 }
 
 /** The step's name: what a recovered workflow checks the call at the same place against. */
-function stepName(tool: string, key: unknown, args: unknown): string {
+export function stepName(tool: string, key: unknown, args: unknown): string {
   return `toolweave ${tool} ${typeof key === 'string' ? key : '-'} ${digestOf(args)}`;
 }
 
 /** A short digest of `args` as canonical JSON (keys sorted), or `unreadable` for arguments JSON cannot hold. */
-function digestOf(args: unknown): string {
+export function digestOf(args: unknown): string {
   try {
     return createHash('sha256').update(JSON.stringify(args, sortedKeys) ?? 'undefined').digest('base64url').slice(0, 16);
   } catch {

@@ -61,7 +61,7 @@ const MAX_DEPTH = 24;
  * The key a value is matched by, or `undefined` for a value too common to say it was copied
  * (booleans, null, one-character strings, small integers).
  */
-function matchKey(value: unknown): string | undefined {
+export function matchKey(value: unknown): string | undefined {
   if (typeof value === 'string') return value.length >= 2 ? `s${value}` : undefined;
   if (typeof value === 'number') return Number.isFinite(value) && (!Number.isInteger(value) || Math.abs(value) >= 10) ? `n${value}` : undefined;
   return undefined;

@@ -3,7 +3,7 @@
  * calls of different tools (`get_file_info(F)` then `read_text_file(F)`), unless the person gives
  * that value in several sessions (a habit, not data passed on).
  */
-import type { ArgumentPart, CallFlow } from './flow.js';
+import { matchKey, type ArgumentPart, type CallFlow } from './flow.js';
 import type { CallRecord } from './record-format.js';
 
 /** A session's successful calls (a run's own record left out) and the flow into each. */
@@ -14,11 +14,6 @@ export interface TracedSession {
   calls: CallRecord[];
   /** The flow into each of them. */
   flows: CallFlow[];
-}
-
-/** How an argument's value is told apart from others of another type (`"10"` from `10`). */
-export function valueKey(value: unknown): string {
-  return `${typeof value}:${String(value)}`;
 }
 
 /**
@@ -41,8 +36,9 @@ export function givenInSeveralSessions(sessions: readonly TracedSession[]): Set<
   sessions.forEach((session, s) => {
     for (const flow of session.flows) {
       for (const part of flow.parts) {
-        if (!sharedValue(part, flow.call, session.calls)) continue;
-        const key = valueKey(part.value);
+        // A shared part's value is one a link may be made by, so it has a key.
+        const key = sharedValue(part, flow.call, session.calls) ? matchKey(part.value) : undefined;
+        if (key === undefined) continue;
         const first = firstSeenIn.get(key);
         if (first === undefined) firstSeenIn.set(key, s);
         else if (first !== s) several.add(key);

@@ -6,10 +6,10 @@
  * the signatures found in at least `minSessions` sessions are the shapes worth a composite.
  */
 import { readOwn } from '../refs/path.js';
-import { traceFlow, type ArgumentPart, type CallFlow, type FlowSegment } from './flow.js';
+import { matchKey, traceFlow, type ArgumentPart, type CallFlow, type FlowSegment } from './flow.js';
 import type { CallRecord } from './record-format.js';
 import type { RecordedSession } from './read-recordings.js';
-import { givenInSeveralSessions, sharedValue, valueKey, type TracedSession } from './links.js';
+import { givenInSeveralSessions, sharedValue, type TracedSession } from './links.js';
 
 /**
  * How one argument part of a step is built.
@@ -174,7 +174,7 @@ function chainsOf(session: TracedSession, habits: ReadonlySet<string>, maxSteps 
   // flag, a small number, one character) is never a source: see traceFlow. Inside a chain, any
   // value given again is still kept as the same value (`same`).
   const links = (part: ArgumentPart, call: number): boolean =>
-    part.from !== undefined && (part.from.kind !== 'arg' || (sharedValue(part, call, calls) && !habits.has(valueKey(part.value))));
+    part.from !== undefined && (part.from.kind !== 'arg' || (sharedValue(part, call, calls) && !habits.has(matchKey(part.value) ?? '')));
   const parent = calls.map((_, i) => i);
   const root = (i: number): number => {
     while (parent[i] !== i) i = parent[i] = parent[parent[i]];

@@ -4,7 +4,7 @@
  * approve, how, what waits, and to call `resume_run` once they have answered; `resume_run`
  * resumes the run with the person's answers, or says it still waits (it never waits itself).
  */
-import { failure, resumeRun, type ApprovalDecision, type ApprovalPending, type ApprovalProvider, type ITool, type PendingCall, type ToolExecutionResult } from '../../index.js';
+import { failure, isApprovalPending, resumeRun, type ApprovalDecision, type ApprovalPending, type ApprovalProvider, type ITool, type ToolExecutionResult } from '../../index.js';
 import type { ApprovalQueue, QueuedRun, QueueRoom } from './queue.js';
 
 /** The name of the tool a model resumes a queued run with. */
@@ -77,11 +77,10 @@ export function queuedDoors(queue: ApprovalQueue, owner: string, doorNamed: (nam
 
   /** A door's paused result filed in the queue and told as the model reads it; any other result as it is. */
   function filed(door: string, result: ToolExecutionResult): ToolExecutionResult {
-    const details = result.details;
-    if (details?.code !== 'approval_pending' || typeof details.resume !== 'string' || !Array.isArray(details.pending)) return result;
-    const expiresAt = typeof details.expiresAt === 'number' ? details.expiresAt : Date.now();
-    const room = queue.room(owner);
-    const run = room === 'free' ? queue.file(owner, door, details.resume, details.pending as PendingCall[], expiresAt) : undefined;
+    if (!isApprovalPending(result)) return result;
+    const { resume, pending, expiresAt } = result.details;
+    const run = queue.file(owner, door, resume, pending, expiresAt);
+    const room = run ? 'free' : queue.room(owner);
     const effects = result.effects ? { effects: result.effects } : {};
     if (!run) {
       return {
