@@ -1,6 +1,6 @@
 /**
- * Which of the proxy's own tools a session serves for a config: the proxy serves them, and
- * `toolweave check` names them, from this one list.
+ * Which of the proxy's own tools a session serves for a config, as `toolweave check` names them
+ * (a session builds its doors in the same order, in `session.ts`).
  */
 import { COMPOSE_TOOL_NAME, RUN_PIPELINE_TOOL_NAME, SCRIPT_TOOL_NAME } from '../agent-tools/batching-names.js';
 import { RESUME_RUN_TOOL_NAME } from './approvals/queued-doors.js';

@@ -96,15 +96,13 @@ export function createSession(core: ProxyCore, server: () => Server | undefined)
   const runJs = createScriptTool(gate, { ...scriptOptions, sideEffectingTools, pool: core.pool, ...(discovery ? { discovery } : {}) });
   // When recording, a door's run from outside is recorded too, and the calls inside carry its id.
   const asRun = (tool: ITool): ITool => (core.recording ? core.recording.wrapRun(tool) : tool);
-  const doors = discovery
-    ? [asRun(runJs), createGetObservationTool(core.store), ...(queued ? [queued.resumeTool] : [])]
-    : [
-        asRun(createRunPipelineTool(gate, { sideEffectingTools })),
-        asRun(createComposeTool(gate, { sideEffectingTools })),
-        asRun(runJs),
-        createGetObservationTool(core.store),
-        ...(queued ? [queued.resumeTool] : []),
-      ];
+  // In the order `servedDoorNames` lists them: code-only serves run_js alone of the doors.
+  const doors = [
+    ...(discovery ? [] : [asRun(createRunPipelineTool(gate, { sideEffectingTools })), asRun(createComposeTool(gate, { sideEffectingTools }))]),
+    asRun(runJs),
+    createGetObservationTool(core.store),
+    ...(queued ? [queued.resumeTool] : []),
+  ];
   // The config's scripts, made once: each a run_js of its own over this session's gate.
   const clashes = compositeClashes(config.scripts ?? {}, core.composites);
   const snippets = Object.entries(config.scripts ?? {})

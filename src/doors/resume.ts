@@ -89,8 +89,7 @@ async function resume(door: ITool, token: string, decisions: readonly ResumeDeci
   try {
     if (!(await journal.claim(run.runId, run.pause, leaseUntil))) {
       // A live resumption renews its claim; one whose process stopped lets it lapse within a lease.
-      const retryAfterMs = pausing.leaseMs;
-      return failure('resume_busy', `Another resumption of this run is still running; wait for its result, or try again in ${retryAfterMs} ms if the process running it stopped.`, { retryAfterMs });
+      return failure('resume_busy', `Another resumption of this run is still running; wait for its result, or try again in ${pausing.leaseMs} ms if the process running it stopped.`, { retryAfterMs: pausing.leaseMs });
     }
     records = await journal.records(run.runId);
   } catch (error) {

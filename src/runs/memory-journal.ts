@@ -75,17 +75,14 @@ export function createMemoryRunJournal(options: MemoryRunJournalOptions = {}): R
   /** The ids of the paused runs of each scope. */
   const byScope = new Map<string, Set<string>>();
   let pausedCount = 0;
-  /** Slots with records but no paused run (a pause being stored, a resumption's writes). */
-  let unsavedCount = 0;
+  /** Slots with records but no paused run (a pause being stored, a resumption's writes): every slot is one or the other. */
+  const unsavedCount = (): number => slots.size - pausedCount;
 
   const drop = (runId: string): void => {
     const slot = slots.get(runId);
     if (slot === undefined) return;
     slots.delete(runId);
-    if (slot.run === undefined) {
-      unsavedCount--;
-      return;
-    }
+    if (slot.run === undefined) return;
     pausedCount--;
     const ids = byScope.get(slot.run.scope);
     ids?.delete(runId);
@@ -127,7 +124,6 @@ export function createMemoryRunJournal(options: MemoryRunJournalOptions = {}): R
       }
       const target = slot ?? { run: undefined, records: new Map(), claimedUntil: 0 };
       if (slot === undefined) slots.set(run.runId, target);
-      else if (slot.run === undefined) unsavedCount--;
       if (target.run === undefined) {
         pausedCount++;
         let ids = byScope.get(run.scope);
@@ -147,10 +143,9 @@ export function createMemoryRunJournal(options: MemoryRunJournalOptions = {}): R
       if (slot === undefined) {
         // Records without a paused run are a pause being stored or a resumption's writes: as many
         // at once as there are runs in flight, bounded like the paused runs in all.
-        if (unsavedCount >= maxRuns) return full(`it already holds the records of ${maxRuns} runs being stored`, { maxRuns });
+        if (unsavedCount() >= maxRuns) return full(`it already holds the records of ${maxRuns} runs being stored`, { maxRuns });
         slot = { run: undefined, records: new Map(), claimedUntil: 0 };
         slots.set(runId, slot);
-        unsavedCount++;
       }
       slot.records.set(record.position, record);
       return Promise.resolve();
