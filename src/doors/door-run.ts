@@ -13,25 +13,28 @@ import { RunRecord } from '../runs/run-record.js';
 import { newRunId, runIdOf } from '../runs/run-token.js';
 import type { ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 
-/** Resumptions on their way into their door, keyed by the `sessionData` `resumeRun` made for them. */
-const RESUMES = new WeakMap<object, RunRecord>();
+/**
+ * Where a resumption rides into its door: a key of the `sessionData` `resumeRun` makes for it. A
+ * symbol, so it is no field a host or a journal sees, and copied with the rest by a wrapper that
+ * calls the door with a copy of `sessionData` (a recording that tags the calls).
+ */
+const RESUMPTION = Symbol('toolweave resumption');
+
+/** Records a door has taken: a copy of the `sessionData` that carried one cannot start it again. */
+const TAKEN = new WeakSet<RunRecord>();
 
 /** Send `record` into the door called with a context whose `sessionData` is `sessionData`. */
-export function sendResumption(sessionData: object, record: RunRecord): void {
-  RESUMES.set(sessionData, record);
+export function sendResumption(sessionData: Record<string | symbol, unknown>, record: RunRecord): void {
+  sessionData[RESUMPTION] = record;
 }
 
-/**
- * A wrapper that calls a door with a copy of its context's `sessionData` (a recording that tags
- * the calls) hands the resumption on with it: else the door would start the run anew and pause
- * again at the call the person approved.
- */
-export function carryResumption(from: unknown, to: object): void {
-  if (typeof from !== 'object' || from === null) return;
-  const record = RESUMES.get(from);
-  if (record === undefined) return;
-  RESUMES.delete(from);
-  RESUMES.set(to, record);
+/** The resumption `sessionData` carries into its door, once. */
+function takeResumption(sessionData: unknown): RunRecord | undefined {
+  if (typeof sessionData !== 'object' || sessionData === null) return undefined;
+  const record = (sessionData as Record<symbol, unknown>)[RESUMPTION];
+  if (!(record instanceof RunRecord) || TAKEN.has(record)) return undefined;
+  TAKEN.add(record);
+  return record;
 }
 
 /**
@@ -44,14 +47,8 @@ export function beginRun(settings: GateSettings | undefined, context: ToolExecut
   if (frameOf(context) !== undefined) return undefined;
   const pausing = settings?.pausing;
   if (pausing === undefined) return undefined;
-  const sessionData = context.sessionData;
-  if (sessionData !== undefined && sessionData !== null) {
-    const resumed = RESUMES.get(sessionData);
-    if (resumed !== undefined) {
-      RESUMES.delete(sessionData);
-      return resumed;
-    }
-  }
+  const resumed = takeResumption(context.sessionData);
+  if (resumed !== undefined) return resumed;
   const name: unknown = context.runName;
   const runId = typeof name === 'string' && name !== '' ? runIdOf(name) : newRunId();
   return new RunRecord(pausing, runId, 0, door, input, scopeIn(pausing, context), undefined);

@@ -107,9 +107,10 @@ async function resume(door: ITool, token: string, decisions: readonly ResumeDeci
     },
   };
   const record = new RunRecord(pausing, run.runId, run.pause + 1, run.door, run.input, run.scope, replay);
-  // The door finds the record through this `sessionData` (made here, seen by no one else); it has
-  // no frame, so the door starts the run as a call from outside, as the first run did.
-  const sessionData: Record<string, unknown> = { ...context.sessionData };
+  // The door finds the record in this `sessionData` (a copy of the caller's), however a wrapper
+  // copies it on the way; it has no frame, so the door starts the run as a call from outside, as
+  // the first run did.
+  const sessionData: Record<string | symbol, unknown> = { ...context.sessionData };
   sendResumption(sessionData, record);
   try {
     return await door.execute(run.input as Record<string, unknown>, { ...context, sessionData });

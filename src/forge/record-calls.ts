@@ -11,7 +11,6 @@ import { messageOf } from '../gate/message-of.js';
 import { frameOf } from '../gate/run-frame.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 import { copyTool } from '../tool-copy.js';
-import { carryResumption } from '../doors/door-run.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, RECORD_VERSION, type CallRecord } from './record-format.js';
 
 /**
@@ -120,8 +119,8 @@ export function recordCalls(tools: readonly ITool[], sink: (record: CallRecord) 
       // own (refused before reaching a tool) are counted on the run's record.
       let failedCalls = 0;
       const listener = context?.onEvent;
+      // A copy: a resumption on its way into the door rides along with the rest of it.
       const sessionData = { ...context?.sessionData, [RUN_ID]: run };
-      carryResumption(context?.sessionData, sessionData);
       const tagged: ToolExecutionContext = {
         ...context,
         sessionData,
