@@ -28,10 +28,11 @@ export interface Label {
   /** The calls it came from, at most {@link MAX_LABEL_SOURCES} (see {@link Label.moreSources}). */
   readonly sources: readonly LabelSource[];
   /**
-   * How many more sources it was built from than `sources` lists. The sources beyond the list are
-   * not kept, so this is an estimate: a join counts the larger of its two labels' counts and each
-   * source of the one it cannot find in the other's full list (which may be among the other's
-   * uncounted ones).
+   * How many more sources it was built from than `sources` lists. A label made in this process
+   * remembers the first few dozen of them, so a source read again is counted once; past those, and
+   * in a label read back from a journal, the count is an estimate: a join counts the larger of its
+   * two labels' counts and each source of the one it cannot find in what the other remembers
+   * (which may be among the other's uncounted ones).
    */
   readonly moreSources?: number;
   /** Who may read it (absent: anyone). */
@@ -47,6 +48,13 @@ export interface Label {
 export const MAX_LABEL_SOURCES = 16;
 
 /**
+ * The most sources past its list a label made here remembers, to tell a source it has already
+ * counted from a new one: a run or a session that reads the same calls again (a composite called
+ * at every turn) then counts them once, and its label stops changing.
+ */
+const MAX_BEYOND = 48;
+
+/**
  * A label this process made. Each knows the two labels it was joined from (by number, so it keeps
  * neither alive), which makes joining a label with one it already contains, as a run's label is
  * joined with every output built on the last, cost a comparison. Only these carry numbers: a label
@@ -58,7 +66,10 @@ class MadeLabel implements Label {
   constructor(
     readonly trusted: boolean,
     readonly sources: readonly LabelSource[],
-    readonly moreSources: number | undefined,
+    /** Sources past `sources`, at most {@link MAX_BEYOND}: counted in `moreSources`, never listed. */
+    readonly beyond: readonly LabelSource[],
+    /** How many sources past `beyond` it was built from (an estimate, as `moreSources` says). */
+    readonly uncounted: number,
     readonly readers: readonly string[] | undefined,
     /** The numbers of the labels it was joined from (0: none). */
     readonly left: number,
@@ -69,22 +80,30 @@ class MadeLabel implements Label {
     this.id = ++made;
   }
 
-  /** Written as the interface says, without the numbers that mean nothing to another process. */
+  get moreSources(): number | undefined {
+    const more = this.beyond.length + this.uncounted;
+    return more > 0 ? more : undefined;
+  }
+
+  /** Written as the interface says, without what means nothing to another process. */
   toJSON(): Label {
+    const more = this.moreSources;
     return {
       trusted: this.trusted,
       sources: this.sources,
-      ...(this.moreSources !== undefined ? { moreSources: this.moreSources } : {}),
+      ...(more !== undefined ? { moreSources: more } : {}),
       ...(this.readers !== undefined ? { readers: this.readers } : {}),
     };
   }
 }
 
+const NONE: readonly LabelSource[] = Object.freeze([]);
+
 /** How many labels this process has made: the last one's number. */
 let made = 0;
 
 /** The label of data from no call and no one untrusted: literals the host wrote, the user's own words. */
-export const TRUSTED: Label = Object.freeze(new MadeLabel(true, Object.freeze([]), undefined, undefined, 0, 0, true));
+export const TRUSTED: Label = Object.freeze(new MadeLabel(true, NONE, NONE, 0, undefined, 0, 0, true));
 
 /**
  * The sources {@link sourceLabel} named, by tool and step, with the label it made for each, trusted
@@ -111,10 +130,10 @@ export function sourceLabel(tool: string, step: string, trusted: boolean, reader
     if (bySteps === undefined) KEPT.set(tool, (bySteps = new Map()));
     bySteps.set(step, (known = { source: { tool, step }, labels: [undefined, undefined] }));
   }
-  if (known === undefined) return new MadeLabel(trusted, [{ tool, step }], undefined, readers !== undefined ? [...readers] : undefined, 0, 0, false);
-  if (readers !== undefined) return new MadeLabel(trusted, [known.source], undefined, [...readers], 0, 0, true);
+  if (known === undefined) return new MadeLabel(trusted, [{ tool, step }], NONE, 0, readers !== undefined ? [...readers] : undefined, 0, 0, false);
+  if (readers !== undefined) return new MadeLabel(trusted, [known.source], NONE, 0, [...readers], 0, 0, true);
   const at = trusted ? 1 : 0;
-  return (known.labels[at] ??= new MadeLabel(trusted, [known.source], undefined, undefined, 0, 0, true));
+  return (known.labels[at] ??= new MadeLabel(trusted, [known.source], NONE, 0, undefined, 0, 0, true));
 }
 
 /** The label of a value built from `a` and `b`. */
@@ -126,37 +145,49 @@ export function joinLabels(a: Label, b: Label): Label {
     if (a.left === b.id || a.right === b.id) return a;
     if (b.left === a.id || b.right === a.id) return b;
   }
-  // The longer list first, of two as long the one counting more beyond it: each source of the
+  // The longer first, of two as long the one counting more past its list: each source of the
   // other is looked for in it.
   const aFirst = a.sources.length > b.sources.length || (a.sources.length === b.sources.length && (a.moreSources ?? 0) >= (b.moreSources ?? 0));
-  return aFirst ? merged(a, b, a.sources, b.sources) : merged(a, b, b.sources, a.sources);
+  return aFirst ? merged(a, b, a, b) : merged(a, b, b, a);
 }
 
-function merged(a: Label, b: Label, long: readonly LabelSource[], short: readonly LabelSource[]): Label {
+function merged(a: Label, b: Label, long: Label, short: Label): Label {
   const unique = a instanceof MadeLabel && b instanceof MadeLabel && a.unique && b.unique;
-  let sources = long;
-  // The larger count, not the sum: two labels that each count the same sources beyond their lists
-  // (a session's and a run's built on it) would double it at every join.
-  let more = Math.max(a.moreSources ?? 0, b.moreSources ?? 0);
-  for (let i = 0; i < short.length; i++) {
-    const source = short[i];
-    if (has(sources, source, unique)) continue;
-    if (sources.length >= MAX_LABEL_SOURCES) {
-      more++;
-      continue;
-    }
+  let sources = long.sources;
+  let beyond = beyondOf(long);
+  // The larger count, not the sum: two labels that each count the same sources past what they
+  // remember (a session's and a run's built on it) would double it at every join.
+  let uncounted = Math.max(uncountedOf(a), uncountedOf(b));
+  const add = (source: LabelSource): void => {
+    if (has(sources, source, unique) || has(beyond, source, unique)) return;
     // Copied only when a source is added: a full list is shared by every label built on it.
-    if (sources === long) sources = long.slice();
-    (sources as LabelSource[]).push(source);
-  }
+    if (sources.length < MAX_LABEL_SOURCES) {
+      if (sources === long.sources) sources = sources.slice();
+      (sources as LabelSource[]).push(source);
+    } else if (beyond.length < MAX_BEYOND) {
+      if (beyond === beyondOf(long)) beyond = beyond.slice();
+      (beyond as LabelSource[]).push(source);
+    } else uncounted++;
+  };
+  for (const source of short.sources) add(source);
+  for (const source of beyondOf(short)) add(source);
   const trusted = a.trusted && b.trusted;
   const readers = joinReaders(a.readers, b.readers);
   // The longer says all the shorter adds (as a run's label does of each step's output built on it,
   // and a session's of a run that read only what it had): that label, not a copy, so the next
   // join with one built on it costs a comparison, and a run makes no label per step.
-  const longer = long === a.sources ? a : b;
-  if (sources === long && trusted === longer.trusted && readers === longer.readers && more === (longer.moreSources ?? 0)) return longer;
-  return new MadeLabel(trusted, sources, more > 0 ? more : undefined, readers, idOf(a), idOf(b), unique);
+  if (sources === long.sources && beyond === beyondOf(long) && trusted === long.trusted && readers === long.readers && uncounted === uncountedOf(long)) return long;
+  return new MadeLabel(trusted, sources, beyond, uncounted, readers, idOf(a), idOf(b), unique);
+}
+
+/** The sources past its list `label` remembers (a label read back from a journal remembers none). */
+function beyondOf(label: Label): readonly LabelSource[] {
+  return label instanceof MadeLabel ? label.beyond : NONE;
+}
+
+/** How many sources past those it remembers `label` counts. */
+function uncountedOf(label: Label): number {
+  return label instanceof MadeLabel ? label.uncounted : (label.moreSources ?? 0);
 }
 
 function idOf(label: Label): number {

@@ -15,7 +15,7 @@
  * Only the spec is compiled: a value read from the scope is data and is never resolved again.
  */
 import type { Accessor, CompileSite, CompiledMapping } from './scope.js';
-import type { LabelTree } from '../flows/label-tree.js';
+import type { LabelNode, LabelTree } from '../flows/label-tree.js';
 import type { LabelAccessor } from '../flows/label-scope.js';
 import { compileReference } from './reference.js';
 import { compileTemplate, holesAt, isTemplate, type CompiledString, type ProblemReporter } from './template.js';
@@ -151,22 +151,40 @@ function compileArray(items: readonly unknown[], ctx: Context): Compiled {
   };
 }
 
-/** The labels of an object the mapping writes with `keys`: its own is the mapping's, each field its own. */
+/**
+ * The labels of an object the mapping writes with `keys`: its own is the mapping's, each field its
+ * own. Labels never change once made, so the same labels of its literals and fields give the last
+ * tree again: a step run again on the labels it had (a run repeated in a session whose label is
+ * unchanged) hands the same object, which the gate then knows it has labelled the output of.
+ */
 function objectLabels(keys: readonly string[], labels: readonly LabelAccessor[]): LabelAccessor {
   // Without a `__proto__` key, plain assignment writes each field (defining each cost more than
   // the rest of a label's work).
-  if (!keys.includes('__proto__')) {
-    return (l) => {
-      const fields: Record<string, LabelTree> = {};
-      for (let i = 0; i < keys.length; i++) fields[keys[i]] = labels[i](l);
-      return { own: l.literal, fields };
-    };
-  }
+  const write = keys.includes('__proto__') ? defineField : setField;
+  const lastParts: LabelTree[] = new Array<LabelTree>(keys.length);
+  let last: LabelNode | undefined;
   return (l) => {
+    let same = last !== undefined && last.own === l.literal;
+    for (let i = 0; i < keys.length; i++) {
+      const part = labels[i](l);
+      if (part !== lastParts[i]) {
+        lastParts[i] = part;
+        same = false;
+      }
+    }
+    if (same) return last!;
     const fields: Record<string, LabelTree> = {};
-    for (let i = 0; i < keys.length; i++) Object.defineProperty(fields, keys[i], { value: labels[i](l), enumerable: true, writable: true, configurable: true });
-    return { own: l.literal, fields };
+    for (let i = 0; i < keys.length; i++) write(fields, keys[i], lastParts[i]);
+    return (last = { own: l.literal, fields });
   };
+}
+
+function setField(fields: Record<string, LabelTree>, key: string, label: LabelTree): void {
+  fields[key] = label;
+}
+
+function defineField(fields: Record<string, LabelTree>, key: string, label: LabelTree): void {
+  Object.defineProperty(fields, key, { value: label, enumerable: true, writable: true, configurable: true });
 }
 
 function compileObject(obj: Record<string, unknown>, ctx: Context): Compiled {

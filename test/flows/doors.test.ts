@@ -223,6 +223,21 @@ describe("flows: the session's label", () => {
     expect(payments).toHaveLength(1);
   });
 
+  it('labels a compiled step again when what it reads changes: the same composite pays, then not once its session has read untrusted text, then pays in another session', async () => {
+    // send_money's own answer ({ sent: true }) is trusted here, so paying marks no session.
+    const { builder, pipeline, payments } = setup({ trustedTools: ['send_money'] });
+    const pay = builder.build('pay_twice', 'pay', anyObject, {
+      steps: [{ tool: 'get_transactions' }, { tool: 'send_money', inputMapping: { recipient: '$input.to', amount: '$prev[0].amount' } }],
+    });
+    expect((await pay.execute({ to: LANDLORD }, { sessionId: 'd' })).success).toBe(true);
+    expect((await pay.execute({ to: LANDLORD }, { sessionId: 'd' })).success).toBe(true);
+    expect((await pipeline.execute({ steps: [{ tool: 'read_file', args: {} }] }, { sessionId: 'd' })).success).toBe(true);
+    const after = await pay.execute({ to: LANDLORD }, { sessionId: 'd' });
+    expect(after.details).toMatchObject({ code: 'flow_untrusted', provenance: { recipient: { trusted: false, sources: [{ tool: 'read_file' }] } } });
+    expect((await pay.execute({ to: LANDLORD }, { sessionId: 'e' })).success).toBe(true);
+    expect(payments).toHaveLength(3);
+  });
+
   it('does not mark the session for a result built only from trusted data', async () => {
     const { builder, pipeline } = setup();
     const count = builder.build('count', 'x', anyObject, { steps: [{ name: 't', tool: 'get_transactions' }], output: { first: '$steps.t[0].sender', second: '$steps.t[1].amount' } });

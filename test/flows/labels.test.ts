@@ -73,6 +73,30 @@ describe('labels', () => {
     expect(session.moreSources).toBe(4);
     expect(JSON.parse(JSON.stringify(session)).moreSources).toBe(4);
   });
+
+  it('counts a source past the list once when a label built on it reads it again, and then stops changing', () => {
+    // A session's label, and a run of the same sources whose input carries it, again and again.
+    const run = (session: Label) => {
+      let label = session;
+      for (let i = 0; i < MAX_LABEL_SOURCES + 4; i++) label = joinLabels(untrusted(`t${i}`), label);
+      return joinLabels(session, label);
+    };
+    let session = TRUSTED;
+    for (let i = 0; i < 50; i++) session = run(session);
+    expect(session.moreSources).toBe(4);
+    expect(run(session)).toBe(session);
+    expect(JSON.parse(JSON.stringify(session))).toEqual({ trusted: false, sources: session.sources, moreSources: 4 });
+  });
+
+  it('remembers a bounded number of sources past the list, and estimates past those', () => {
+    let label = TRUSTED;
+    for (let i = 0; i < MAX_LABEL_SOURCES + 60; i++) label = joinLabels(label, untrusted(`t${i}`));
+    expect(label.sources).toHaveLength(MAX_LABEL_SOURCES);
+    expect(label.moreSources).toBe(60);
+    // The first remembered past the list is counted once; a source past what it remembers may count again.
+    expect(joinLabels(label, untrusted(`t${MAX_LABEL_SOURCES}`)).moreSources).toBe(60);
+    expect(joinLabels(label, untrusted(`t${MAX_LABEL_SOURCES + 50}`)).moreSources).toBe(61);
+  });
 });
 
 describe('label trees', () => {
