@@ -97,6 +97,13 @@ describe('createRedisObservationStore: storing and paging', () => {
     expect(await small.put(indexBody('x'.repeat(11)), '')).toEqual({ ok: false, reason: 'too_large' });
   });
 
+  it("keeps an output's label with its body and gives it back as it was stored", async () => {
+    const label = { trusted: false, sources: [{ tool: 'read_mail', step: 'inbox' }], moreSources: 2, readers: ['ann@example.com'] };
+    const id = await putText(store, numberedLines(3), 'session:l', { tool: 'read_mail', label });
+    expect(await readAll(store, id, 'session:l')).toMatchObject({ ok: true, meta: { tool: 'read_mail', label } });
+    expect(JSON.parse((await client.get(`test:${id}:meta`))!)).toMatchObject({ label });
+  });
+
   it('reads a page without transferring the body: a page at the end of 4 MB sends a few KB', async () => {
     const text = numberedLines(450_000); // about 4.4 MB
     const id = await putText(store, text, '');
