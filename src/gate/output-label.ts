@@ -1,12 +1,16 @@
 /**
- * The label of a call's output, with `flows`: made as the call ends, whichever stage ended it.
+ * The label of a call's output, with `flows`: made as the call ends, whichever stage ended it, or,
+ * for a tool that stores its output (an observation wrapper), as the tool starts, so it can store
+ * the label with it. The library's own get_observation answers with what it read: its output is
+ * labelled with the labels its pages were stored with, never as its own output.
  */
 import type { GateFlows, OwnOutput } from '../flows/gate-flows.js';
 import { joinLabels, TRUSTED, type Label } from '../flows/label.js';
 import { flatten, type LabelTree } from '../flows/label-tree.js';
+import { handLabels, labelOfReads, readsObservations, StoredReads, storesLabels, type OutputLabeller } from '../flows/observation-labels.js';
 import type { Provenance } from '../flows/options.js';
 import { resultLabel, type RunFlow } from '../flows/run-flow.js';
-import type { ITool, ToolExecutionResult } from '../tool.js';
+import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 
 /** What a compiled step keeps of its tool's own output label (see `CallSite`). */
 export interface LabelSite {
@@ -25,7 +29,10 @@ interface LabelledCall {
   readonly provenance: Provenance | undefined;
   readonly argLabels: LabelTree | undefined;
   readonly control: Label | undefined;
+  readonly context: ToolExecutionContext;
   outputLabel: LabelTree | undefined;
+  /** What get_observation said it read, when the call runs it (see {@link contextToRun}). */
+  storedReads: StoredReads | undefined;
 }
 
 /**
@@ -41,10 +48,59 @@ export function labelOutput(call: LabelledCall, result: ToolExecutionResult): vo
     const control = call.control ?? TRUSTED;
     if (tool === undefined) call.outputLabel = joinLabels(args, control);
     // A nested door labels its own result (all it read, when it cannot say more).
-    else if (tool.composition === true) call.outputLabel = joinLabels(resultLabel(result) ?? call.frame?.flow?.label ?? args, control);
+    else if (tool.composition === true) call.outputLabel = doorLabel(result, call.frame?.flow, args, control);
+    else if (readsObservations(tool)) call.outputLabel = readLabel(call.storedReads, args, control);
     else call.outputLabel = flows.outputOf(tool, call.step, args, control, call.approved && call.provenance !== undefined, ownOutputAt(call, flows, tool));
   }
   call.frame?.flow?.produced(call.outputLabel);
+}
+
+/** A nested door labels its own result (all the run read, when it cannot say more). */
+function doorLabel(result: unknown, flow: RunFlow | undefined, args: Label, control: Label): Label {
+  return joinLabels(resultLabel(result) ?? flow?.label ?? args, control);
+}
+
+/**
+ * What get_observation answered: the labels of what it read, whoever the host trusts (listing it
+ * among the trusted tools trusts no stored text), joined with its arguments' and the control's.
+ */
+function readLabel(reads: StoredReads | undefined, args: Label, control: Label): Label {
+  return joinLabels(labelOfReads(reads), joinLabels(args, control));
+}
+
+/**
+ * The context the call's tool runs with (a gate with `flows`): the call's own, or, for a tool that
+ * stores its output or reads stored outputs, a copy that hands it its output's label or takes what
+ * it read. The label handed is made now, from the call as it stands, and the labeller keeps no
+ * reference to the call record: a tool that settles after its call timed out (the record perhaps
+ * making another call by then) stores the label of its own call.
+ */
+export function contextToRun(call: LabelledCall): ToolExecutionContext {
+  const tool = call.tool!;
+  const stores = storesLabels(tool);
+  const reads = readsObservations(tool);
+  if (!stores && !reads) return call.context;
+  if (reads) call.storedReads = new StoredReads();
+  return handLabels(call.context, stores ? labellerOf(call, call.settings!.flows!, tool) : undefined, call.storedReads);
+}
+
+/** The labeller for what `tool` answers the call, made from the call as it stands now. */
+function labellerOf(call: LabelledCall, flows: GateFlows, tool: ITool): OutputLabeller {
+  const args = call.argLabels === undefined ? TRUSTED : flatten(call.argLabels);
+  const control = call.control ?? TRUSTED;
+  if (tool.composition === true) {
+    const flow = call.frame?.flow;
+    return (result) => doorLabel(result, flow, args, control);
+  }
+  if (readsObservations(tool)) {
+    const reads = call.storedReads;
+    return () => readLabel(reads, args, control);
+  }
+  // Known before the tool runs: the call keeps it, so what is stored is what the gate labels.
+  const tree = flows.outputOf(tool, call.step, args, control, call.approved && call.provenance !== undefined, ownOutputAt(call, flows, tool));
+  call.outputLabel = tree;
+  const label = flatten(tree);
+  return () => label;
 }
 
 /** The own output label of `tool` at the call's step: kept by its compiled step, if it has one. */
