@@ -12,6 +12,7 @@
 import { failure } from '../codes.js';
 import type { Label } from '../flows/label.js';
 import type { LabelTree } from '../flows/label-tree.js';
+import type { StoredReads } from '../flows/observation-labels.js';
 import type { Provenance } from '../flows/options.js';
 import type { RunRecord } from '../runs/run-record.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
@@ -187,6 +188,8 @@ export abstract class GateCall implements Watch {
   declare flowAsk: boolean;
   /** Where its output came from, once the call has ended (a gate with `flows`). */
   declare outputLabel: LabelTree | undefined;
+  /** What get_observation said it read, when the call runs it (a gate with `flows`). */
+  declare storedReads: StoredReads | undefined;
 
   /** A record not yet aimed at a call. */
   constructor() {
@@ -223,6 +226,7 @@ export abstract class GateCall implements Watch {
     this.provenance = undefined;
     this.flowAsk = false;
     this.outputLabel = undefined;
+    this.storedReads = undefined;
   }
 
   /**
@@ -265,6 +269,7 @@ export abstract class GateCall implements Watch {
     this.provenance = undefined;
     this.flowAsk = false;
     this.outputLabel = undefined;
+    this.storedReads = undefined;
   }
 
   /** Receives the call's result when it was not known at once; called exactly once per call. */

@@ -1,12 +1,16 @@
 /**
- * The label of a call's output, with `flows`: made as the call ends, whichever stage ended it.
+ * The label of a call's output, with `flows`: made as the call ends, whichever stage ended it, or,
+ * for a tool that stores its output (an observation wrapper), as the tool starts, so it can store
+ * the label with it. The library's own get_observation answers with what it read: its output is
+ * labelled with the labels its pages were stored with, never as its own output.
  */
 import type { GateFlows, OwnOutput } from '../flows/gate-flows.js';
 import { joinLabels, TRUSTED, type Label } from '../flows/label.js';
 import { flatten, type LabelTree } from '../flows/label-tree.js';
+import { handLabels, labelOfReads, readsObservations, StoredReads, storesLabels, type OutputLabeller } from '../flows/observation-labels.js';
 import type { Provenance } from '../flows/options.js';
 import { resultLabel, type RunFlow } from '../flows/run-flow.js';
-import type { ITool, ToolExecutionResult } from '../tool.js';
+import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
 
 /** What a compiled step keeps of its tool's own output label (see `CallSite`). */
 export interface LabelSite {
@@ -54,7 +58,10 @@ interface LabelledCall {
   readonly provenance: Provenance | undefined;
   readonly argLabels: LabelTree | undefined;
   readonly control: Label | undefined;
+  readonly context: ToolExecutionContext;
   outputLabel: LabelTree | undefined;
+  /** What get_observation said it read, when the call runs it (see {@link contextToRun}). */
+  storedReads: StoredReads | undefined;
 }
 
 /**
@@ -68,15 +75,71 @@ export function labelOutput(call: LabelledCall, result: ToolExecutionResult): vo
   if (call.outputLabel === undefined) {
     const args = call.argLabels ?? TRUSTED;
     const control = call.control ?? TRUSTED;
-    const approved = call.approved && call.provenance !== undefined;
-    const site = call.site;
     if (tool === undefined) call.outputLabel = joinLabels(flatten(args), control);
     // A nested door labels its own result (all it read, when it cannot say more).
-    else if (tool.composition === true) call.outputLabel = joinLabels(resultLabel(result) ?? call.frame?.flow?.label ?? flatten(args), control);
-    else if (site === undefined) call.outputLabel = flows.outputOf(tool, call.step, flatten(args), control, approved);
-    else call.outputLabel = keptAt(site, flows, tool, call.step).outputOf(call.step, args, control, approved);
+    else if (tool.composition === true) call.outputLabel = doorLabel(result, call.frame?.flow, flatten(args), control);
+    else if (readsObservations(tool)) call.outputLabel = readLabel(call.storedReads, flatten(args), control);
+    else call.outputLabel = toolOutput(call, flows, tool, args, control);
   }
   call.frame?.flow?.produced(call.outputLabel);
+}
+
+/** A nested door labels its own result (all the run read, when it cannot say more). */
+function doorLabel(result: unknown, flow: RunFlow | undefined, args: Label, control: Label): Label {
+  return joinLabels(resultLabel(result) ?? flow?.label ?? args, control);
+}
+
+/**
+ * What get_observation answered: the labels of what it read, whoever the host trusts (listing it
+ * among the trusted tools trusts no stored text), joined with its arguments' and the control's.
+ */
+function readLabel(reads: StoredReads | undefined, args: Label, control: Label): Label {
+  return joinLabels(labelOfReads(reads), joinLabels(args, control));
+}
+
+/**
+ * The context the call's tool runs with (a gate with `flows`): the call's own, or, for a tool that
+ * stores its output or reads stored outputs, a copy that hands it its output's label or takes what
+ * it read. The label handed is made now, from the call as it stands, and the labeller keeps no
+ * reference to the call record: a tool that settles after its call timed out (the record perhaps
+ * making another call by then) stores the label of its own call.
+ */
+export function contextToRun(call: LabelledCall): ToolExecutionContext {
+  const tool = call.tool!;
+  const stores = storesLabels(tool);
+  const reads = readsObservations(tool);
+  if (!stores && !reads) return call.context;
+  if (reads) call.storedReads = new StoredReads();
+  return handLabels(call.context, stores ? labellerOf(call, call.settings!.flows!, tool) : undefined, call.storedReads);
+}
+
+/** The labeller for what `tool` answers the call, made from the call as it stands now. */
+function labellerOf(call: LabelledCall, flows: GateFlows, tool: ITool): OutputLabeller {
+  const argTree = call.argLabels ?? TRUSTED;
+  const control = call.control ?? TRUSTED;
+  if (tool.composition === true) {
+    const flow = call.frame?.flow;
+    const args = flatten(argTree);
+    return (result) => doorLabel(result, flow, args, control);
+  }
+  if (readsObservations(tool)) {
+    const reads = call.storedReads;
+    const args = flatten(argTree);
+    return () => readLabel(reads, args, control);
+  }
+  // Known before the tool runs: the call keeps it, so what is stored is what the gate labels.
+  const tree = toolOutput(call, flows, tool, argTree, control);
+  call.outputLabel = tree;
+  const label = flatten(tree);
+  return () => label;
+}
+
+/** The label of what an ordinary tool answers the call: kept by its compiled step, if it has one. */
+function toolOutput(call: LabelledCall, flows: GateFlows, tool: ITool, args: LabelTree, control: Label): LabelTree {
+  const approved = call.approved && call.provenance !== undefined;
+  const site = call.site;
+  if (site === undefined) return flows.outputOf(tool, call.step, flatten(args), control, approved);
+  return keptAt(site, flows, tool, call.step).outputOf(call.step, args, control, approved);
 }
 
 /** What the compiled step `site` keeps of `tool`'s output label at `step`, under the gate's rules `flows`. */

@@ -3,7 +3,7 @@
  *
  * - `<prefix><id>:body`: the body's UTF-8 bytes, read by range (GETRANGE);
  * - `<prefix><id>:index`: the line index, each entry 4 bytes little-endian, read by range;
- * - `<prefix><id>:meta`: JSON `{ scope, tool, lines, bytes }`. It outlives the body, so an id
+ * - `<prefix><id>:meta`: JSON `{ scope, tool, lines, bytes, label }` (`label` as the wrapper gave it). It outlives the body, so an id
  *   whose body has expired still answers `observation_expired` in its own scope.
  */
 import { endianness } from 'node:os';
@@ -27,6 +27,8 @@ export function keysOf(prefix: string, id: string): ObservationKeys {
 export interface StoredMeta {
   scope: string;
   tool?: string;
+  /** The output's label, plain JSON as it was given (checked by whoever reads it). */
+  label?: unknown;
   lines: number;
   bytes: number;
 }
@@ -42,9 +44,9 @@ export function decodeMeta(raw: string | null): StoredMeta | undefined {
   try {
     const value: unknown = JSON.parse(raw);
     if (value === null || typeof value !== 'object') return undefined;
-    const { scope, tool, lines, bytes } = value as Record<string, unknown>;
+    const { scope, tool, label, lines, bytes } = value as Record<string, unknown>;
     if (typeof scope !== 'string' || !Number.isInteger(lines) || !Number.isInteger(bytes)) return undefined;
-    return { scope, tool: typeof tool === 'string' ? tool : undefined, lines: lines as number, bytes: bytes as number };
+    return { scope, tool: typeof tool === 'string' ? tool : undefined, ...(label !== undefined ? { label } : {}), lines: lines as number, bytes: bytes as number };
   } catch {
     return undefined;
   }

@@ -136,7 +136,7 @@ export function createRedisObservationStore(options: RedisObservationStoreOption
       if (body.utf8.length > maxBodyBytes) return { ok: false, reason: 'too_large' };
       const id = newObservationId();
       const keys = keysOf(prefix, id);
-      const record = encodeMeta({ scope, tool: meta.tool, lines: lineCount(body), bytes: body.utf8.length });
+      const record = encodeMeta({ scope, tool: meta.tool, label: meta.label, lines: lineCount(body), bytes: body.utf8.length });
       const written = await connection.attempt((redis) =>
         redis
           .multi()
@@ -172,7 +172,8 @@ export function createRedisObservationStore(options: RedisObservationStoreOption
       if (bodyExists !== 1 || !Buffer.isBuffer(packed)) return { ok: false, code: 'observation_expired' };
       try {
         const page = await readPage(storedSource(keys.body, meta, offset, unpackIndex(packed)), request);
-        return { ok: true, lines: meta.lines, bytes: meta.bytes, meta: meta.tool === undefined ? {} : { tool: meta.tool }, page };
+        const { tool, label } = meta;
+        return { ok: true, lines: meta.lines, bytes: meta.bytes, meta: { ...(tool !== undefined ? { tool } : {}), ...(label !== undefined ? { label } : {}) }, page };
       } catch (error) {
         return { ok: false, code: error instanceof StoreUnavailable ? 'observation_store_unavailable' : 'observation_expired' };
       }

@@ -187,6 +187,52 @@ describe('flows over stdio', () => {
   }, 60_000);
 });
 
+describe('flows: a long result paged back keeps its label', () => {
+  it('get_observation answers with the label of the result it pages, even listed as trusted: the inbox untrusted, the trusted contacts trusted', async () => {
+    const file = path.join(project.root, 'long.json');
+    const mail = (tools: string) => ({ command: process.execPath, args: ['--import', 'tsx', MAIL_SERVER, project.root, '--tools', tools, '--long'], cwd: REPO });
+    await writeFile(
+      file,
+      JSON.stringify({
+        servers: { mail: mail('read_inbox,send_email'), contacts: mail('list_contacts') },
+        sideEffectingTools: ['send_email'],
+        flows: { trustedServers: ['contacts'], trustedTools: ['get_observation'], policies: { send_email: { trusted: ['to'] } } },
+      }),
+    );
+    const proxy = await proxyOverHttp(['--config', file]);
+    const clients: Client[] = [];
+    try {
+      const session = async () => {
+        const client = await httpClient(proxy.url);
+        clients.push(client);
+        return client;
+      };
+      const pageBack = async (client: Client, name: string) => {
+        const preview = textOf(await client.callTool({ name, arguments: {} }));
+        const id = /obs_[a-z2-7]+/u.exec(preview)?.[0];
+        expect(id, preview).toBeDefined();
+        return answerOf(await client.callTool({ name: 'get_observation', arguments: { ids: [id] } }));
+      };
+
+      const reader = await session();
+      const inbox = await pageBack(reader, 'read_inbox');
+      expect((inbox.content[0] as { text: string }).text).toContain(ATTACKER);
+      expect(inbox._meta?.['toolweave/label']).toEqual({ trusted: false, sources: [{ tool: 'read_inbox', step: 'read_inbox' }] });
+
+      // A session that read only the trusted contacts, paged back, sends with no question.
+      const clean = await session();
+      const contacts = await pageBack(clean, 'list_contacts');
+      expect(contacts._meta?.['toolweave/label']).toEqual({ trusted: true, sources: [{ tool: 'list_contacts', step: 'list_contacts' }] });
+      expect(textOf(await clean.callTool(DOORS.direct(FRIEND)))).toBe(`sent to ${FRIEND}`);
+      expect(textOf(await reader.callTool(DOORS.direct(ATTACKER)))).toMatch(/^error flow_untrusted/u);
+      expect((await sent()).map((sentMail) => sentMail.to)).toEqual([FRIEND]);
+    } finally {
+      for (const client of clients) await client.close().catch(() => undefined);
+      await proxy.stop();
+    }
+  }, 60_000);
+});
+
 describe('flows with a recording', () => {
   it('records where each argument came from, and a composite forged from the run declares the policy its call needs', async () => {
     const recordings = path.join(project.root, '.recordings');

@@ -10,6 +10,7 @@
  * what exists elsewhere.
  */
 import { failure, type ErrorCode } from '../../codes.js';
+import { markReadsObservations, noteStoredRead, storedReadsOf } from '../../flows/observation-labels.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../tool.js';
 import { countLines } from './footer.js';
 import { formatBytes } from './format.js';
@@ -129,7 +130,7 @@ export function createGetObservationTool(
   const maxLines = options.maxLines ?? GET_OBSERVATION_MAX_LINES;
   const maxBytes = options.maxBytes ?? GET_OBSERVATION_MAX_BYTES;
   const scopeOf = options.scope ?? defaultObservationScope;
-  return {
+  const tool: ITool<Record<string, unknown>, string> = {
     id: 'get_observation',
     name: 'get_observation',
     displayName: 'Get observation',
@@ -145,6 +146,8 @@ export function createGetObservationTool(
     },
     hasSideEffects: false,
     async execute(args, context: ToolExecutionContext) {
+      // With flows, the gate labels what this answers by the labels of what it reads.
+      const reads = storedReadsOf(context);
       const parsed = parseGetObservationInput(args, maxLines);
       if (!parsed.ok) {
         return failure('input_invalid', `get_observation: ${parsed.errors.join('; ')}`, { errors: parsed.errors });
@@ -166,6 +169,7 @@ export function createGetObservationTool(
         } else if (offset > 0 && offset >= answer.lines) {
           pastEnd.push({ id, code: 'observation_offset', reason: `offset ${offset} is past the end (${countLines(answer.lines)})` });
         } else {
+          if (reads !== undefined) noteStoredRead(reads, answer.meta.label, answer.meta.tool);
           budget -= answer.page.bytes;
           read.push({ id, lines: answer.lines, page: answer.page });
         }
@@ -180,4 +184,7 @@ export function createGetObservationTool(
       return { success: true, output: sections.join('\n') };
     },
   };
+  // Known to the gate by this mark, not by its name: a host's own tool of the same name is judged as any other.
+  markReadsObservations(tool);
+  return tool;
 }

@@ -18,6 +18,13 @@ import type { ObservationPage, ObservationPageRequest } from './observation-page
 export interface ObservationMeta {
   /** The name of the tool whose output this is. */
   tool?: string;
+  /**
+   * Where the output came from: its label as the gate made it for the call (a gate with `flows`;
+   * see {@link Label}), as plain JSON. A store keeps it and gives it back as it was given. The
+   * gate reads what get_observation answers with it: a label that is missing or malformed reads
+   * as untrusted.
+   */
+  label?: unknown;
 }
 
 /**

@@ -7,6 +7,7 @@
  * Wrap at the conversation boundary (the tools a model calls directly): a composition that
  * reads a step's output as data wants the output itself, not a preview string.
  */
+import { markStoresLabels, outputLabelToStore } from '../../flows/observation-labels.js';
 import { readerOf } from '../../shaping/result-reader.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../../tool.js';
 import { copyTool } from '../../tool-copy.js';
@@ -70,11 +71,11 @@ function outputText(output: unknown): string | undefined {
  * Store a body in the call's scope. A store that throws or rejects, or a scope function that
  * fails, counts as unavailable: the tool's result must not be lost to it.
  */
-async function tryPut(store: ObservationStore, body: IndexedBody, context: ToolExecutionContext, tool: string, settings: Settings): Promise<ObservationPut> {
+async function tryPut(store: ObservationStore, body: IndexedBody, context: ToolExecutionContext, tool: string, label: unknown, settings: Settings): Promise<ObservationPut> {
   const scope = resolveScope(settings.scope, context);
   if (scope === undefined) return { ok: false, reason: 'unavailable' };
   try {
-    return await store.put(body, scope, { tool });
+    return await store.put(body, scope, label === undefined ? { tool } : { tool, label });
   } catch {
     return { ok: false, reason: 'unavailable' };
   }
@@ -105,9 +106,10 @@ async function shapeResult<O>(
     return shaped ? { ...result, output: shipped } : result;
   }
 
-  // Stored is the original text, not the grouped one, so pages are the real lines.
+  // Stored is the original text, not the grouped one, so pages are the real lines; with it the
+  // label the gate handed for this output, so get_observation reads it back as what it is.
   const body = indexBody(text);
-  const put = await tryPut(store, body, context, toolName, settings);
+  const put = await tryPut(store, body, context, toolName, outputLabelToStore(context, result), settings);
   const lines = lineCount(body);
   const bytes = body.utf8.length;
   const preview = await buildPreview(body, shaped?.units, {
@@ -143,6 +145,7 @@ function wrapTool<I, O>(tool: ITool<I, O>, store: ObservationStore, settings: Se
   if ('interactive' in tool) wrapped.interactive = tool.interactive;
   if ('composition' in tool) wrapped.composition = tool.composition;
   if ('stepTools' in tool) wrapped.stepTools = tool.stepTools;
+  markStoresLabels(wrapped);
   return wrapped;
 }
 

@@ -9,6 +9,7 @@ import { failure } from '../../codes.js';
 import type { ITool, ToolExecutionResult, ToolResultDetails } from '../../tool.js';
 import { finishCall, type GateCall } from '../call-record.js';
 import { messageOf } from '../message-of.js';
+import { contextToRun } from '../output-label.js';
 import { unwatch, watch } from '../watchdog.js';
 
 /**
@@ -19,7 +20,8 @@ export function runTool(call: GateCall): ToolExecutionResult | undefined {
   const tool = call.tool!;
   let pending: unknown;
   try {
-    pending = tool.execute(call.args, call.context);
+    // With flows, an observation wrapper is handed its output's label, and get_observation says what it read.
+    pending = tool.execute(call.args, call.settings?.flows === undefined ? call.context : contextToRun(call));
   } catch (error) {
     return threw(tool, call.step, error);
   }

@@ -14,6 +14,13 @@ describe('createObservationStore', () => {
     expect(await putText(store, 'hello\nworld')).not.toBe(id);
   });
 
+  it("keeps an output's label with its body and gives it back as it was stored", async () => {
+    const store = createObservationStore();
+    const label = { trusted: false, sources: [{ tool: 'read_mail', step: 'inbox' }], readers: ['ann@example.com'] };
+    const id = await putText(store, 'hello', '', { tool: 'read_mail', label });
+    expect(await readAll(store, id)).toMatchObject({ ok: true, meta: { tool: 'read_mail', label } });
+  });
+
   it('issues ids that share nothing guessable: no common prefix beyond obs_, no counter', async () => {
     const store = createObservationStore();
     const ids = await Promise.all(Array.from({ length: 200 }, () => putText(store, 'x')));
