@@ -32,7 +32,7 @@ import type { CompositeFile, FlowPolicyConfig, FlowsConfig, ProxyConfig } from '
 import { RESUME_RUN_TOOL_NAME } from './approvals/queued-doors.js';
 import { approvalSettings } from './approvals/settings.js';
 import { trustsServerTool } from './flows-config.js';
-import { OWN_TOOL_NAMES } from './own-names.js';
+import { GET_OBSERVATION_TOOL_NAME, OWN_TOOL_NAMES } from './own-names.js';
 import { allowedEffects } from './snippets.js';
 import type { Upstream } from './upstream.js';
 
@@ -175,8 +175,12 @@ function nameProblems(config: ProxyConfig, flows: FlowsConfig, served: Map<strin
   for (const [field, names] of lists) {
     for (const name of names) {
       const door = registry.get(name);
-      // A composite, a script or the proxy's own door is never judged or labelled itself: the calls inside it are.
-      if (door?.composition === true || (door === undefined && [...OWN_TOOL_NAMES, RESUME_RUN_TOOL_NAME].includes(name))) {
+      // The pager's output carries the labels its pages were stored with, whatever the config says of
+      // it; a composite, a script or the proxy's other doors are never judged or labelled themselves:
+      // the calls inside them are.
+      if (door === undefined && name === GET_OBSERVATION_TOOL_NAME) {
+        problems.push(`warn flows ${field} names "${name}", the proxy's pager: what it pages back keeps the label it was stored with, so this does nothing`);
+      } else if (door?.composition === true || (door === undefined && [...OWN_TOOL_NAMES, RESUME_RUN_TOOL_NAME].includes(name))) {
         problems.push(`FAIL flows ${field} names "${name}", which is a door (a composite, a script or the proxy's own): the gate judges and labels the calls inside it, not the door; name the tools it calls`);
       } else if (!served.has(name)) problems.push(`FAIL flows ${field} names "${name}", which no server serves${unknownNote}`);
     }

@@ -128,7 +128,7 @@ describe('toolweave check, flows', () => {
   it('fails on every name that matches nothing, one line each, and on askEveryEffect that no one can answer', async () => {
     const file = await writeConfig('typos.json', {
       trustedServers: ['contacts', 'contact'],
-      trustedTools: ['list_contact'],
+      trustedTools: ['list_contact', 'get_observation'],
       declassifiers: ['mail_digest'],
       untrustedFields: { read_inbx: ['*.subject'] },
       readers: { run_js: ['me'] },
@@ -142,6 +142,7 @@ describe('toolweave check, flows', () => {
       'FAIL flows trustedServers names "contact", which is not a server of this config (its servers: mail, contacts)',
       'FAIL flows policies names "send_emial", which no server serves',
       'FAIL flows trustedTools names "list_contact", which no server serves',
+      'warn flows trustedTools names "get_observation", the proxy\'s pager: what it pages back keeps the label it was stored with, so this does nothing',
       'FAIL flows declassifiers names "mail_digest", which is a door (a composite, a script or the proxy\'s own): the gate judges and labels the calls inside it, not the door; name the tools it calls',
       'FAIL flows untrustedFields names "read_inbx", which no server serves',
       'FAIL flows readers names "run_js", which is a door (a composite, a script or the proxy\'s own): the gate judges and labels the calls inside it, not the door; name the tools it calls',
