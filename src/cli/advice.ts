@@ -5,6 +5,7 @@
  * connected, and why.
  */
 import type { RefusalAdvice } from '../index.js';
+import { callableAsMember } from '../discovery/declarations.js';
 import type { ProxyCore } from './proxy-core.js';
 
 /** Where the advice is read: the proxy (with its command line) or `toolweave check` (a config file only). */
@@ -41,8 +42,13 @@ function declareAdvice(core: ProxyCore, reader: AdviceReader, tool: string): str
   return `declare it in the config file: ${entry}, or set trustAnnotations: true on server "${upstream.name}" to go by the server's annotations`;
 }
 
-/** Code-only serves no tool but the doors: where one a script may call is, and the call that reaches it. */
-function codeOnlyNote(tool: string): string {
+/**
+ * Code-only serves no tool but the doors: where one a script may call is, and the call that reaches
+ * it (`tools.<name>` only where a script can call it so: never for `then`).
+ */
+export function codeOnlyNote(tool: string): string {
+  const call = `\`await callTool(${JSON.stringify(tool)}, { ... })\``;
+  if (!callableAsMember(tool)) return `"${tool}" is not served directly here (code-only): call it from run_js, as ${call}.`;
   const property = /^[A-Za-z_$][\w$]*$/u.test(tool) ? `.${tool}` : `[${JSON.stringify(tool)}]`;
-  return `"${tool}" is not served directly here (code-only): call it from run_js, as \`await tools${property}({ ... })\` or \`await callTool(${JSON.stringify(tool)}, { ... })\`.`;
+  return `"${tool}" is not served directly here (code-only): call it from run_js, as \`await tools${property}({ ... })\` or ${call}.`;
 }
