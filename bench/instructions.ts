@@ -9,11 +9,12 @@
  * the difference in runs, is the instructions of one run, without the process's start-up.
  *
  * What would make two identical processes differ is pinned: Node runs `--predictable` (no
- * background threads: compilation and GC threads moved the counts by a third; and a fixed
- * garbage-collection schedule: V8 otherwise sizes its heap from how fast the process runs, so
- * counts jumped by up to 9% with the machine's load), with fixed hash and random seeds, and
- * without address-space randomisation where `setarch` can turn it off (each moved them by up to
- * 10%). Identical processes then agree within about half a percent.
+ * background threads: compilation and GC threads moved the counts by a third) and
+ * `--predictable-gc-schedule` (a fixed heap-growing schedule: without it V8 sizes its heap from
+ * how fast the process runs, and two identical processes of the 20-step chain differed by up to 3%
+ * of their whole count, which made one run's figure move between 13k and 67k instructions), with
+ * fixed hash and random seeds, and without address-space randomisation where `setarch` can turn
+ * it off (each moved them by up to 10%). Identical processes then agree within 0.05%.
  *
  * Skipped, with a line saying so, where valgrind is not installed. `STEPS` (default 20) sets the
  * chain's length. `BY_FUNCTION=1` also prints, for each case, the functions that spent the most
@@ -133,7 +134,7 @@ await build({
 });
 
 /** Node's flags that make a count repeatable (see above). */
-const NODE_FLAGS = ['--predictable', '--hash-seed=1', '--random-seed=1'];
+const NODE_FLAGS = ['--predictable', '--predictable-gc-schedule', '--hash-seed=1', '--random-seed=1'];
 /**
  * What naming compiled code needs: a perf map of every code object, and code that never moves
  * (callgrind's addresses must stay those the map gave).
