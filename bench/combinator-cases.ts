@@ -37,6 +37,8 @@ const anyObject = { type: 'object' } as const;
 // default, and stay comparable so; bench/chain.ts has a row that measures what the checks add.
 const builder = new ComposableToolBuilder(gate, { validateArgs: false });
 const versionedBuilder = new ComposableToolBuilder(versionedGate, { validateArgs: false });
+/** The builder's default options (argument checks on): the tool's schema accepts every object, so they should cost nothing. */
+const defaultBuilder = new ComposableToolBuilder(gate);
 
 /** The output of a run (the engine's or an inline reference's), or a throw. */
 async function outputOf(run: Promise<ToolExecutionResult>): Promise<unknown> {
@@ -45,7 +47,7 @@ async function outputOf(run: Promise<ToolExecutionResult>): Promise<unknown> {
   return result.output;
 }
 
-/** A for_each over `count` items: hand-written, through the engine (without and with a registry version), and the rules written inline. */
+/** A for_each over `count` items: hand-written, through the engine (without and with a registry version, and with default options), and the rules written inline. */
 export function forEachCase(count: number) {
   const items = Array.from({ length: count }, (_, i) => i);
   const spec = {
@@ -53,6 +55,7 @@ export function forEachCase(count: number) {
   };
   const tool = builder.build('double_all', 'doubles every item', anyObject, spec);
   const versioned = versionedBuilder.build('double_all', 'doubles every item', anyObject, spec);
+  const defaults = defaultBuilder.build('double_all', 'doubles every item', anyObject, spec);
   const inline = inlineForEach(double.name, { resolve }, anyObject, CONCURRENCY, count);
   return {
     async hand(): Promise<unknown[]> {
@@ -72,18 +75,21 @@ export function forEachCase(count: number) {
     engine: (): Promise<unknown> => outputOf(tool.execute({ items }, {})),
     /** Through the engine, with a registry version. */
     versioned: (): Promise<unknown> => outputOf(versioned.execute({ items }, {})),
+    /** Through the engine, built with the builder's default options (argument checks on). */
+    defaults: (): Promise<unknown> => outputOf(defaults.execute({ items }, {})),
     /** The same rules written inline (bench/floor.ts). */
     inline: (): Promise<unknown> => outputOf(inline({ items }, {})),
   };
 }
 
-/** A gather of 100 calls, one per tool: hand-written, through the engine (without and with a registry version), and the rules written inline. */
+/** A gather of 100 calls, one per tool: hand-written, through the engine (without and with a registry version, and with default options), and the rules written inline. */
 export function gatherCase() {
   const spec = {
     steps: [{ combinator: 'gather' as const, calls: Object.fromEntries(callers.map((t, i) => [t.name, { tool: t.name, inputMapping: { n: i } }])) }],
   };
   const tool = builder.build('gather_all', 'a hundred calls at once', anyObject, spec);
   const versioned = versionedBuilder.build('gather_all', 'a hundred calls at once', anyObject, spec);
+  const defaults = defaultBuilder.build('gather_all', 'a hundred calls at once', anyObject, spec);
   const inline = inlineGather(callers.map((t) => t.name), { resolve }, anyObject);
   return {
     async hand(): Promise<Record<string, unknown>> {
@@ -98,6 +104,8 @@ export function gatherCase() {
     engine: (): Promise<unknown> => outputOf(tool.execute({}, {})),
     /** Through the engine, with a registry version. */
     versioned: (): Promise<unknown> => outputOf(versioned.execute({}, {})),
+    /** Through the engine, built with the builder's default options (argument checks on). */
+    defaults: (): Promise<unknown> => outputOf(defaults.execute({}, {})),
     /** The same rules written inline (bench/floor.ts). */
     inline: (): Promise<unknown> => outputOf(inline({}, {})),
   };

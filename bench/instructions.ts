@@ -3,7 +3,9 @@
  * load: the 20-step chain of bench/chain.ts (hand-written, the same rules written inline, the
  * engine without and with a registry version, and with argument checks, the builder's default)
  * and the for_each and gather of bench/combinator-cases.ts (hand-written, the same rules written
- * inline, the engine), each counted by valgrind's callgrind in a process of its own
+ * inline, the engine, and with the default options), and the same three workloads with realistic
+ * tools (bench/realistic-tools.ts: a payments schema per tool, against hand-written code running
+ * the same ajv checks, and without them for reference), each counted by valgrind's callgrind in a process of its own
  * (bench/workload.ts). Each case runs
  * twice, with a low and a high number of runs after the same warm-up; the difference, divided by
  * the difference in runs, is the instructions of one run, without the process's start-up.
@@ -56,6 +58,10 @@ interface Group {
   high: number;
   /** Each case's label and its `WORKLOAD`; the first is the baseline. */
   cases: readonly (readonly [string, string])[];
+  /** The ratio toolweave is held to, against the baseline. */
+  target: number;
+  /** A second case every row is also compared with, for reference (its `WORKLOAD`). */
+  reference?: string;
 }
 
 const GROUPS: Group[] = [
@@ -74,6 +80,7 @@ const GROUPS: Group[] = [
       ['toolweave, argument checks (the default)', 'engine-args'],
       ['toolweave, following labels (flows)', 'engine-flows'],
     ],
+    target: 2.7,
   },
   {
     title: `for_each over ${ITEMS} items at concurrency ${CONCURRENCY}`,
@@ -87,7 +94,9 @@ const GROUPS: Group[] = [
       ['the same rules written inline', 'foreach-inline'],
       ['toolweave', 'foreach-engine'],
       ['toolweave, registry version', 'foreach-versioned'],
+      ['toolweave, argument checks (the default)', 'foreach-args'],
     ],
+    target: 1.5,
   },
   {
     title: 'gather of 100 calls',
@@ -101,7 +110,57 @@ const GROUPS: Group[] = [
       ['the same rules written inline', 'gather-inline'],
       ['toolweave', 'gather-engine'],
       ['toolweave, registry version', 'gather-versioned'],
+      ['toolweave, argument checks (the default)', 'gather-args'],
     ],
+    target: 2.0,
+  },
+  // The same workloads with realistic tools (bench/realistic-tools.ts): a payments schema per tool,
+  // checked at every call. The baseline runs the same compiled ajv validators by hand; the bare
+  // hand-written code is the reference. ajv compiles every schema before the warm-up.
+  {
+    title: `the ${STEPS}-step chain of payments tools (realistic schemas)`,
+    unit: 'step',
+    units: STEPS,
+    warmUp: 6000,
+    low: 2000,
+    high: 6000,
+    cases: [
+      ['hand-written + the same ajv checks', 'real-hand-ajv'],
+      ['hand-written, unchecked', 'real-hand'],
+      ['toolweave, default options', 'real-engine'],
+    ],
+    target: 2.7,
+    reference: 'real-hand',
+  },
+  {
+    title: `for_each over ${ITEMS} payments at concurrency ${CONCURRENCY} (realistic schemas)`,
+    unit: 'item',
+    units: ITEMS,
+    warmUp: 2500,
+    low: 100,
+    high: 300,
+    cases: [
+      ['hand-written workers + the same ajv checks', 'real-foreach-hand-ajv'],
+      ['hand-written workers, unchecked', 'real-foreach-hand'],
+      ['toolweave, default options', 'real-foreach-engine'],
+    ],
+    target: 1.5,
+    reference: 'real-foreach-hand',
+  },
+  {
+    title: 'gather of 100 payments (realistic schemas)',
+    unit: 'call',
+    units: 100,
+    warmUp: 2000,
+    low: 200,
+    high: 600,
+    cases: [
+      ['Promise.all + the same ajv checks', 'real-gather-hand-ajv'],
+      ['Promise.all, unchecked', 'real-gather-hand'],
+      ['toolweave, default options', 'real-gather-engine'],
+    ],
+    target: 2.0,
+    reference: 'real-gather-hand',
   },
 ];
 
@@ -196,14 +255,16 @@ async function perRun(group: Group, workload: string): Promise<{ total: number; 
 
 for (const group of GROUPS) {
   const measured = [];
-  for (const [label, workload] of group.cases) if (!ONLY || ONLY.has(workload)) measured.push({ label, ...(await perRun(group, workload)) });
+  for (const [label, workload] of group.cases) if (!ONLY || ONLY.has(workload)) measured.push({ label, workload, ...(await perRun(group, workload)) });
   if (measured.length === 0) continue;
   const base = measured[0];
-  console.log(`\nInstructions per run of ${group.title} (callgrind; target: toolweave <= 1.5x ${base.label})`);
-  console.log(`| case | instructions per run | ratio | per ${group.unit} over ${base.label} |`);
-  console.log('|---|---|---|---|');
+  const reference = measured.find((m) => m.workload === group.reference && m !== base);
+  console.log(`\nInstructions per run of ${group.title} (callgrind; target: toolweave <= ${group.target}x ${base.label})`);
+  console.log(`| case | instructions per run | ratio to ${base.label} |${reference ? ` ratio to ${reference.label} |` : ''} per ${group.unit} over ${base.label} |`);
+  console.log(`|---|---|---|${reference ? '---|' : ''}---|`);
   for (const { label, total } of measured) {
-    console.log(`| ${label} | ${Math.round(total)} | ${(total / base.total).toFixed(2)}x | ${Math.round((total - base.total) / group.units)} |`);
+    const toReference = reference ? ` ${(total / reference.total).toFixed(2)}x |` : '';
+    console.log(`| ${label} | ${Math.round(total)} | ${(total / base.total).toFixed(2)}x |${toReference} ${Math.round((total - base.total) / group.units)} |`);
   }
   if (!BY_FUNCTION) continue;
   for (const { label, top } of measured) {

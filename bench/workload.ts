@@ -2,13 +2,18 @@
  * One workload in a process of its own, for bench/instructions.ts to count under callgrind:
  * `WORKLOAD` is a chain over `STEPS` steps (hand, inline, engine, engine-versioned, and engine-args
  * with argument checks, engine-flows following labels), a for_each over `ITEMS` items (foreach-hand, foreach-inline,
- * foreach-engine, foreach-versioned) or a gather of 100 calls (gather-hand, gather-inline,
- * gather-engine, gather-versioned), warmed up by `WARM_UP` runs and then run `RUNS` times. Two
+ * foreach-engine, foreach-versioned, foreach-args with the default options) or a gather of 100
+ * calls (gather-hand, gather-inline, gather-engine, gather-versioned, gather-args); each also with realistic tools (bench/realistic-tools.ts), whose
+ * calls are checked against a payments schema: the hand-written code with the same checks
+ * (real-hand-ajv, real-foreach-hand-ajv, real-gather-hand-ajv), without them (real-hand,
+ * real-foreach-hand, real-gather-hand) and the engine with default options (real-engine,
+ * real-foreach-engine, real-gather-engine); warmed up by `WARM_UP` runs and then run `RUNS` times. Two
  * processes that differ only in `RUNS` differ only in those runs, so the difference of their counts
  * is what the runs cost.
  */
 import { chainGate, composite, handWritten, viaComposite, viaInline } from './chain.js';
 import { forEachCase, gatherCase } from './combinator-cases.js';
+import { realisticChain, realisticForEach, realisticGather } from './realistic-tools.js';
 
 const workload = process.env.WORKLOAD ?? 'engine';
 const steps = Number(process.env.STEPS ?? 20);
@@ -36,6 +41,8 @@ function pick(): () => Promise<unknown> {
       return forEachCase(items).engine;
     case 'foreach-versioned':
       return forEachCase(items).versioned;
+    case 'foreach-args':
+      return forEachCase(items).defaults;
     case 'foreach-inline':
       return forEachCase(items).inline;
     case 'gather-hand':
@@ -44,8 +51,28 @@ function pick(): () => Promise<unknown> {
       return gatherCase().engine;
     case 'gather-versioned':
       return gatherCase().versioned;
+    case 'gather-args':
+      return gatherCase().defaults;
     case 'gather-inline':
       return gatherCase().inline;
+    case 'real-hand-ajv':
+      return realisticChain(steps).checked;
+    case 'real-hand':
+      return realisticChain(steps).bare;
+    case 'real-engine':
+      return realisticChain(steps).engine;
+    case 'real-foreach-hand-ajv':
+      return realisticForEach(items).checked;
+    case 'real-foreach-hand':
+      return realisticForEach(items).bare;
+    case 'real-foreach-engine':
+      return realisticForEach(items).engine;
+    case 'real-gather-hand-ajv':
+      return realisticGather().checked;
+    case 'real-gather-hand':
+      return realisticGather().bare;
+    case 'real-gather-engine':
+      return realisticGather().engine;
     default:
       throw new Error(`unknown WORKLOAD ${workload}`);
   }

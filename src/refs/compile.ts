@@ -215,13 +215,13 @@ function compileObject(obj: Record<string, unknown>, ctx: Context): Compiled {
 }
 
 /**
- * The builder for an object without a `__proto__` key. Small objects (the usual tool args) get
- * straight-line stores: each store site then sees one key, which V8 handles far faster than one
- * loop site seeing every key.
+ * The builder for an object without a `__proto__` key. Objects of up to eight keys (the usual tool
+ * args) get straight-line stores: each store site then sees one key, which V8 handles far faster
+ * than one loop site seeing every key (that site goes megamorphic past four).
  */
 function buildObject(keys: readonly string[], accessors: readonly Accessor[]): Accessor {
-  const [k0, k1, k2, k3] = keys;
-  const [a0, a1, a2, a3] = accessors;
+  const [k0, k1, k2, k3, k4, k5, k6, k7] = keys;
+  const [a0, a1, a2, a3, a4, a5, a6, a7] = accessors;
   switch (keys.length) {
     case 0:
       return () => ({});
@@ -253,6 +253,52 @@ function buildObject(keys: readonly string[], accessors: readonly Accessor[]): A
         out[k1] = a1(s);
         out[k2] = a2(s);
         out[k3] = a3(s);
+        return out;
+      };
+    case 5:
+      return (s) => {
+        const out: Record<string, unknown> = {};
+        out[k0] = a0(s);
+        out[k1] = a1(s);
+        out[k2] = a2(s);
+        out[k3] = a3(s);
+        out[k4] = a4(s);
+        return out;
+      };
+    case 6:
+      return (s) => {
+        const out: Record<string, unknown> = {};
+        out[k0] = a0(s);
+        out[k1] = a1(s);
+        out[k2] = a2(s);
+        out[k3] = a3(s);
+        out[k4] = a4(s);
+        out[k5] = a5(s);
+        return out;
+      };
+    case 7:
+      return (s) => {
+        const out: Record<string, unknown> = {};
+        out[k0] = a0(s);
+        out[k1] = a1(s);
+        out[k2] = a2(s);
+        out[k3] = a3(s);
+        out[k4] = a4(s);
+        out[k5] = a5(s);
+        out[k6] = a6(s);
+        return out;
+      };
+    case 8:
+      return (s) => {
+        const out: Record<string, unknown> = {};
+        out[k0] = a0(s);
+        out[k1] = a1(s);
+        out[k2] = a2(s);
+        out[k3] = a3(s);
+        out[k4] = a4(s);
+        out[k5] = a5(s);
+        out[k6] = a6(s);
+        out[k7] = a7(s);
         return out;
       };
     default: {

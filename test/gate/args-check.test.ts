@@ -182,6 +182,85 @@ describe('the argument check reads own properties only', () => {
     expect(hasProtoField(clean)).toBe(false);
   });
 
+  describe('the search without allocation, and the search it hands over to', () => {
+    /** A composite step given `value` (a tool's output, passed on by reference) under `data`: its result, and whether the step's tool ran. */
+    async function throughAComposite(value: unknown) {
+      const produce = tool('produce', () => value, { hasSideEffects: false });
+      const take = tool('take', () => 'ran', { hasSideEffects: false, inputSchema: { type: 'object' } });
+      const composite = new ComposableToolBuilder(registry(produce, take).gate()).build('c', 'c', { type: 'object' }, {
+        steps: [{ tool: 'produce' }, { tool: 'take', inputMapping: { data: '$prev' } }],
+      });
+      const result = await composite.execute({}, {});
+      return { result, ran: take.calls.length > 0 };
+    }
+    const proto = () => JSON.parse('{"__proto__": {"polluted": true}}') as Record<string, unknown>;
+    /** `depth` objects, each under `d` of the one before, the last holding `last`. */
+    const nested = (depth: number, last: Record<string, unknown>) => {
+      let top = last;
+      for (let i = 0; i < depth; i++) top = { d: top };
+      return top;
+    };
+
+    it.each([
+      ['nested within the walk\'s depth', () => nested(14, proto()), `data.${'d.'.repeat(14)}__proto__`],
+      ['at the walk\'s last depth', () => nested(15, proto()), `data.${'d.'.repeat(15)}__proto__`],
+      ['one below the walk\'s last depth (the search it hands over to finds it)', () => nested(16, proto()), `data.${'d.'.repeat(16)}__proto__`],
+      ['deeper than the walk goes (the search it hands over to finds it)', () => nested(40, proto()), `data.${'d.'.repeat(40)}__proto__`],
+      ['inside an array, after other items', () => ({ list: [1, 'a', { ok: true }, [{ x: 1 }, proto()]] }), 'data.list.3.1.__proto__'],
+      ['in an array\'s own field that is not an index', () => Object.assign([1, 2], { extra: proto() }), 'data.extra.__proto__'],
+      ['in an object shared by two fields', () => {
+        const shared = { inner: proto() };
+        return { a: shared, b: shared };
+      }, 'data.a.inner.__proto__'],
+      ['in an object on a cycle', () => {
+        const cyclic: Record<string, unknown> = { n: 1, inner: { first: proto() } };
+        cyclic.self = cyclic;
+        return cyclic;
+      }, 'data.inner.first.__proto__'],
+      ['past more objects than the walk enters (the search it hands over to finds it)', () => ({ many: Array.from({ length: 100 }, (_, i) => (i === 99 ? proto() : { i })) }), 'data.many.99.__proto__'],
+      ['behind a cycle, past the walk\'s bounds', () => {
+        const cyclic: Record<string, unknown> = {};
+        cyclic.self = cyclic;
+        cyclic.zlast = proto();
+        return cyclic;
+      }, 'data.zlast.__proto__'],
+    ])('an own __proto__ field %s is refused as args_invalid before the tool runs', async (_, make, field) => {
+      const value = make();
+      expect(hasProtoField({ data: value })).toBe(true);
+      const { result, ran } = await throughAComposite(value);
+      expect(result.success).toBe(false);
+      expect(result.details).toMatchObject({ code: 'args_invalid', field, fields: [field] });
+      expect(ran).toBe(false);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    });
+
+    it('a cycle within the bounds ends the walk, and clean arguments that share objects or hold cycles are accepted', async () => {
+      const cyclic: Record<string, unknown> = { n: 1, list: [] };
+      (cyclic.list as unknown[]).push(cyclic, { x: cyclic });
+      expect(hasProtoField(cyclic)).toBe(false);
+      const shared = { leaf: { ok: true } };
+      const diamond = { a: shared, b: shared, c: [shared, shared] };
+      expect(hasProtoField(diamond)).toBe(false);
+      for (const value of [cyclic, diamond]) expect(await throughAComposite(value)).toMatchObject({ result: { success: true, output: 'ran' }, ran: true });
+    });
+
+    it('clean arguments larger and deeper than the walk goes are accepted', async () => {
+      const large = {
+        rows: Array.from({ length: 2000 }, (_, i) => ({ id: i, name: `row ${i}`, tags: ['a', 'b'], meta: { at: i, by: { user: 'u' } } })),
+        deep: nested(100, { end: true }),
+      };
+      expect(hasProtoField(large)).toBe(false);
+      expect(await throughAComposite(large)).toMatchObject({ result: { success: true, output: 'ran' }, ran: true });
+    });
+
+    it('follows only own fields, as the refusal does: an inherited field is not an argument', async () => {
+      const inherited = Object.create({ fromPrototype: proto() }) as Record<string, unknown>;
+      inherited.own = { ok: true };
+      expect(hasProtoField({ data: inherited })).toBe(false);
+      expect(argsRefusal(named({ type: 'object' }), 't', 's', { data: inherited })).toBeUndefined();
+    });
+  });
+
   it("a composite step's arguments built from a tool's output that shares objects are checked once per object, and the step runs", async () => {
     const shared = sharedLevels(20);
     const produce = tool('produce', () => shared.top, { hasSideEffects: false });

@@ -314,3 +314,20 @@ describe('buildsObject', () => {
     expect(compiled.buildsObject).toBe(false);
   });
 });
+
+describe('a mapping written as an object, of every size', () => {
+  it.each(Array.from({ length: 11 }, (_, n) => n))('with %i keys builds every key, in the order written, each from its own reference', (n) => {
+    const input = Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, { at: i }]));
+    // Mixed with a literal and a key that reads as an index, which objects list first.
+    const entries = Array.from({ length: n }, (_, i) => [i === 3 ? '7' : `k${i}`, i === 1 ? 'literal' : `$input.f${i}`] as const);
+    const mapping = Object.fromEntries(entries);
+    const compiled = compileMapping(mapping, site());
+    expect(compiled.errors).toEqual([]);
+    const built = compiled.accessor(scope({ input })) as Record<string, unknown>;
+    expect(Object.keys(built)).toEqual(Object.keys(mapping));
+    entries.forEach(([key], i) => expect(built[key]).toBe(i === 1 ? 'literal' : input[`f${i}`]));
+    expect(Object.getPrototypeOf(built)).toBe(Object.prototype);
+    // Each run builds an object of its own.
+    expect(compiled.accessor(scope({ input }))).not.toBe(built);
+  });
+});

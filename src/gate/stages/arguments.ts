@@ -202,18 +202,64 @@ export function argsRefusal(tool: ITool, name: string, step: string, args: Recor
 
 /**
  * Whether `value` holds an own `__proto__` field at any depth: the cheap question a run asks of
- * every call whose arguments passed their schema (which skips such a field). Arguments without a
- * nested object are answered in one pass that allocates nothing; any other are searched by
- * {@link protoField}. A yes is only a filter: the refusal searches again to name the field.
+ * every call whose arguments passed their schema (which skips such a field). Arguments of the
+ * usual size (at most 64 objects below the top, none more than 16 deep) are answered by a
+ * recursive walk that keeps no set, queue or path; any other (large, deep, sharing objects between
+ * many keys, or holding a cycle) are searched by `protoField`, which looks at each object once. A
+ * yes is only a filter: the refusal searches again to name the field.
  */
 export function hasProtoField(value: Record<string, unknown>): boolean {
-  if (Object.hasOwn(value, '__proto__')) return true;
-  for (const key in value) {
-    const inner = value[key];
-    if (typeof inner === 'object' && inner !== null) return protoField(value) !== undefined;
-  }
-  return false;
+  const left = protoWithin(value, 0, WALK_OBJECTS);
+  if (left >= 0) return false;
+  return left === FOUND || protoField(value) !== undefined;
 }
+
+/** How many objects below the top the quick walk enters before it hands the search over. */
+const WALK_OBJECTS = 64;
+/** How deep the quick walk goes: it also ends a walk around a cycle, which it does not track. */
+const WALK_DEPTH = 16;
+/** The answer of `protoWithin` when an object has the field. */
+const FOUND = -1;
+/** The answer of `protoWithin` when the arguments are larger or deeper than it walks. */
+const BEYOND = -2;
+
+/**
+ * The walk of `hasProtoField`: depth first through the same fields `protoField` follows (own,
+ * enumerable, named by a string), entering at most `budget` objects; it allocates nothing but an
+ * array's list of fields. Answers the budget left when no object has the field, `FOUND`, or
+ * `BEYOND` when a bound is reached. An object reached twice (shared, or on a cycle) is walked
+ * again and counted again, so both bounds hold.
+ */
+function protoWithin(node: object, depth: number, budget: number): number {
+  if (hasOwnProperty.call(node, '__proto__')) return FOUND;
+  if (Array.isArray(node)) {
+    // An array's own fields are listed, not walked by index: a field that is not an index counts
+    // too. (`for in` over an array costs more than the list.)
+    const keys = Object.keys(node);
+    for (let i = 0; i < keys.length; i++) {
+      const inner = (node as unknown as Record<string, unknown>)[keys[i]];
+      if (typeof inner !== 'object' || inner === null) continue;
+      if (budget === 0 || depth === WALK_DEPTH) return BEYOND;
+      budget = protoWithin(inner, depth + 1, budget - 1);
+      if (budget < 0) return budget;
+    }
+    return budget;
+  }
+  for (const key in node) {
+    const inner = (node as Record<string, unknown>)[key];
+    // Only an object needs entering, and only through a field of its own (`for in` also lists
+    // inherited enumerable fields): asked after the type, so a primitive field costs no lookup.
+    if (typeof inner !== 'object' || inner === null || !hasOwnProperty.call(node, key)) continue;
+    if (budget === 0 || depth === WALK_DEPTH) return BEYOND;
+    budget = protoWithin(inner, depth + 1, budget - 1);
+    if (budget < 0) return budget;
+  }
+  return budget;
+}
+
+// V8 answers `hasOwnProperty` of a key `for in` just gave from the object's shape, which it does
+// not do for `Object.hasOwn`.
+const hasOwnProperty = Object.prototype.hasOwnProperty;
 
 /**
  * The path of an own `__proto__` field in `value` (`opts.list.0.__proto__`, the shallowest), or
