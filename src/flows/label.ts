@@ -153,8 +153,9 @@ export function joinLabels(a: Label, b: Label): Label {
 
 function merged(a: Label, b: Label, long: Label, short: Label): Label {
   const unique = a instanceof MadeLabel && b instanceof MadeLabel && a.unique && b.unique;
+  const longBeyond = beyondOf(long);
   let sources = long.sources;
-  let beyond = beyondOf(long);
+  let beyond = longBeyond;
   // The larger count, not the sum: two labels that each count the same sources past what they
   // remember (a session's and a run's built on it) would double it at every join.
   let uncounted = Math.max(uncountedOf(a), uncountedOf(b));
@@ -165,7 +166,7 @@ function merged(a: Label, b: Label, long: Label, short: Label): Label {
       if (sources === long.sources) sources = sources.slice();
       (sources as LabelSource[]).push(source);
     } else if (beyond.length < MAX_BEYOND) {
-      if (beyond === beyondOf(long)) beyond = beyond.slice();
+      if (beyond === longBeyond) beyond = beyond.slice();
       (beyond as LabelSource[]).push(source);
     } else uncounted++;
   };
@@ -176,7 +177,7 @@ function merged(a: Label, b: Label, long: Label, short: Label): Label {
   // The longer says all the shorter adds (as a run's label does of each step's output built on it,
   // and a session's of a run that read only what it had): that label, not a copy, so the next
   // join with one built on it costs a comparison, and a run makes no label per step.
-  if (sources === long.sources && beyond === beyondOf(long) && trusted === long.trusted && readers === long.readers && uncounted === uncountedOf(long)) return long;
+  if (sources === long.sources && beyond === longBeyond && trusted === long.trusted && readers === long.readers && uncounted === uncountedOf(long)) return long;
   return new MadeLabel(trusted, sources, beyond, uncounted, readers, idOf(a), idOf(b), unique);
 }
 

@@ -15,34 +15,45 @@
 import type { ITool, ToolExecutionContext } from '../tool.js';
 import { joinLabels, sourceLabel, TRUSTED, type Label, type LabelSource } from './label.js';
 
-/** Marks a tool that stores its output with the output's label (a `withObservations` wrapper). */
-const STORES_LABELS: unique symbol = Symbol('toolweave.storesOutputLabels');
-/** Marks the library's own `get_observation`. */
-const READS_OBSERVATIONS: unique symbol = Symbol('toolweave.readsObservations');
+/**
+ * What part a tool takes, as bits of one mark (one lookup per call tells both): it stores its
+ * output with the label the gate hands it (a `withObservations` wrapper), it is the library's own
+ * `get_observation` (whose output the gate labels by what it read), or both (a wrapper of it).
+ */
+const ROLE: unique symbol = Symbol('toolweave.observationRole');
+/** The role bit of a tool that stores its output with its label. */
+export const STORES_LABELS = 1;
+/** The role bit of the library's own `get_observation`. */
+export const READS_OBSERVATIONS = 2;
 
 /**
- * Mark `tool` as one that stores its output with the label the gate hands it. The mark is an
- * enumerable own property, so a copy of the tool (`{ ...tool }`) carries it too: a copy that runs
- * the original with the context it was given stores the label, and one that changes the context
- * stores none, which reads back as untrusted.
+ * Add `role` to `tool`'s mark. The mark is an enumerable own property, so a copy of the tool
+ * (`{ ...tool }`) carries it too: a copy that runs the original with the context it was given
+ * stores the label, and one that changes the context stores none, which reads back as untrusted.
  */
+function mark(tool: object, role: number): void {
+  Object.defineProperty(tool, ROLE, { value: observationRole(tool as ITool) | role, enumerable: true, writable: true, configurable: true });
+}
+
+/** Mark `tool` as one that stores its output with the label the gate hands it. */
 export function markStoresLabels(tool: object): void {
-  Object.defineProperty(tool, STORES_LABELS, { value: true, enumerable: true });
+  mark(tool, STORES_LABELS);
 }
 
 /** Mark `tool` as the library's own `get_observation` (its copies carry the mark, as above). */
 export function markReadsObservations(tool: object): void {
-  Object.defineProperty(tool, READS_OBSERVATIONS, { value: true, enumerable: true });
+  mark(tool, READS_OBSERVATIONS);
 }
 
-/** Whether `tool` stores its output with the label the gate hands it. */
-export function storesLabels(tool: ITool): boolean {
-  return (tool as { [STORES_LABELS]?: unknown })[STORES_LABELS] === true;
+/** The role bits of `tool` (0: it takes no part, as almost every tool). */
+export function observationRole(tool: ITool): number {
+  const role = (tool as { [ROLE]?: unknown })[ROLE];
+  return typeof role === 'number' ? role : 0;
 }
 
 /** Whether `tool` is the library's own `get_observation`, whose output the gate labels by what it read. */
 export function readsObservations(tool: ITool): boolean {
-  return (tool as { [READS_OBSERVATIONS]?: unknown })[READS_OBSERVATIONS] === true;
+  return (observationRole(tool) & READS_OBSERVATIONS) !== 0;
 }
 
 /**
@@ -68,7 +79,7 @@ interface Handed {
 const HANDED = new WeakMap<object, Handed>();
 
 /**
- * A copy of `context` for the tool to run with, that hands a tool that {@link storesLabels} its
+ * A copy of `context` for the tool to run with, that hands a tool that stores its output its
  * output's label (`labeller`), and lets one that {@link readsObservations} say what it read (into
  * `reads`).
  */

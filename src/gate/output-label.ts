@@ -7,7 +7,7 @@
 import type { GateFlows, OwnOutput } from '../flows/gate-flows.js';
 import { joinLabels, TRUSTED, type Label } from '../flows/label.js';
 import { flatten, type LabelTree } from '../flows/label-tree.js';
-import { handLabels, labelOfReads, readsObservations, StoredReads, storesLabels, type OutputLabeller } from '../flows/observation-labels.js';
+import { handLabels, labelOfReads, observationRole, READS_OBSERVATIONS, readsObservations, StoredReads, STORES_LABELS, type OutputLabeller } from '../flows/observation-labels.js';
 import type { Provenance } from '../flows/options.js';
 import { resultLabel, type RunFlow } from '../flows/run-flow.js';
 import type { ITool, ToolExecutionContext, ToolExecutionResult } from '../tool.js';
@@ -106,11 +106,10 @@ function readLabel(reads: StoredReads | undefined, args: Label, control: Label):
  */
 export function contextToRun(call: LabelledCall): ToolExecutionContext {
   const tool = call.tool!;
-  const stores = storesLabels(tool);
-  const reads = readsObservations(tool);
-  if (!stores && !reads) return call.context;
-  if (reads) call.storedReads = new StoredReads();
-  return handLabels(call.context, stores ? labellerOf(call, call.settings!.flows!, tool) : undefined, call.storedReads);
+  const role = observationRole(tool);
+  if (role === 0) return call.context;
+  if ((role & READS_OBSERVATIONS) !== 0) call.storedReads = new StoredReads();
+  return handLabels(call.context, (role & STORES_LABELS) !== 0 ? labellerOf(call, call.settings!.flows!, tool) : undefined, call.storedReads);
 }
 
 /** The labeller for what `tool` answers the call, made from the call as it stands now. */
