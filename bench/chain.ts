@@ -7,6 +7,7 @@
  */
 import { ComposableToolBuilder, createStepGate, type ITool, type StepGate, type StepGateOptions } from '../dist/index.js';
 import { inlineChain } from './floor.js';
+import { compileLikeTheGate } from './gate-ajv.js';
 
 /** The longest chain measured. */
 export const LONGEST = 2000;
@@ -49,13 +50,23 @@ export function composite(steps: number, gate: StepGate, checkArgs = false): ITo
   });
 }
 
-/** The hand-written loop over the first `steps` tools. */
-export function handWritten(steps: number) {
+/**
+ * The hand-written loop over the first `steps` tools; `checked`, it also validates the input and
+ * each call's arguments with the same compiled schemas the gate's argument check runs (the
+ * baseline of the row with the builder's default options).
+ */
+export function handWritten(steps: number, checked = false) {
+  const checkInput = compileLikeTheGate(inputSchema);
+  const checks = tools.slice(0, steps).map((t) => compileLikeTheGate(t.inputSchema));
   return async (): Promise<unknown> => {
-    let value: unknown = { n: 0 };
+    const input = { n: 0 };
+    if (checked && !checkInput(input)) throw new Error('input invalid');
+    let value: unknown = input;
     const ctx = context();
     for (let i = 0; i < steps; i++) {
-      const result = await tools[i].execute({ n: (value as { n: number }).n }, ctx);
+      const args = { n: (value as { n: number }).n };
+      if (checked && !checks[i](args)) throw new Error(`args invalid at step ${i}`);
+      const result = await tools[i].execute(args, ctx);
       if (!result.success) throw new Error(result.error);
       value = result.output;
     }

@@ -10,17 +10,10 @@
  * call's arguments validated before the call and the composite's own input once per run. The bare
  * hand-written code, without checks, is measured too, for reference.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import { ComposableToolBuilder, createStepGate, type ITool, type JSONSchemaObject, type StepGate } from '../dist/index.js';
 import { CONCURRENCY } from './combinator-cases.js';
-
-// ajv-formats is CommonJS; under NodeNext its default export sits one level down.
-const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as FormatsPlugin;
-
-/** The options the gate compiles a tool's inputSchema with (src/gate/stages/arguments.ts). */
-const AJV_OPTIONS = { allErrors: true, strict: false, validateSchema: false, addUsedSchema: false, logger: false, ownProperties: true } as const;
-const ajv = addFormats(new Ajv(AJV_OPTIONS));
+import { compileLikeTheGate } from './gate-ajv.js';
 
 /** A payment, as a payments API takes it. Each tool gets a copy of its own, as each tool of a real registry has its own schema. */
 export const paymentSchema = {
@@ -83,7 +76,7 @@ function paymentTool(name: string, execute: (args: Payment) => unknown): ITool {
 
 /** A tool's schema compiled as the hand-written code compiles it: once, before any run. */
 function compiled(tool: ITool): ValidateFunction {
-  return ajv.compile(tool.inputSchema);
+  return compileLikeTheGate(tool.inputSchema);
 }
 
 /** The arguments the hand-written code maps from a payment: the same six fields the engine's mapping writes. */
@@ -134,7 +127,7 @@ export function realisticChain(steps: number): RealisticCase {
   const composite = new ComposableToolBuilder(chainGate).build(`pay_chain${steps}`, `${steps} payments`, paymentSchema, {
     steps: tools.map((t, i) => ({ tool: t.name, inputMapping: mapping(i === 0 ? '$input' : '$prev') })),
   });
-  const checkInput = ajv.compile(paymentSchema);
+  const checkInput = compileLikeTheGate(paymentSchema);
   const checks = tools.map(compiled);
   return {
     async checked() {
@@ -177,7 +170,7 @@ export function realisticForEach(count: number): RealisticCase {
   const composite = new ComposableToolBuilder(chargeGate).build('charge_all', 'charges every payment', batchSchema, {
     steps: [{ combinator: 'for_each' as const, items: '$input.items', concurrency: CONCURRENCY, maxItems: count, template: { tool: 'charge', inputMapping: mapping('$item') } }],
   });
-  const checkInput = ajv.compile(batchSchema);
+  const checkInput = compileLikeTheGate(batchSchema);
   const check = compiled(charge);
   const workers = (checked: boolean) => async () => {
     if (checked && !checkInput(input)) throw new Error('input invalid');
@@ -209,7 +202,7 @@ export function realisticGather(): RealisticCase {
   const composite = new ComposableToolBuilder(gatherGate).build('pay_all', 'a hundred payments at once', emptySchema, {
     steps: [{ combinator: 'gather' as const, calls: Object.fromEntries(gatherTools.map((t, i) => [t.name, { tool: t.name, inputMapping: payments[i] }])) }],
   });
-  const checkInput = ajv.compile(emptySchema);
+  const checkInput = compileLikeTheGate(emptySchema);
   const checks = gatherTools.map(compiled);
   // The spec writes each payment as literals: every run builds its arguments afresh, and so does the hand-written code.
   const argsOf = (i: number) => {

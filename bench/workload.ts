@@ -1,6 +1,6 @@
 /**
  * One workload in a process of its own, for bench/instructions.ts to count under callgrind:
- * `WORKLOAD` is a chain over `STEPS` steps (hand, inline, engine, engine-versioned, and engine-args
+ * `WORKLOAD` is a chain over `STEPS` steps (hand, hand-ajv with the same argument checks, inline, engine, engine-versioned, and engine-args
  * with argument checks, engine-flows following labels), a for_each over `ITEMS` items (foreach-hand, foreach-inline,
  * foreach-engine, foreach-versioned, foreach-args with the default options) or a gather of 100
  * calls (gather-hand, gather-inline, gather-engine, gather-versioned, gather-args); each also with realistic tools (bench/realistic-tools.ts), whose
@@ -25,6 +25,8 @@ function pick(): () => Promise<unknown> {
   switch (workload) {
     case 'hand':
       return handWritten(steps);
+    case 'hand-ajv':
+      return handWritten(steps, true);
     case 'inline':
       return viaInline(steps);
     case 'engine':
@@ -80,6 +82,14 @@ function pick(): () => Promise<unknown> {
 
 const run = pick();
 for (let i = 0; i < warmUp; i++) await run();
+// A full collection after the warm-up and after the runs (Node runs with --expose-gc): both
+// processes of a case start the counted runs with no collection under way and end with their
+// garbage collected, so the difference of their counts holds the collection of exactly the
+// garbage the extra runs made. Without them, whether an incremental marking (whose write barriers
+// slow every store) fell inside the extra runs moved a for_each's per-run figure by 3.6x.
+const collect = (globalThis as { gc?: () => void }).gc;
+collect?.();
 for (let i = 0; i < runs; i++) await run();
+collect?.();
 // The watchdog's interval may still be armed for a tick: the count is taken, so end now.
 process.exit(0);
