@@ -51,7 +51,7 @@ export class Leaf implements CallSite, PlainLeaf, LeafRecorder {
   /** The tool instance whose argument check {@link Leaf.argsCheck} holds (see `CallSite`). */
   checkedTool: ITool | undefined = undefined;
   /** That instance's compiled check. */
-  argsCheck: ((args: unknown) => boolean) | null = null;
+  argsCheck: ((args: Record<string, unknown>) => boolean) | null = null;
   /** See `CallSite`: its tool's own output label, for the tool instance and rules it holds for. */
   ownOutput: LabelSite['ownOutput'] = undefined;
 

@@ -62,8 +62,8 @@ export interface CallSite extends LabelSite {
   readonly mayBuildNonObject: boolean;
   /** The tool instance whose argument check {@link CallSite.argsCheck} holds. */
   checkedTool: ITool | undefined;
-  /** That instance's compiled check (`null`: its schema cannot be checked). */
-  argsCheck: ((args: unknown) => boolean) | null;
+  /** That instance's argument check, made by the arguments stage (`null` until it is made). */
+  argsCheck: ((args: Record<string, unknown>) => boolean) | null;
 }
 
 /**

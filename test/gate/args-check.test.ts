@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createComposeTool } from '../../src/agent-tools/compose.js';
 import { createRunPipelineTool } from '../../src/agent-tools/run-pipeline.js';
 import { ComposableToolBuilder } from '../../src/builder.js';
-import { argsRefusal, hasProtoField } from '../../src/gate/stages/arguments.js';
+import { argsRefusal } from '../../src/gate/stages/arguments.js';
+import { hasProtoField } from '../../src/gate/proto-fields.js';
 import type { ITool } from '../../src/tool.js';
 import { registry, tool } from '../helpers/tools.js';
 

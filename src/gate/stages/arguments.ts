@@ -23,6 +23,7 @@ import type { GateCall } from '../call-record.js';
 import type { RefusalAdvice } from '../host-hooks.js';
 import { endSentence } from '../../sentence.js';
 import { adviceFor } from './chainable.js';
+import { hasProtoField, protoField, protoSearchFor, searchEverything, type ProtoSearch } from '../proto-fields.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export sits one level down.
 const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as FormatsPlugin;
@@ -35,6 +36,7 @@ const draft7 = addFormats(new Ajv(OPTIONS));
 const draft2020 = addFormats(new Ajv2020(OPTIONS));
 
 const checks = new WeakMap<ITool, ValidateFunction | null>();
+const guards = new WeakMap<ITool, (args: Record<string, unknown>) => boolean>();
 
 /**
  * The stage: `input_invalid` when a mapping resolved to something that is not an object,
@@ -54,18 +56,40 @@ function argumentsVerdict(call: GateCall): ToolExecutionResult | undefined {
   if (!isRecord(args)) return failure('input_invalid', `Step "${call.step}": its arguments resolved to ${kindOf(args)}, not an object.`);
   if (!validate) return undefined;
   const tool = call.tool!;
-  let check: ((args: unknown) => boolean) | null;
-  if (site === undefined) check = argsCheckOf(tool);
+  let guard: (args: Record<string, unknown>) => boolean;
+  if (site === undefined) guard = argsGuardOf(tool);
   else {
     if (tool !== site.checkedTool) {
-      site.argsCheck = argsCheckOf(tool);
+      site.argsCheck = argsGuardOf(tool);
       site.checkedTool = tool;
     }
-    check = site.argsCheck;
+    guard = site.argsCheck!;
   }
   // The refusal checks again to name every field: it is made only when the arguments are wrong.
-  // (A schema never sees an own `__proto__` field, so that is asked apart.)
-  return (check === null || check(args)) && !hasProtoField(args) ? undefined : argsRefusal(tool, call.name, call.step, args, call.door!.gate.advice);
+  return guard(args) ? undefined : argsRefusal(tool, call.name, call.step, args, call.door!.gate.advice);
+}
+
+/**
+ * Whether arguments may be given to `tool`, once per instance: they match its schema, and hold no
+ * own `__proto__` field (which a schema never sees) where the schema leaves room for one.
+ */
+function argsGuardOf(tool: ITool): (args: Record<string, unknown>) => boolean {
+  let guard = guards.get(tool);
+  if (guard !== undefined) return guard;
+  const check = argsCheckOf(tool);
+  if (check === null) guard = (args) => !hasProtoField(args);
+  else {
+    let search: ProtoSearch | null = searchEverything;
+    // A tool with a strict form too accepts what either form does: searched whole.
+    try {
+      if (tool.strictInputSchema === undefined) search = protoSearchFor(tool.inputSchema);
+    } catch {
+      search = searchEverything;
+    }
+    guard = search === null ? (args) => check(args) : (args) => check(args) && !search(args);
+  }
+  guards.set(tool, guard);
+  return guard;
 }
 
 /** What a value that should have been an object is, in words. */
@@ -198,99 +222,6 @@ export function argsRefusal(tool: ITool, name: string, step: string, args: Recor
     fields,
     errors: problems,
   });
-}
-
-/**
- * Whether `value` holds an own `__proto__` field at any depth: the cheap question a run asks of
- * every call whose arguments passed their schema (which skips such a field). Arguments of the
- * usual size (at most 64 objects below the top, none more than 16 deep) are answered by a
- * recursive walk that keeps no set, queue or path; any other (large, deep, sharing objects between
- * many keys, or holding a cycle) are searched by `protoField`, which looks at each object once. A
- * yes is only a filter: the refusal searches again to name the field.
- */
-export function hasProtoField(value: Record<string, unknown>): boolean {
-  const left = protoWithin(value, 0, WALK_OBJECTS);
-  if (left >= 0) return false;
-  return left === FOUND || protoField(value) !== undefined;
-}
-
-/** How many objects below the top the quick walk enters before it hands the search over. */
-const WALK_OBJECTS = 64;
-/** How deep the quick walk goes: it also ends a walk around a cycle, which it does not track. */
-const WALK_DEPTH = 16;
-/** The answer of `protoWithin` when an object has the field. */
-const FOUND = -1;
-/** The answer of `protoWithin` when the arguments are larger or deeper than it walks. */
-const BEYOND = -2;
-
-/**
- * The walk of `hasProtoField`: depth first through the same fields `protoField` follows (own,
- * enumerable, named by a string), entering at most `budget` objects; it allocates nothing but an
- * array's list of fields. Answers the budget left when no object has the field, `FOUND`, or
- * `BEYOND` when a bound is reached. An object reached twice (shared, or on a cycle) is walked
- * again and counted again, so both bounds hold.
- */
-function protoWithin(node: object, depth: number, budget: number): number {
-  if (hasOwnProperty.call(node, '__proto__')) return FOUND;
-  if (Array.isArray(node)) {
-    // An array's own fields are listed, not walked by index: a field that is not an index counts
-    // too. (`for in` over an array costs more than the list.)
-    const keys = Object.keys(node);
-    for (let i = 0; i < keys.length; i++) {
-      const inner = (node as unknown as Record<string, unknown>)[keys[i]];
-      if (typeof inner !== 'object' || inner === null) continue;
-      if (budget === 0 || depth === WALK_DEPTH) return BEYOND;
-      budget = protoWithin(inner, depth + 1, budget - 1);
-      if (budget < 0) return budget;
-    }
-    return budget;
-  }
-  for (const key in node) {
-    const inner = (node as Record<string, unknown>)[key];
-    // Only an object needs entering, and only through a field of its own (`for in` also lists
-    // inherited enumerable fields): asked after the type, so a primitive field costs no lookup.
-    if (typeof inner !== 'object' || inner === null || !hasOwnProperty.call(node, key)) continue;
-    if (budget === 0 || depth === WALK_DEPTH) return BEYOND;
-    budget = protoWithin(inner, depth + 1, budget - 1);
-    if (budget < 0) return budget;
-  }
-  return budget;
-}
-
-// V8 answers `hasOwnProperty` of a key `for in` just gave from the object's shape, which it does
-// not do for `Object.hasOwn`.
-const hasOwnProperty = Object.prototype.hasOwnProperty;
-
-/**
- * The path of an own `__proto__` field in `value` (`opts.list.0.__proto__`, the shallowest), or
- * `undefined`. Each object is looked at once, however often it is shared: a tool's output passed
- * on as arguments may share one object under two keys at every level (60 such objects would make
- * a walk of every path take 2^60 steps) or hold a cycle. Iterative, so no depth overflows it.
- */
-function protoField(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const seen = new Set<object>([value]);
-  const nodes: object[] = [value];
-  // Each node's parent and key: the path is spelled only for the node that has the field.
-  const parents: number[] = [-1];
-  const keys: string[] = [''];
-  for (let next = 0; next < nodes.length; next++) {
-    const node = nodes[next];
-    if (Object.hasOwn(node, '__proto__')) {
-      let path = '__proto__';
-      for (let at = next; at > 0; at = parents[at]) path = `${keys[at]}.${path}`;
-      return path;
-    }
-    for (const key of Object.keys(node)) {
-      const inner = (node as Record<string, unknown>)[key];
-      if (typeof inner !== 'object' || inner === null || seen.has(inner)) continue;
-      seen.add(inner);
-      nodes.push(inner);
-      parents.push(next);
-      keys.push(key);
-    }
-  }
-  return undefined;
 }
 
 /** The argument a problem is about: `name`, `user.id`, or `(arguments)` for the object itself. */
