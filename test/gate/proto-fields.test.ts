@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkArguments } from '../../src/gate/stages/arguments.js';
-import { protoSearchFor } from '../../src/gate/proto-fields.js';
+import { hasProtoField, protoSearchFor } from '../../src/gate/proto-fields.js';
 import { registry, tool } from '../helpers/tools.js';
 import { callOf } from './stages/record.js';
 
@@ -16,6 +16,21 @@ const payment = {
   required: ['amount'],
   additionalProperties: false,
 };
+
+describe('the __proto__ fields that count', () => {
+  it('counts an own enumerable one, which a copy by assignment carries, and neither an inherited nor a hidden one, which it does not', () => {
+    expect(hasProtoField({ a: { b: [proto()] } })).toBe(true);
+    const hidden = Object.defineProperty({ a: 1 }, '__proto__', { value: { admin: true }, enumerable: false });
+    expect(hasProtoField({ a: hidden })).toBe(false);
+    expect(Object.getPrototypeOf({ ...hidden })).toBe(Object.prototype);
+    const inherited = Object.create(Object.defineProperty({}, '__proto__', { value: { admin: true }, enumerable: true })) as Record<string, unknown>;
+    inherited.b = 2;
+    expect(hasProtoField({ a: inherited })).toBe(false);
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(inherited)) copy[key] = inherited[key];
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+  });
+});
 
 describe('the __proto__ search a schema leaves', () => {
   it('needs none where every object the schema accepts is closed and every other value a primitive', () => {

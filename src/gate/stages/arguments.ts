@@ -9,7 +9,7 @@
  * problem, and refusing every call to it would hide the tool rather than explain it.
  *
  * Only own properties count: an optional field named `toString` may be left out, and a required
- * `valueOf` must be given. A field named `__proto__` is refused at any depth: JSON Schema checkers
+ * `valueOf` must be given. An own field named `__proto__` is refused at any depth: JSON Schema checkers
  * skip that name, and a tool that copies its arguments by assignment would make it a prototype.
  */
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
