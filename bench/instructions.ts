@@ -17,8 +17,8 @@
  * of their whole count, which made one run's figure move between 13k and 67k instructions), with
  * fixed hash and random seeds, and without address-space randomisation where `setarch` can turn
  * it off (each moved them by up to 10%). Identical processes then agree within 0.05%. Each
- * process also collects all its garbage after the warm-up and after its runs (`--expose-gc`), so
- * the extra runs pay for collecting what they made, and no collection half done at either end.
+ * process also collects all its garbage after its runs (`--expose-gc`), so the extra runs pay for
+ * collecting what they made, however far a collection had gone when they ended.
  *
  * Skipped, with a line saying so, where valgrind is not installed. `STEPS` (default 20) sets the
  * chain's length. `BY_FUNCTION=1` also prints, for each case, the functions that spent the most
