@@ -78,6 +78,10 @@ function protoWithin(node: object, depth: number, budget: number): number {
   return budget;
 }
 
+// V8 answers `hasOwnProperty` of a key `for in` just gave from the object's shape, which it does
+// not do for `Object.hasOwn`.
+const hasOwnProperty = Object.prototype.hasOwnProperty;
+
 /**
  * The path of an own `__proto__` field in `value` (`opts.list.0.__proto__`, the shallowest), or
  * `undefined`. Each object is looked at once, however often it is shared: a tool's output passed
