@@ -113,17 +113,20 @@ export class CallBridge {
     if (answers.length === 0) return undefined;
     this.resources.release();
     const framed = vm.newString(frame(answers));
-    const delivered = vm.callFunction(this.helpers.deliverAnswers, vm.undefined, framed);
+    // Answers are only ever to calls, so the calls part is there.
+    const delivered = vm.callFunction(this.helpers.calls!.deliverAnswers, vm.undefined, framed);
     framed.dispose();
     if (delivered.error) return this.reader.consumeError(delivered.error);
     delivered.value.dispose();
     return this.resources.retake() ? undefined : { kind: 'memory' };
   }
 
-  /** How many calls the script made past `maxCalls` (0 when it cannot be read). */
+  /** How many calls the script made past `maxCalls` (0 when it cannot be read, or it made no call). */
   countOverLimit(): number {
     const vm = this.vm;
-    const counted = vm.callFunction(this.helpers.overLimit, vm.undefined);
+    const overLimit = this.helpers.calls?.overLimit;
+    if (overLimit === undefined) return 0;
+    const counted = vm.callFunction(overLimit, vm.undefined);
     if (counted.error) {
       counted.error.dispose();
       return 0;

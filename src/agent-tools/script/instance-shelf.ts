@@ -75,7 +75,8 @@ export class InstanceShelf {
         const idle = list[at];
         if (idle.prepared) continue;
         try {
-          idle.prepared = prepareRuntime(idle.instance);
+          // Idle time pays for the parts a script that calls a tool needs, so such a script does not compile them.
+          idle.prepared = prepareRuntime(idle.instance, true);
           if (idle.prepared) return true;
         } catch {
           // The module failed: the instance is no longer sound.

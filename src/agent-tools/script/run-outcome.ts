@@ -90,7 +90,7 @@ export class OutcomeReader {
     const factory = loadPreludePart(resources, vm, ENDING_SOURCE);
     if ('kind' in factory) return factory;
     const maxChars = resources.own(vm.newNumber(this.maxReturnChars));
-    const made = vm.callFunction(factory, vm.undefined, this.helpers.captured, maxChars);
+    const made = vm.callFunction(factory, vm.undefined, this.helpers.intrinsics, maxChars);
     if (made.error) {
       made.error.dispose();
       return { kind: 'memory' };

@@ -109,7 +109,7 @@ class ScriptRun {
     resources.runtime = runtime;
     resources.vm = vm;
     runtime.setMemoryLimit(request.memoryLimitBytes);
-    const helpers = startPrelude(resources, vm, prepared.prelude, request);
+    const helpers = startPrelude(resources, vm, prepared.prelude, request, prepared.parts);
     if ('kind' in helpers) return helpers;
     const reader = new OutcomeReader(resources, vm, this.deadline, helpers, request.maxReturnChars);
     let recording: ValueRecording | undefined;
@@ -193,8 +193,10 @@ class ScriptRun {
  * as `wrapInstrumented` writes it) is called with them, so no name of the script reaches them.
  */
 function startInstrumented(resources: RunResources, vm: QuickJSContext, helpers: PreludeHelpers, code: string, sites: string): VmCallResult<QuickJSHandle> {
+  const makeSites = helpers.sites();
+  if (makeSites.error) return makeSites;
   const kinds = resources.own(vm.newString(sites));
-  const made = vm.callFunction(helpers.sites, vm.undefined, kinds);
+  const made = vm.callFunction(resources.own(makeSites.value), vm.undefined, kinds);
   if (made.error) return made;
   const functions = resources.own(made.value);
   const fn = vm.evalCode(wrapInstrumented(code), SCRIPT_FILENAME, { type: 'global' });
