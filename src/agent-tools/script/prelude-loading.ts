@@ -6,6 +6,7 @@
  * script first uses a global that needs it (the sandbox asks for it through a host function),
  * the ending functions when the answer is not plain.
  */
+import { performance } from 'node:perf_hooks';
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, VmCallResult } from 'quickjs-emscripten';
 import { encodeAnswer } from './boundary-codec.js';
 import { tooManyCalls } from './call-result.js';
@@ -161,9 +162,17 @@ export class PreludeHelpers {
 /**
  * Call the prelude's function with the run's bounds: it installs `callTool` and the other globals,
  * and hands back the helpers; how the run ended when it failed. `parts` are the functions of the
- * parts compiled ahead, if any.
+ * parts compiled ahead, if any; `hostTime` is told how long each part took to make, in
+ * milliseconds, time the script spent waiting for the host rather than computing.
  */
-export function startPrelude(resources: RunResources, vm: QuickJSContext, prelude: QuickJSHandle, limits: SandboxLimits, parts: QuickJSHandle[] = []): PreludeHelpers | SandboxOutcome {
+export function startPrelude(
+  resources: RunResources,
+  vm: QuickJSContext,
+  prelude: QuickJSHandle,
+  limits: SandboxLimits,
+  parts: QuickJSHandle[] = [],
+  hostTime?: (ms: number) => void,
+): PreludeHelpers | SandboxOutcome {
   const preludeFn = resources.own(prelude);
   for (const part of parts) resources.own(part);
   let helpers: PreludeHelpers | undefined;
@@ -171,7 +180,9 @@ export function startPrelude(resources: RunResources, vm: QuickJSContext, prelud
   // returned is the library's to dispose, so it is a copy; the part stays the run's.
   const load = resources.own(
     vm.newFunction('load', (n) => {
+      const start = performance.now();
       const made = helpers!.load(vm.getNumber(n));
+      hostTime?.(performance.now() - start);
       return 'error' in made ? made : made.dup();
     }),
   );
