@@ -36,34 +36,45 @@ export interface PreparedRuntime {
   parts?: QuickJSHandle[];
 }
 
+/**
+ * Prepare a runtime in `module` for the next run; `undefined` when the prelude failed. Throws
+ * what the module throws (a failure of the module itself, which the caller must not use again).
+ */
+export function prepareRuntime(module: SandboxModule): PreparedRuntime | undefined {
+  const runtime = module.quickjs.newRuntime();
+  runtime.setMaxStackSize(MAX_STACK_BYTES);
+  const vm = runtime.newContext();
+  const prelude = vm.evalCode(PRELUDE_SOURCE, PRELUDE_FILENAME, { type: 'global', strict: true });
+  if (prelude.error) {
+    prelude.error.dispose();
+    vm.dispose();
+    runtime.dispose();
+    return undefined;
+  }
+  return { runtime, vm, prelude: prelude.value };
+}
+
 /** The parts compiled ahead when there is time: those a script that calls a tool needs. */
 const PARTS_AHEAD = [CALLS_PART, VALUES_PART];
 
 /**
- * Prepare a runtime in `module` for the next run, with the parts a script that calls a tool needs
- * compiled ahead when `withParts` (worth it while the thread is idle, not while a run waits for
- * the runtime); `undefined` when a source failed. Throws what the module throws (a failure of the
- * module itself, which the caller must not use again).
+ * Compile the parts a script that calls a tool needs into a prepared runtime, so such a script
+ * does not compile them; false when one failed (the runtime is then unusable). Throws what the
+ * module throws.
  */
-export function prepareRuntime(module: SandboxModule, withParts = false): PreparedRuntime | undefined {
-  const runtime = module.quickjs.newRuntime();
-  runtime.setMaxStackSize(MAX_STACK_BYTES);
-  const vm = runtime.newContext();
-  const sources = [PRELUDE_SOURCE, ...(withParts ? PARTS_AHEAD.map((part) => PART_SOURCES[part]) : [])];
-  const compiled: QuickJSHandle[] = [];
-  for (const source of sources) {
-    const evaluated = vm.evalCode(source, PRELUDE_FILENAME, { type: 'global', strict: true });
+export function compilePartsAhead(prepared: PreparedRuntime): boolean {
+  const parts: QuickJSHandle[] = [];
+  for (const part of PARTS_AHEAD) {
+    const evaluated = prepared.vm.evalCode(PART_SOURCES[part], PRELUDE_FILENAME, { type: 'global', strict: true });
     if (evaluated.error) {
       evaluated.error.dispose();
-      for (const handle of compiled) handle.dispose();
-      vm.dispose();
-      runtime.dispose();
-      return undefined;
+      for (const handle of parts) handle.dispose();
+      return false;
     }
-    compiled.push(evaluated.value);
+    parts.push(evaluated.value);
   }
-  const [prelude, ...parts] = compiled;
-  return { runtime, vm, prelude, ...(parts.length > 0 ? { parts } : {}) };
+  prepared.parts = parts;
+  return true;
 }
 
 /** Let go of a prepared runtime no run took. */
