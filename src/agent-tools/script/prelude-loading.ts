@@ -91,6 +91,8 @@ export function disposePrepared(prepared: PreparedRuntime): void {
 
 /** The calls part's functions the host calls (see `CALLS_SOURCE`), each owned by the run. */
 export interface CallsHelpers {
+  /** `take`: the calls made since the last take. */
+  takeCalls: QuickJSHandle;
   /** `deliver`: hands answers to the script's calls. */
   deliverAnswers: QuickJSHandle;
   /** `overLimit`: how many calls were past `maxCalls`. */
@@ -98,14 +100,10 @@ export interface CallsHelpers {
 }
 
 /**
- * The started prelude's functions (see `PRELUDE_SOURCE`), each owned by the run, and the parts
- * made for the run, each the first time the script (or, for the sites, the host) needs it.
+ * What the started prelude hands the host (see `PRELUDE_SOURCE`), each owned by the run, and the
+ * parts made for the run, each the first time the script (or, for the sites, the host) needs it.
  */
 export class PreludeHelpers {
-  /** `take`: whether the script's promise has settled, and the calls made since the last take. */
-  readonly takeCalls: QuickJSHandle;
-  /** `finish`: the settled script's outcome. */
-  readonly finishRun: QuickJSHandle;
   /** The intrinsics the prelude captured, for the parts and the ending functions. */
   readonly intrinsics: QuickJSHandle;
   /** The prelude's `part`: the way the host asks for a part, so the prelude knows it too. */
@@ -123,10 +121,8 @@ export class PreludeHelpers {
     /** The functions of the parts compiled ahead (owned by the run already). */
     private readonly compiled: QuickJSHandle[],
   ) {
-    this.takeCalls = resources.own(vm.getProp(list, 0));
-    this.finishRun = resources.own(vm.getProp(list, 1));
-    this.intrinsics = resources.own(vm.getProp(list, 2));
-    this.part = resources.own(vm.getProp(list, 3));
+    this.intrinsics = resources.own(vm.getProp(list, 0));
+    this.part = resources.own(vm.getProp(list, 1));
   }
 
   /** The sites function of an instrumented script (see `SITES_SOURCE`), made through the prelude. */
@@ -165,7 +161,10 @@ export class PreludeHelpers {
     if (called.error) return called;
     const part = resources.own(called.value);
     this.parts[n] = part;
-    if (n === CALLS_PART) this.calls = { deliverAnswers: resources.own(vm.getProp(part, 'deliver')), overLimit: resources.own(vm.getProp(part, 'overLimit')) };
+    if (n === CALLS_PART) {
+      const helper = (name: string): QuickJSHandle => resources.own(vm.getProp(part, name));
+      this.calls = { takeCalls: helper('take'), deliverAnswers: helper('deliver'), overLimit: helper('overLimit') };
+    }
     return part;
   }
 }
@@ -197,8 +196,7 @@ export function startPrelude(
       return 'error' in made ? made : made.dup();
     }),
   );
-  const maxReturnChars = resources.own(vm.newNumber(limits.maxReturnChars));
-  const started = vm.callFunction(preludeFn, vm.undefined, maxReturnChars, load);
+  const started = vm.callFunction(preludeFn, vm.undefined, load);
   if (started.error) {
     started.error.dispose();
     return { kind: 'crashed', message: 'the sandbox prelude failed to start' };

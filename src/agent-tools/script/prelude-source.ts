@@ -12,38 +12,27 @@
 export const PRELUDE_FILENAME = 'toolweave-prelude.js';
 
 /**
- * Evaluates to a function of `(maxReturnChars, load)`, evaluated in every run's context and
- * called once before the script. It captures the intrinsics into `intrinsics` (whose order the
- * parts index), defines the globals `callTool`, `tools`, `searchTools` and `describeTools`, and
- * returns `[take, finish, intrinsics, part]`.
+ * Evaluates to a function of `(load)`, evaluated in every run's context and called once before
+ * the script. It captures the intrinsics into `intrinsics` (whose order the parts and the ending
+ * functions index), defines the globals `callTool`, `tools`, `searchTools` and `describeTools`,
+ * and returns `[intrinsics, part]`. The host reads the script's promise itself.
  *
  * It is kept small because every run compiles it, and QuickJS compiles at about a microsecond a
  * token: what the globals do is in the parts ({@link PART_SOURCES}), each made the first time the
  * script uses a global that needs it, so a script that makes no call compiles none of them.
- *
- * - `part(n)` gives part `n` of {@link PART_SOURCES}, made for this run by `load(n)` (a host
- *   function) the first time it is asked for; the calls part is always made first, so `take`
- *   finds every call queued. Each global forwards to its part.
- * - `take(promise)` follows the script's promise (given once, first) and returns `"1"` once it
- *   has settled or `"0"` before, then the calls queued since the last take (see `frame`).
- * - `finish(encodeReturn, describeError)` gives the settled script's outcome as one string: a
- *   string, number, boolean, `null` or `undefined` answer encoded here (`"O" + text`, or `"L" +
- *   length` past `maxReturnChars`); anything else through the {@link ENDING_SOURCE} functions
- *   (`"X"` and the described error for a rejection), or `"?"` when they were not given: the host
- *   evaluates them only then, since most runs never need them and every source costs its parse.
+ * `part(n)` gives part `n`, made for this run by `load(n)` (a host function) the first time it is
+ * asked for. Each global forwards to its part.
  *
  * The intrinsics are captured before the script runs, so a script that replaces `JSON` or
  * `String` changes only its own behaviour, not how its calls, errors and answer are read.
  */
-export const PRELUDE_SOURCE = `(function (maxReturnChars, load) {
+export const PRELUDE_SOURCE = `(function (load) {
   "use strict";
   const intrinsics = [JSON.stringify, JSON.parse, Array.isArray, String, Promise, Object.defineProperty, String.prototype.slice,
     String.prototype.indexOf, String.prototype.toWellFormed, Array.prototype.push, Array.prototype.join, Error, Proxy, Object.create,
-    TypeError, Reflect.apply, Object.freeze, Object.hasOwn, Promise.prototype.then];
+    TypeError, Reflect.apply, Object.freeze, Object.hasOwn];
   const defineProperty = intrinsics[5], parts = [];
-  let state = 0, outcome;
   function part(n) {
-    if (parts[0] === undefined) parts[0] = load(0);
     if (parts[n] === undefined) parts[n] = load(n);
     return parts[n];
   }
@@ -52,28 +41,7 @@ export const PRELUDE_SOURCE = `(function (maxReturnChars, load) {
   defineProperty(globalThis, "tools", { value: new intrinsics[12](intrinsics[13](null), { get: function (target, key) { return part(1).tools[key]; } }) });
   defineProperty(globalThis, "searchTools", { value: function searchTools(query, limit) { return part(1).searchTools(query, limit); } });
   defineProperty(globalThis, "describeTools", { value: function describeTools(names) { return part(1).describeTools(names); } });
-
-  function take(promise) {
-    if (promise !== undefined) {
-      intrinsics[18].call(promise, function (value) { state = 1; outcome = value; }, function (error) { state = 2; outcome = error; });
-    }
-    return (state === 0 ? "0" : "1") + (parts[0] === undefined ? "" : parts[0].take());
-  }
-
-  function finish(encodeReturn, describeError) {
-    if (state === 1) {
-      const value = outcome, kind = typeof value;
-      if (value === undefined) return "O";
-      if (kind === "string" || kind === "number" || kind === "boolean" || value === null) {
-        const text = kind === "string" ? value : intrinsics[0](value);
-        return text.length > maxReturnChars ? "L" + text.length : "O" + text;
-      }
-    }
-    if (encodeReturn === undefined) return "?";
-    return state === 1 ? encodeReturn(outcome) : "X" + describeError(outcome);
-  }
-
-  return [take, finish, intrinsics, part];
+  return [intrinsics, part];
 })`;
 
 /**
