@@ -37,7 +37,8 @@ export const PRELUDE_SOURCE = `(function (load) {
     return parts[n];
   }
   // Defined with a value only: not writable, not enumerable, not configurable.
-  defineProperty(globalThis, "callTool", { value: function callTool(name, args) { return part(0).callTool(name, args); } });
+  // The calls part is read without a call to \`part\` once made: every \`callTool\` goes through here.
+  defineProperty(globalThis, "callTool", { value: function callTool(name, args) { return (parts[0] === undefined ? part(0) : parts[0]).callAt(name, args, -1); } });
   defineProperty(globalThis, "tools", { value: new intrinsics[12](intrinsics[13](null), { get: function (target, key) { return part(1).tools[key]; } }) });
   defineProperty(globalThis, "searchTools", { value: function searchTools(query, limit) { return part(1).searchTools(query, limit); } });
   defineProperty(globalThis, "describeTools", { value: function describeTools(names) { return part(1).describeTools(names); } });
@@ -46,10 +47,9 @@ export const PRELUDE_SOURCE = `(function (load) {
 
 /**
  * Evaluates to a function of `(intrinsics, maxArgsUnits, maxCalls, tooManyCalls)`: part 0, the
- * calls themselves. It returns `{ callTool, call, take, deliver,
- * overLimit, callAt }`. The sandbox never calls out to the host: the host pulls the calls and
- * pushes the answers, once each per turn of its loop, which costs far less than a host function
- * called per call.
+ * calls themselves. It returns `{ callAt, call, valued, take, deliver, overLimit, tooManyCalls }`.
+ * The sandbox never calls out to the host: the host pulls the calls and pushes the answers, once
+ * each per turn of its loop, which costs far less than a host function called per call.
  *
  * - `callTool(name, args)` numbers the call and returns a promise. Past `maxCalls` the promise
  *   resolves at once to the encoded answer `tooManyCalls`; otherwise the call is queued for the
@@ -57,9 +57,11 @@ export const PRELUDE_SOURCE = `(function (load) {
  *   never leave the sandbox). The promise's `text` and `error` throw a TypeError that says to
  *   await it: reading `callTool(...).text` is the usual missing `await`, and would otherwise
  *   quietly be `undefined`. Its `constructor` is `Promise`, so `await` and `then` treat it as a
- *   plain promise. `callAt(name, args, site)` is the same for a site of an instrumented script.
- * - `call(name, args, mode, site, answer)` numbers and queues any call (the other parts' too);
- *   `answer` takes its encoded answer.
+ *   plain promise. The global is `callAt(name, args, -1)`; a site of an instrumented script
+ *   passes its own number.
+ * - `call(name, args, mode, site)` numbers and queues any call (the other parts' too), and gives
+ *   its index, or 0 past `maxCalls`; a call of another part puts what takes its encoded answer in
+ *   `valued[index]`.
  * - `take()` returns the calls queued since the last take, framed (see `frame`).
  * - `deliver(answers)` answers calls: framed texts, each the call's index, `:`, and its encoded
  *   answer (see `encodeAnswer`).
@@ -73,7 +75,8 @@ const CALLS_SOURCE = `(function (intrinsics, maxArgsUnits, maxCalls, tooManyCall
   const stringify = intrinsics[0], parse = intrinsics[1], isArray = intrinsics[2], toStr = intrinsics[3], BasePromise = intrinsics[4];
   const defineProperty = intrinsics[5], slice = intrinsics[6], indexOf = intrinsics[7], wellFormed = intrinsics[8];
   const push = intrinsics[9], join = intrinsics[10], BaseTypeError = intrinsics[14];
-  const waiting = intrinsics[13](null);
+  // The calls in flight, by index: a \`callTool\` call's resolve here, any other call's answer in \`valued\`.
+  const waiting = intrinsics[13](null), valued = intrinsics[13](null);
   const queued = [];
   let count = 0, resolveNext;
   function capture(resolve) { resolveNext = resolve; }
@@ -88,12 +91,9 @@ const CALLS_SOURCE = `(function (intrinsics, maxArgsUnits, maxCalls, tooManyCall
   defineProperty(ToolCall.prototype, "text", { get: notAwaited });
   defineProperty(ToolCall.prototype, "error", { get: notAwaited });
 
-  function call(name, args, mode, site, answer) {
+  function call(name, args, mode, site) {
     const index = ++count;
-    if (index > maxCalls) {
-      answer(tooManyCalls);
-      return;
-    }
+    if (index > maxCalls) return 0;
     let encoded = null;
     if (args === undefined) {
       encoded = "{}";
@@ -108,13 +108,14 @@ const CALLS_SOURCE = `(function (intrinsics, maxArgsUnits, maxCalls, tooManyCall
     if (site >= 0) request += "@" + site + ";";
     if (encoded !== null) request += encoded.length > maxArgsUnits ? "L" + encoded.length : "J" + encoded;
     push.call(queued, request.length + "|" + request);
-    waiting[index] = answer;
+    return index;
   }
 
   function callAt(name, args, site) {
     const promise = new ToolCall(capture);
-    const resolve = resolveNext;
-    call(name, args, "c", site, function (answer) { resolve(decode(answer)); });
+    const index = call(name, args, "c", site);
+    if (index === 0) resolveNext(decode(tooManyCalls));
+    else waiting[index] = resolveNext;
     return promise;
   }
 
@@ -131,22 +132,27 @@ const CALLS_SOURCE = `(function (intrinsics, maxArgsUnits, maxCalls, tooManyCall
       const end = bar + 1 + +slice.call(answers, at, bar);
       const colon = indexOf.call(answers, ":", bar);
       const index = slice.call(answers, bar + 1, colon);
-      const answer = waiting[index];
-      if (answer) {
+      const resolve = waiting[index];
+      if (resolve) {
         delete waiting[index];
-        answer(slice.call(answers, colon + 1, end));
+        resolve(decode(slice.call(answers, colon + 1, end)));
+      } else {
+        const answer = valued[index];
+        delete valued[index];
+        if (answer) answer(slice.call(answers, colon + 1, end));
       }
       at = end;
     }
   }
 
   return {
-    callTool: function (name, args) { return callAt(name, args, -1); },
+    callAt: callAt,
     call: call,
+    valued: valued,
     take: take,
     deliver: deliver,
     overLimit: function () { return count > maxCalls ? count - maxCalls : 0; },
-    callAt: callAt,
+    tooManyCalls: tooManyCalls,
   };
 })`;
 
@@ -169,7 +175,9 @@ const VALUES_SOURCE = `(function (intrinsics, calls) {
   function valueCall(name, args, mode, site) {
     let settle;
     const promise = new BasePromise(function (resolve, reject) { settle = { resolve: resolve, reject: reject }; });
-    calls.call(name, args, mode, site, function (answer) { settleValue(answer, settle); });
+    const index = calls.call(name, args, mode, site);
+    if (index === 0) settleValue(calls.tooManyCalls, settle);
+    else calls.valued[index] = function (answer) { settleValue(answer, settle); };
     return promise;
   }
 
