@@ -26,6 +26,8 @@ export class CallBridge {
   private ready: SandboxAnswer[] = [];
   /** A call was answered here for a bound on the run's arguments since the last batch (see `SandboxChannel.send`). */
   private bounded = false;
+  /** The script's promise, given with the first take. */
+  private promise: QuickJSHandle | undefined;
 
   constructor(
     private readonly resources: RunResources,
@@ -61,23 +63,24 @@ export class CallBridge {
   /**
    * Take the calls the script made since the last take: each is refused here when it is past a
    * bound on the bytes of its arguments (its answer then waits for the next delivery), else
-   * queued to be sent. Gives whether the script's promise has settled, or how the run ended when
-   * the prelude failed.
+   * queued to be sent. Gives whether the script's promise (given with the first take) has
+   * settled, or how the run ended when the calls could not be read.
    */
   take(promise?: QuickJSHandle): boolean | SandboxOutcome {
     const vm = this.vm;
-    // The script's promise goes in once, with the first take; its handle stays owned by the run.
-    const taken = promise
-      ? vm.callFunction(this.helpers.takeCalls, vm.undefined, promise)
-      : vm.callFunction(this.helpers.takeCalls, vm.undefined);
-    if (taken.error) return this.reader.consumeError(taken.error);
-    // Reading the text copies it inside the sandbox first: the reserve makes room for that.
-    this.resources.release();
-    const text = vm.getString(taken.value);
-    taken.value.dispose();
-    if (!this.resources.retake() || text === '') return { kind: 'memory' };
-    if (text.length > 1) for (const request of unframe(text, 1)) this.accept(decodeCall(request));
-    return text[0] === '1';
+    if (promise) this.promise = promise;
+    const calls = this.helpers.calls;
+    if (calls !== undefined) {
+      const taken = vm.callFunction(calls.takeCalls, vm.undefined);
+      if (taken.error) return this.reader.consumeError(taken.error);
+      // Reading the text copies it inside the sandbox first: the reserve makes room for that.
+      this.resources.release();
+      const text = vm.getString(taken.value);
+      taken.value.dispose();
+      if (!this.resources.retake()) return { kind: 'memory' };
+      for (const request of unframe(text)) this.accept(decodeCall(request));
+    }
+    return settled(vm, this.promise!);
   }
 
   /** Send the calls taken and not sent yet, with the values drawn since the last batch when they are recorded. */
@@ -113,17 +116,20 @@ export class CallBridge {
     if (answers.length === 0) return undefined;
     this.resources.release();
     const framed = vm.newString(frame(answers));
-    const delivered = vm.callFunction(this.helpers.deliverAnswers, vm.undefined, framed);
+    // Answers are only ever to calls, so the calls part is there.
+    const delivered = vm.callFunction(this.helpers.calls!.deliverAnswers, vm.undefined, framed);
     framed.dispose();
     if (delivered.error) return this.reader.consumeError(delivered.error);
     delivered.value.dispose();
     return this.resources.retake() ? undefined : { kind: 'memory' };
   }
 
-  /** How many calls the script made past `maxCalls` (0 when it cannot be read). */
+  /** How many calls the script made past `maxCalls` (0 when it cannot be read, or it made no call). */
   countOverLimit(): number {
     const vm = this.vm;
-    const counted = vm.callFunction(this.helpers.overLimit, vm.undefined);
+    const overLimit = this.helpers.calls?.overLimit;
+    if (overLimit === undefined) return 0;
+    const counted = vm.callFunction(overLimit, vm.undefined);
     if (counted.error) {
       counted.error.dispose();
       return 0;
@@ -161,4 +167,14 @@ export class CallBridge {
     if (this.argsBytes + bytes > maxRunArgsBytes) return argsTooLarge(this.argsBytes + bytes, maxRunArgsBytes, 'run');
     return undefined;
   }
+}
+
+/** Whether `promise` has settled (the host reads its state: the sandbox holds nothing for it). */
+function settled(vm: QuickJSContext, promise: QuickJSHandle): boolean {
+  const state = vm.getPromiseState(promise);
+  if (state.type === 'pending') return false;
+  // Its value comes as a handle of its own (the promise itself, for what is not a promise).
+  const value = state.type === 'fulfilled' ? state.value : state.error;
+  if (value !== promise) value.dispose();
+  return true;
 }

@@ -11,10 +11,11 @@
  * the size just taken is made in the background, so a run after a run finds one ready.
  *
  * While the thread has nothing else to do, each idle instance gets a runtime prepared for its
- * next run (see `prepareRuntime`): most of what a run costs before its first instruction.
+ * next run (see `prepareRuntime`): most of what a run costs before its first instruction; and,
+ * once the thread is quiet, the parts a script that calls a tool needs (see `compilePartsAhead`).
  */
 import { newSandboxInstance, type SandboxInstance, type WasmModule } from './quickjs-module.js';
-import { prepareRuntime, type PreparedRuntime } from './prelude-loading.js';
+import { compilePartsAhead, prepareRuntime, type PreparedRuntime } from './prelude-loading.js';
 
 /** The most idle instances a thread keeps. */
 export const MAX_IDLE = 256;
@@ -66,17 +67,30 @@ export class InstanceShelf {
   }
 
   /**
-   * Prepare a runtime in one idle instance that has none, the next to be taken first. False when
-   * every idle instance has one. An instance whose preparation fails is let go.
+   * One step of preparing the idle instances, the next to be taken first: a runtime with the
+   * prelude in one that has none; else, with `withParts`, the parts a script that calls a tool
+   * needs compiled into one whose runtime has none (see `compilePartsAhead`). False when there was
+   * nothing to do. An instance whose preparation fails is let go.
    */
-  prepareOne(): boolean {
+  prepareOne(withParts: boolean): boolean {
+    return this.step((idle) => !idle.prepared, (idle) => (idle.prepared = prepareRuntime(idle.instance)) !== undefined) ||
+      (withParts && this.step((idle) => idle.prepared !== undefined && idle.prepared.parts === undefined, (idle) => compilePartsAhead(idle.prepared!)));
+  }
+
+  /** Whether an idle instance is not fully prepared: it has no runtime, or no parts compiled ahead. */
+  wantsPreparing(): boolean {
+    for (const list of this.idle.values()) for (const idle of list) if (idle.prepared?.parts === undefined) return true;
+    return false;
+  }
+
+  /** Do `prepare` for the first idle instance `wanted` picks; false when it picks none. */
+  private step(wanted: (idle: Idle) => boolean, prepare: (idle: Idle) => boolean): boolean {
     for (const [limit, list] of this.idle) {
       for (let at = list.length - 1; at >= 0; at--) {
         const idle = list[at];
-        if (idle.prepared) continue;
+        if (!wanted(idle)) continue;
         try {
-          idle.prepared = prepareRuntime(idle.instance);
-          if (idle.prepared) return true;
+          if (prepare(idle)) return true;
         } catch {
           // The module failed: the instance is no longer sound.
         }

@@ -66,6 +66,17 @@ export class RunDeadline {
     this.request.onCompute?.(true, this.at());
   }
 
+  /**
+   * The script waited `ms` for the host inside its computing (the host made a part of the
+   * prelude it asked for): not charged to it, as its set-up is not. The stretch of computing
+   * starts again from now.
+   */
+  exclude(ms: number): void {
+    this.start += ms;
+    this.idle();
+    this.computing();
+  }
+
   /** The run stops computing: it awaits, or it has ended. */
   idle(): void {
     this.request.onCompute?.(false, 0);

@@ -1,7 +1,7 @@
 /**
- * How a run ended, read out of the sandbox: the settled script's answer as the prelude encoded
- * it, and any exception classified as the time limit, memory, or the script's own error (with its
- * position in the script). Apart from the run's loop because every step of a run (its start, a
+ * How a run ended, read out of the sandbox: the settled script's answer, and any exception
+ * classified as the time limit, memory, or the script's own error (with its position in the
+ * script). Apart from the run's loop because every step of a run (its start, a
  * take of calls, a delivery of answers, a read of its values) can end in an exception, and each
  * is read the same way.
  */
@@ -33,18 +33,26 @@ export class OutcomeReader {
   ) {}
 
   /**
-   * Read the script's outcome, once its promise has settled, through the prelude's `finish`: at
-   * once for a plain answer, else with the ending functions.
+   * Read the script's outcome, once its promise has settled: a string, number, boolean, `null` or
+   * `undefined` answer at once, anything else through the ending functions, which write it (or
+   * describe the error it was rejected with) inside the sandbox.
    */
-  finish(): SandboxOutcome {
-    this.resources.release();
-    let text = this.finishWith();
-    if (text === '?') {
-      const ending = this.endingFunctions();
-      if ('kind' in ending) return ending;
-      text = this.finishWith(ending.encodeReturn, ending.describeError);
-    }
-    if (typeof text !== 'string') return text;
+  finish(promise: QuickJSHandle): SandboxOutcome {
+    const { resources, vm } = this;
+    resources.release();
+    const state = vm.getPromiseState(promise);
+    if (state.type === 'pending') return { kind: 'crashed', message: 'the answer could not be read from the sandbox' };
+    if (state.type === 'rejected') return this.classify(this.describe(resources.own(state.error)));
+    // A value comes as a handle of its own (the promise itself, for what is not a promise).
+    const value = state.value === promise ? promise : resources.own(state.value);
+    const plain = this.plainAnswer(value);
+    if (plain !== undefined) return plain;
+    const ending = this.endingFunctions();
+    if ('kind' in ending) return ending;
+    const encoded = vm.callFunction(ending.encodeReturn, vm.undefined, value);
+    if (encoded.error) return this.consumeError(encoded.error);
+    const text = vm.typeof(encoded.value) === 'string' ? vm.getString(encoded.value) : '';
+    encoded.value.dispose();
     const body = text.slice(1);
     switch (text[0]) {
       case 'O':
@@ -55,11 +63,43 @@ export class OutcomeReader {
         return { kind: 'return_pending' };
       case 'I':
         return body === 'out of memory' ? { kind: 'memory' } : { kind: 'return_invalid', reason: body };
-      case 'X':
-        return this.classify(parseDescribed(body));
       default:
         return { kind: 'crashed', message: 'the answer could not be read from the sandbox' };
     }
+  }
+
+  /**
+   * A string, number, boolean, `null` or `undefined` answer, as the ending functions would write
+   * it (a string as it is, anything else as JSON, `undefined` as `""`), read without them; a
+   * string's length is checked before it is copied out. `undefined` for any other answer.
+   */
+  private plainAnswer(value: QuickJSHandle): SandboxOutcome | undefined {
+    const vm = this.vm;
+    let text: string;
+    switch (vm.typeof(value)) {
+      case 'undefined':
+        return { kind: 'returned', text: '' };
+      case 'string': {
+        const length = this.resources.own(vm.getProp(value, 'length'));
+        const chars = vm.getNumber(length);
+        if (chars > this.maxReturnChars) return { kind: 'return_too_large', length: chars };
+        return { kind: 'returned', text: vm.getString(value) };
+      }
+      case 'number':
+        // The host's JSON writes a number as QuickJS's does (both follow the standard's Number::toString).
+        text = JSON.stringify(vm.getNumber(value));
+        break;
+      case 'boolean':
+        text = vm.sameValue(value, vm.true) ? 'true' : 'false';
+        break;
+      case 'object':
+        if (!vm.sameValue(value, vm.null)) return undefined;
+        text = 'null';
+        break;
+      default:
+        return undefined;
+    }
+    return text.length > this.maxReturnChars ? { kind: 'return_too_large', length: text.length } : { kind: 'returned', text };
   }
 
   /** Classify an exception (and dispose its handle): time, memory, or the script's error. */
@@ -73,16 +113,6 @@ export class OutcomeReader {
     }
   }
 
-  /** The prelude's `finish`, with the ending functions when given: its text, or how the run ended. */
-  private finishWith(...ending: QuickJSHandle[]): string | SandboxOutcome {
-    const vm = this.vm;
-    const finished = vm.callFunction(this.helpers.finishRun, vm.undefined, ...ending);
-    if (finished.error) return this.consumeError(finished.error);
-    const text = vm.typeof(finished.value) === 'string' ? vm.getString(finished.value) : '';
-    finished.value.dispose();
-    return text;
-  }
-
   /** Evaluate the ending functions (see `ENDING_SOURCE`) the first time a run needs them. */
   private endingFunctions(): EndingFunctions | SandboxOutcome {
     if (this.ending) return this.ending;
@@ -90,7 +120,7 @@ export class OutcomeReader {
     const factory = loadPreludePart(resources, vm, ENDING_SOURCE);
     if ('kind' in factory) return factory;
     const maxChars = resources.own(vm.newNumber(this.maxReturnChars));
-    const made = vm.callFunction(factory, vm.undefined, this.helpers.captured, maxChars);
+    const made = vm.callFunction(factory, vm.undefined, this.helpers.intrinsics, maxChars);
     if (made.error) {
       made.error.dispose();
       return { kind: 'memory' };
@@ -113,7 +143,7 @@ export class OutcomeReader {
     return { kind: 'threw', name, message, ...positionOf(stack) };
   }
 
-  /** The error's name, message and stack, read through the prelude; `undefined` when that failed. */
+  /** The error's name, message and stack, read through the ending functions; `undefined` when that failed. */
   private describe(error: QuickJSHandle): DescribedError | undefined {
     const vm = this.vm;
     const ending = this.endingFunctions();
@@ -129,7 +159,7 @@ export class OutcomeReader {
   }
 }
 
-/** An error as the prelude's `describeError` writes it. */
+/** An error as the ending functions' `describeError` writes it. */
 interface DescribedError {
   name: string;
   message: string;

@@ -44,6 +44,8 @@ interface Started {
   runtime: QuickJSRuntime;
   reader: OutcomeReader;
   bridge: CallBridge;
+  /** The script's promise. */
+  promise: QuickJSHandle;
 }
 
 /** One run: the parts it joins, made in its set-up and used by its loop. */
@@ -109,7 +111,8 @@ class ScriptRun {
     resources.runtime = runtime;
     resources.vm = vm;
     runtime.setMemoryLimit(request.memoryLimitBytes);
-    const helpers = startPrelude(resources, vm, prepared.prelude, request);
+    // Making a part of the prelude the script asked for is the host's time, as the set-up is.
+    const helpers = startPrelude(resources, vm, prepared.prelude, request, prepared.parts, (ms) => this.deadline.exclude(ms));
     if ('kind' in helpers) return helpers;
     const reader = new OutcomeReader(resources, vm, this.deadline, helpers, request.maxReturnChars);
     let recording: ValueRecording | undefined;
@@ -131,16 +134,17 @@ class ScriptRun {
       const outcome = reader.consumeError(started.error);
       return outcome.kind === 'threw' ? { ...outcome, compile: true } : outcome;
     }
-    // The first take starts following the script's promise (its reactions run with the next jobs).
-    const first = bridge.take(resources.own(started.value));
-    return typeof first === 'boolean' ? { runtime, reader, bridge } : first;
+    // Each take reads whether the script's promise has settled.
+    const promise = resources.own(started.value);
+    const first = bridge.take(promise);
+    return typeof first === 'boolean' ? { runtime, reader, bridge, promise } : first;
   }
 
   /**
    * Run jobs, send calls, hand answers in, and wait for answers, until the script's promise
    * settles. Every `await` here hands the thread to the other runs on it.
    */
-  private async loop({ runtime, reader, bridge }: Started): Promise<SandboxOutcome> {
+  private async loop({ runtime, reader, bridge, promise }: Started): Promise<SandboxOutcome> {
     const deadline = this.deadline;
     for (;;) {
       const full = bridge.deliver();
@@ -155,7 +159,7 @@ class ScriptRun {
       const unsent = bridge.send();
       if (unsent) return unsent;
       if (taken) {
-        const outcome = reader.finish();
+        const outcome = reader.finish(promise);
         if (outcome.kind === 'returned') this.callsOverLimit = bridge.countOverLimit();
         return outcome;
       }
@@ -193,8 +197,10 @@ class ScriptRun {
  * as `wrapInstrumented` writes it) is called with them, so no name of the script reaches them.
  */
 function startInstrumented(resources: RunResources, vm: QuickJSContext, helpers: PreludeHelpers, code: string, sites: string): VmCallResult<QuickJSHandle> {
+  const makeSites = helpers.sites();
+  if (makeSites.error) return makeSites;
   const kinds = resources.own(vm.newString(sites));
-  const made = vm.callFunction(helpers.sites, vm.undefined, kinds);
+  const made = vm.callFunction(resources.own(makeSites.value), vm.undefined, kinds);
   if (made.error) return made;
   const functions = resources.own(made.value);
   const fn = vm.evalCode(wrapInstrumented(code), SCRIPT_FILENAME, { type: 'global' });

@@ -15,7 +15,7 @@ import { SCRIPT_TOOL_NAME } from '../batching-names.js';
 import { CallLedger } from './call-ledger.js';
 import type { ScriptLimits } from './options.js';
 import type { SandboxPool } from './pool.js';
-import { runOnPool, type ScriptRunResult } from './pooled-run.js';
+import { runOnPool, type ScriptCallHandler, type ScriptRunResult } from './pooled-run.js';
 import { CALL_TIMEOUT_GRACE_MS, scriptCalls } from './script-calls.js';
 import { inputLabelsOf } from '../../engine/labels.js';
 import { flatten } from '../../flows/label-tree.js';
@@ -105,7 +105,7 @@ export async function runScript(
   const own = flows === undefined ? undefined : flatten(inputLabelsOf(flows, frame, args, context));
   const instrumented = own !== undefined && own.trusted && limits.preciseLabels ? instrumentScript(code) : undefined;
   const labels = own === undefined ? undefined : new ScriptLabels(own, instrumented?.sites);
-  const onCall = scriptCalls({
+  const answer = scriptCalls({
     labels,
     settings,
     self,
@@ -120,6 +120,12 @@ export async function runScript(
     inFlight,
     stopScript: () => stopScript?.abort(),
   });
+  // Whether the script made a call: only a call is ever handed the run's signal.
+  let called = false;
+  const onCall: ScriptCallHandler = (call, clock) => {
+    called = true;
+    return answer(call, clock);
+  };
   let run: ScriptRunResult;
   budget.sandboxes++;
   try {
@@ -151,7 +157,9 @@ export async function runScript(
     // paused run holds no thread and no runtime.
     await settledWithin([...inFlight!, run.released], run.timeLimitMs + CALL_TIMEOUT_GRACE_MS);
   }
-  runEnded.abort();
+  // With no call made, no one holds the signal: firing it (an event, and its error made, tens
+  // of microseconds) would tell no one.
+  if (called) runEnded.abort();
   hostSignal?.removeEventListener('abort', onHostAbort);
   const effects = await ledger.close(run.outcome.kind === 'aborted' && !stopped ? 0 : IN_FLIGHT_GRACE_MS);
   const result = stopped ? { ...stoppedScript(record!), effects } : toResult(positionsIn(run, instrumented), limits, pool, effects, code);

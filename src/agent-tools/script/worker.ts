@@ -84,6 +84,7 @@ function post(message: FromThread): void {
 /** Read one message from the host, wherever it was read (the event loop, a spin, an interrupt check). */
 function dispatch(message: ToThread): void {
   Atomics.sub(cells, PENDING_CELL, 1);
+  heardAt = performance.now();
   switch (message.type) {
     case 'run': {
       const run = new ThreadRun(message);
@@ -121,15 +122,35 @@ void shelf
     prepareWhenIdle();
   });
 
+/**
+ * How long the thread must have read no message before it compiles parts ahead, or prepares a
+ * runtime while runs wait for their calls' answers, in milliseconds: a host that just heard a
+ * run end, or a call made, often sends the next run or the answer at once, which would wait for
+ * that work. (A runtime alone is prepared at once when no run is alive: the next run will want
+ * it, and it costs that run less than the parts would.)
+ */
+const QUIET_MS = 2;
+/** When the thread last read a message (`performance.now()` time). */
+let heardAt = 0;
 let preparing = false;
+let quietTimer: ReturnType<typeof setTimeout> | undefined;
 
-/** Prepare runtimes in idle instances, one per turn of the event loop, while no run wants the thread. */
+/** Prepare idle instances, a step per turn of the event loop, while no run wants the thread. */
 function prepareWhenIdle(): void {
   if (preparing) return;
   preparing = true;
-  setImmediate(function prepareNext() {
-    if (readyRuns === 0 && Atomics.load(cells, PENDING_CELL) === 0 && shelf.prepareOne()) setImmediate(prepareNext);
-    else preparing = false;
+  setImmediate(() => {
+    preparing = false;
+    if (readyRuns > 0 || Atomics.load(cells, PENDING_CELL) > 0) return;
+    const quiet = performance.now() - heardAt >= QUIET_MS;
+    if ((quiet || runs.size === 0) && shelf.prepareOne(quiet)) return prepareWhenIdle();
+    // What is left waits for the thread to be quiet.
+    if (!quiet && quietTimer === undefined && shelf.wantsPreparing()) {
+      quietTimer = setTimeout(() => {
+        quietTimer = undefined;
+        prepareWhenIdle();
+      }, QUIET_MS);
+    }
   });
 }
 
