@@ -31,7 +31,9 @@ export const PRELUDE_SOURCE = `(function (load) {
   const intrinsics = [JSON.stringify, JSON.parse, Array.isArray, String, Promise, Object.defineProperty, String.prototype.slice,
     String.prototype.indexOf, String.prototype.toWellFormed, Array.prototype.push, Array.prototype.join, Error, Proxy, Object.create,
     TypeError, Reflect.apply, Object.freeze, Object.hasOwn];
-  const defineProperty = intrinsics[5], parts = [];
+  // Without a prototype: an index set on Array.prototype or Object.prototype (a setter the script
+  // defined) must never see a part, nor stand in for one.
+  const defineProperty = intrinsics[5], parts = intrinsics[13](null);
   function part(n) {
     if (parts[n] === undefined) parts[n] = load(n);
     return parts[n];

@@ -72,6 +72,29 @@ describe('the sandbox has no way out but callTool', () => {
     expect(result.output).toBe('function');
   });
 
+  it('keeps the code behind its globals out of reach: an index the script sets on a prototype neither stands in for it nor sees it', async () => {
+    // A getter standing in for the code of callTool: the script's own function would answer its calls.
+    const standIn = await run(
+      tool,
+      `for (const proto of [Array.prototype, Object.prototype]) for (const key of ["0", "1", "2"])
+         Object.defineProperty(proto, key, { get() { return { callAt: () => "forged", tools: { echo: () => "forged" } }; }, configurable: true });
+       let made;
+       try { made = callTool("echo", {}) === "forged" || tools.echo({}) === "forged"; } catch (e) { made = "threw"; }
+       return String(made)`,
+    );
+    expect(['false', 'threw']).toContain(standIn.output);
+    // A setter that would be handed the code itself, with what answers and numbers every call.
+    const seen = await run(
+      tool,
+      `let stolen;
+       for (const proto of [Array.prototype, Object.prototype]) for (const key of ["0", "1", "2"])
+         Object.defineProperty(proto, key, { set(value) { stolen = value; }, configurable: true });
+       try { callTool("echo", {}); tools.echo({}); } catch (e) {}
+       return typeof stolen === "object" && stolen !== null ? Object.keys(stolen).join() : typeof stolen`,
+    );
+    expect(seen.output).not.toMatch(/callAt|take|deliver|tools/);
+  });
+
   it('starts every run fresh: globals do not survive', async () => {
     await run(tool, 'globalThis.leftover = 41;');
     expect((await run(tool, 'return typeof leftover')).output).toBe('undefined');
