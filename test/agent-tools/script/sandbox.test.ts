@@ -197,7 +197,7 @@ describe('runScript disposes everything', () => {
   });
 
   it('names the calls a run abandoned', async () => {
-    const result = await runScript(instance, request('callTool("a", {}); await callTool("never", {})', { timeLimitMs: () => 100 }), answer());
+    const result = await runScript(instance, request('callTool("a", {}); await callTool("never", {})', { timeLimitMs: () => 500 }), answer());
     expect(result.outcome.kind).toBe('timeout');
     expect(result.abandoned).toEqual([{ index: 2, name: 'never' }]);
   });
