@@ -92,9 +92,10 @@ export function runAsDoor(
     // The caller (a model, through its host) reads the result: its session has seen what it carries.
     // A door that did not say what its result carries is taken to carry all its run read, and the
     // result keeps that label for whoever shows it (the gate's own call record, an MCP server's `_meta`).
-    const label = resultLabel(result) ?? flow.label;
+    const said = resultLabel(result);
+    const label = said ?? flow.label;
     flows!.handedBack(context, label);
-    if (typeof result === 'object' && result !== null) labelResult(result, label);
+    if (said === undefined && typeof result === 'object' && result !== null) labelResult(result, label);
     return result;
   });
 }

@@ -27,6 +27,17 @@ export interface LabelScope {
 /** The labels of what a compiled mapping resolves to. */
 export type LabelAccessor = (labels: LabelScope) => LabelTree;
 
+/**
+ * How a reference's labels are read, in two parts: the tree of its root in the scope (`root`),
+ * then what is found from it (`from`, a function of that tree alone). Labels never change once
+ * made, so the same root tree always gives the same labels: a mapping of such references knows
+ * its labels are those it made last time when each root is the same object (see `object-labels.ts`).
+ */
+export interface LabelRead {
+  readonly root: (labels: LabelScope) => LabelTree;
+  readonly from: (root: LabelTree) => LabelTree;
+}
+
 /** The label of a value read from a root down `segments` (each container's own label joined in). */
 export function labelWalk(segments: readonly (string | number)[]): (root: LabelTree) => LabelTree {
   return (root) => {

@@ -21,8 +21,23 @@ export class SessionLabels {
   /** @param max - the most sessions kept */
   constructor(private readonly max: number) {}
 
+  /**
+   * The key asked last. A scope is usually made afresh at each call (`session:` and an id), and a
+   * new string is hashed again at every lookup: the one asked last, equal, is looked up instead,
+   * whose hash is known.
+   */
+  private lastScope = '';
+
+  /** `scope`, or the equal string asked last. */
+  private keyOf(scope: string): string {
+    if (scope === this.lastScope) return this.lastScope;
+    this.lastScope = scope;
+    return scope;
+  }
+
   /** The label of session `scope`: trusted until a door hands it something untrusted. */
   labelOf(scope: string): Label {
+    scope = this.keyOf(scope);
     const label = this.labels.get(scope);
     if (label !== undefined) return label;
     return this.wasForgotten(scope) ? FORGOTTEN : TRUSTED;
@@ -31,6 +46,7 @@ export class SessionLabels {
   /** Session `scope` was handed data labelled `label`. */
   mark(scope: string, label: Label): void {
     if (label.trusted && label.readers === undefined) return;
+    scope = this.keyOf(scope);
     const before = this.labels.get(scope) ?? (this.wasForgotten(scope) ? FORGOTTEN : TRUSTED);
     this.labels.delete(scope);
     this.labels.set(scope, joinLabels(before, label));

@@ -15,8 +15,8 @@
  * Only the spec is compiled: a value read from the scope is data and is never resolved again.
  */
 import type { Accessor, CompileSite, CompiledMapping } from './scope.js';
-import type { LabelNode, LabelTree } from '../flows/label-tree.js';
-import type { LabelAccessor } from '../flows/label-scope.js';
+import type { LabelAccessor, LabelRead } from '../flows/label-scope.js';
+import { objectLabels } from './object-labels.js';
 import { compileReference } from './reference.js';
 import { compileTemplate, holesAt, isTemplate, type CompiledString, type ProblemReporter } from './template.js';
 
@@ -24,11 +24,19 @@ import { compileTemplate, holesAt, isTemplate, type CompiledString, type Problem
 interface Compiled {
   accessor: Accessor;
   labels: LabelAccessor;
+  /** Its labels as a root and what is found from it, for a plain reference or a literal (see `LabelRead`). */
+  read?: LabelRead;
   dynamic: boolean;
 }
 
 /** What a literal is labelled: what the mapping itself writes (the spec's, or the model's text). */
 const literalLabels: LabelAccessor = (l) => l.literal;
+const literalRead: LabelRead = { root: literalLabels, from: (tree) => tree };
+
+/** A literal's compiled node: `value` as it is, labelled as the mapping. */
+function literal(value: unknown): Compiled {
+  return { accessor: () => value, labels: literalLabels, read: literalRead, dynamic: false };
+}
 
 /** Shared by every node of one mapping. */
 interface Context {
@@ -66,7 +74,7 @@ function compileNode(value: unknown, ctx: Context): Compiled {
   if (Array.isArray(value)) return guarded(value, ctx, () => compileArray(value, ctx));
   if (isPlainObject(value)) return guarded(value, ctx, () => compileObject(value, ctx));
   // Numbers, booleans, null, and anything that is not JSON: returned as they are.
-  return { accessor: () => value, labels: literalLabels, dynamic: false };
+  return literal(value);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -92,12 +100,9 @@ function compileString(text: string, ctx: Context): Compiled {
   if (ctx.site.references === false) {
     // Model-sent text: only holes are read; a `$` is just a character.
     if (isTemplate(text, ctx.holes, false)) return compileTemplate(text, ctx.site, ctx.holes, () => {});
-    return { accessor: () => text, labels: literalLabels, dynamic: false };
+    return literal(text);
   }
-  if (text.startsWith('$$')) {
-    const literal = text.slice(1);
-    return { accessor: () => literal, labels: literalLabels, dynamic: false };
-  }
+  if (text.startsWith('$$')) return literal(text.slice(1));
   const report = reporter(text, ctx);
   // A whole-string hole is a template too: compileTemplate gives its value as it is.
   if (isTemplate(text, ctx.holes)) {
@@ -108,11 +113,11 @@ function compileString(text: string, ctx: Context): Compiled {
     const ref = compileReference(text, ctx.site);
     if (ref.ok) {
       if (ref.problem !== undefined) report(text, ref.problem, ref.backwardsOnly, false);
-      return { accessor: ref.accessor, labels: ref.labels, dynamic: true };
+      return { accessor: ref.accessor, labels: ref.labels, read: ref.labelRead, dynamic: true };
     }
     report(text, ref.problem);
   }
-  return { accessor: () => text, labels: literalLabels, dynamic: false };
+  return literal(text);
 }
 
 /**
@@ -130,10 +135,10 @@ function reporter(text: string, ctx: Context): ProblemReporter {
 }
 
 /** The accessors of `values`, in order, their labels', and whether any of them reads the scope. */
-function compileChildren(values: ArrayLike<unknown>, ctx: Context): { accessors: Accessor[]; labels: LabelAccessor[]; dynamic: boolean } {
+function compileChildren(values: ArrayLike<unknown>, ctx: Context): { children: Compiled[]; accessors: Accessor[]; labels: LabelAccessor[]; dynamic: boolean } {
   // Array.from, not map: a hole in a sparse array is compiled as `undefined`, not skipped.
   const children = Array.from(values, (value) => compileNode(value, ctx));
-  return { accessors: children.map((child) => child.accessor), labels: children.map((child) => child.labels), dynamic: children.some((child) => child.dynamic) };
+  return { children, accessors: children.map((child) => child.accessor), labels: children.map((child) => child.labels), dynamic: children.some((child) => child.dynamic) };
 }
 
 function compileArray(items: readonly unknown[], ctx: Context): Compiled {
@@ -151,46 +156,10 @@ function compileArray(items: readonly unknown[], ctx: Context): Compiled {
   };
 }
 
-/**
- * The labels of an object the mapping writes with `keys`: its own is the mapping's, each field its
- * own. Labels never change once made, so the same labels of its literals and fields give the last
- * tree again: a step run again on the labels it had (a run repeated in a session whose label is
- * unchanged) hands the same object, which the gate then knows it has labelled the output of.
- */
-function objectLabels(keys: readonly string[], labels: readonly LabelAccessor[]): LabelAccessor {
-  // Without a `__proto__` key, plain assignment writes each field (defining each cost more than
-  // the rest of a label's work).
-  const write = keys.includes('__proto__') ? defineField : setField;
-  const lastParts: LabelTree[] = new Array<LabelTree>(keys.length);
-  let last: LabelNode | undefined;
-  return (l) => {
-    let same = last !== undefined && last.own === l.literal;
-    for (let i = 0; i < keys.length; i++) {
-      const part = labels[i](l);
-      if (part !== lastParts[i]) {
-        lastParts[i] = part;
-        same = false;
-      }
-    }
-    if (same) return last!;
-    const fields: Record<string, LabelTree> = {};
-    for (let i = 0; i < keys.length; i++) write(fields, keys[i], lastParts[i]);
-    return (last = { own: l.literal, fields });
-  };
-}
-
-function setField(fields: Record<string, LabelTree>, key: string, label: LabelTree): void {
-  fields[key] = label;
-}
-
-function defineField(fields: Record<string, LabelTree>, key: string, label: LabelTree): void {
-  Object.defineProperty(fields, key, { value: label, enumerable: true, writable: true, configurable: true });
-}
-
 function compileObject(obj: Record<string, unknown>, ctx: Context): Compiled {
   const keys = Object.keys(obj);
-  const { accessors, labels: childLabels, dynamic } = compileChildren(keys.map((key) => obj[key]), ctx);
-  const labels = objectLabels(keys, childLabels);
+  const { children, accessors, dynamic } = compileChildren(keys.map((key) => obj[key]), ctx);
+  const labels = objectLabels(keys, children);
   const n = keys.length;
   const protoKey = keys.indexOf('__proto__');
   if (protoKey < 0) return { accessor: buildObject(keys, accessors), labels, dynamic };

@@ -5,7 +5,7 @@
 import type { Accessor, CompileSite, RefScope } from './scope.js';
 import { TRUSTED } from '../flows/label.js';
 import { flatten, type LabelTree } from '../flows/label-tree.js';
-import { labelWalk, type LabelAccessor, type LabelScope } from '../flows/label-scope.js';
+import { labelWalk, type LabelAccessor, type LabelRead, type LabelScope } from '../flows/label-scope.js';
 import { compileWalk, parseDottedPath, readOwn, type PathWalker } from './path.js';
 import { checkJsonPath, compileJsonPath, looksLikeJsonPath } from './jsonpath.js';
 import { closestNames } from '../gate/suggest.js';
@@ -19,6 +19,8 @@ export type ReferenceParse =
       accessor: Accessor;
       /** Reads the value's labels (see `flows/`). */
       labels: LabelAccessor;
+      /** The same labels, as their root and what is found from it. */
+      labelRead: LabelRead;
       /** Set when the reference is well formed but cannot resolve here (strict mode refuses it). */
       problem?: string;
       /**
@@ -150,9 +152,7 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
   if (dotted.ok) {
     // Only a dotted path names fields; a JSONPath query may match any of them, or none.
     if (rootName === 'input' && site.checkInputPath) problem = site.checkInputPath(dotted.segments);
-    const walk = labelWalk(dotted.segments);
-    const root = labelRoot;
-    return known(walkRoot(compileWalk(dotted.segments)), (l) => walk(root(l)), problem, steps);
+    return known(walkRoot(compileWalk(dotted.segments)), { root: labelRoot, from: labelWalk(dotted.segments) }, problem, steps);
   }
   if (!looksLikeJsonPath(rest)) return { ok: false, problem: `is not a valid path: ${dotted.problem}` };
 
@@ -170,8 +170,7 @@ export function compileReference(text: string, site: CompileSite): ReferencePars
     }
   };
   // A query selects by data (a filter, `..`): what it answers carries the label of all of its root.
-  const labelsOf = labelRoot;
-  return known(accessor, (l) => flatten(labelsOf(l)), problem, steps);
+  return known(accessor, { root: labelRoot, from: flatten }, problem, steps);
 }
 
 /*
@@ -222,6 +221,7 @@ function walkFrom(readRoot: (scope: RefScope) => unknown, walk: PathWalker): Acc
   };
 }
 
-function known(accessor: Accessor, labels: LabelAccessor, problem: string | undefined, steps: boolean): ReferenceParse {
-  return { ok: true, accessor, labels, problem, backwardsOnly: steps };
+function known(accessor: Accessor, labelRead: LabelRead, problem: string | undefined, steps: boolean): ReferenceParse {
+  const { root, from } = labelRead;
+  return { ok: true, accessor, labels: (l) => from(root(l)), labelRead, problem, backwardsOnly: steps };
 }

@@ -136,4 +136,18 @@ describe("sessions' labels", () => {
     expect(sessions.labelOf('a').trusted).toBe(false);
     expect(sessions.labelOf('never-seen').trusted).toBe(true);
   });
+
+  it('finds a session by its key made afresh at each call, and never takes one session for another asked just before', () => {
+    const sessions = new SessionLabels(10);
+    const key = (id: string) => ['session', id].join(':');
+    sessions.mark(key('a'), untrusted('web'));
+    expect(sessions.labelOf(key('a'))).toMatchObject({ trusted: false, sources: [{ tool: 'web' }] });
+    expect(sessions.labelOf(key('b'))).toBe(TRUSTED);
+    expect(sessions.labelOf(key('a')).trusted).toBe(false);
+    sessions.mark(key('b'), untrusted('mail'));
+    expect(sessions.labelOf(key('a')).sources.map((s) => s.tool)).toEqual(['web']);
+    expect(sessions.labelOf(key('b')).sources.map((s) => s.tool)).toEqual(['mail']);
+    sessions.mark(key('a'), untrusted('mail'));
+    expect(sessions.labelOf(key('a')).sources.map((s) => s.tool)).toEqual(['web', 'mail']);
+  });
 });

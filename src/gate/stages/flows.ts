@@ -14,27 +14,37 @@ import { failure } from '../../codes.js';
 import { TRUSTED } from '../../flows/label.js';
 import type { GateFlows } from '../../flows/gate-flows.js';
 import { argsLabels, handedInRun, labelArgs, readInRun } from '../../flows/run-flow.js';
-import type { ToolExecutionResult } from '../../tool.js';
+import type { ITool, ToolExecutionResult } from '../../tool.js';
 import type { GateCall } from '../call-record.js';
 
-/** The stage: nothing to judge without `flows`; else the call's verdict. */
+/**
+ * The stage: nothing to judge without `flows`; else the call's verdict. A door's call comes
+ * labelled, and a pure tool is never refused for its inputs: that common call costs a few
+ * tests here, and only a side-effecting call is judged.
+ */
 export function checkFlows(call: GateCall): ToolExecutionResult | undefined {
   const flows = call.settings!.flows;
-  return flows === undefined ? undefined : judge(call, flows);
-}
-
-function judge(call: GateCall, flows: GateFlows): ToolExecutionResult | undefined {
+  if (flows === undefined) return undefined;
+  if (call.argLabels === undefined || call.control === undefined) labelCall(call, flows);
   const tool = call.tool!;
-  const frame = call.frame;
-  const argTree = (call.argLabels ??= frame === undefined ? (argsLabels(call.args) ?? flows.argumentsOf(call.context)) : handedInRun(call.args, frame.flow));
-  const control = (call.control ??= frame === undefined ? TRUSTED : readInRun(frame.flow));
   // A nested door reads its input's labels by the object it is given.
   if (tool.composition === true) {
-    labelArgs(call.args, argTree);
+    labelArgs(call.args, call.argLabels!);
     return undefined;
   }
-  if (tool.hasSideEffects === false) return undefined;
-  const verdict = flows.decide(tool, call.args, argTree, control, call.step);
+  return tool.hasSideEffects === false ? undefined : judge(call, flows, tool);
+}
+
+/** Label what the call's door did not: its arguments, and what decided it is made. */
+function labelCall(call: GateCall, flows: GateFlows): void {
+  const frame = call.frame;
+  call.argLabels ??= frame === undefined ? (argsLabels(call.args) ?? flows.argumentsOf(call.context)) : handedInRun(call.args, frame.flow);
+  call.control ??= frame === undefined ? TRUSTED : readInRun(frame.flow);
+}
+
+/** The verdict on a call of side-effecting `tool` that is no door. */
+function judge(call: GateCall, flows: GateFlows, tool: ITool): ToolExecutionResult | undefined {
+  const verdict = flows.decide(tool, call.args, call.argLabels!, call.control!, call.step);
   call.provenance = verdict.provenance;
   if (verdict.decision === 'allow') return undefined;
   if (verdict.decision === 'ask' && call.settings!.approvals !== undefined) {

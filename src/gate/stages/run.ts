@@ -9,6 +9,7 @@ import { failure } from '../../codes.js';
 import type { ITool, ToolExecutionResult, ToolResultDetails } from '../../tool.js';
 import { finishCall, type GateCall } from '../call-record.js';
 import { messageOf } from '../message-of.js';
+import { observationRole } from '../../flows/observation-labels.js';
 import { contextToRun } from '../output-label.js';
 import { unwatch, watch } from '../watchdog.js';
 
@@ -21,7 +22,7 @@ export function runTool(call: GateCall): ToolExecutionResult | undefined {
   let pending: unknown;
   try {
     // With flows, an observation wrapper is handed its output's label, and get_observation says what it read.
-    pending = tool.execute(call.args, call.settings?.flows === undefined ? call.context : contextToRun(call));
+    pending = tool.execute(call.args, call.settings?.flows === undefined || observationRole(tool) === 0 ? call.context : contextToRun(call));
   } catch (error) {
     return threw(tool, call.step, error);
   }
