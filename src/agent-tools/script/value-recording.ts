@@ -5,7 +5,7 @@
  * the call does. A replay then hands the same values back and the script takes the same path.
  */
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
-import { RECORDING_SOURCE } from './prelude-source.js';
+import { RECORDING_SOURCE } from './recording-source.js';
 import { loadPreludePart } from './prelude-loading.js';
 import type { SandboxOutcome } from './run-contract.js';
 import type { OutcomeReader } from './run-outcome.js';
