@@ -31,7 +31,7 @@ export function compileLeaf(node: StepNode, env: CompileEnv, site: NodeSite, lab
   const mapping = compileAt(env, node.inputMapping ?? node.args ?? {}, site, label);
   if (!mapping.dynamic) call.staticArgs = mapping.accessor(NO_SCOPE);
   const undo = node.compensate ? compileCompensation(node.compensate.tool, node.compensate.args, env, site, label) : undefined;
-  const leaf = new Leaf(label, toolName, slot, node.name, mapping.accessor, mapping.labels, node.timeoutMs ?? env.stepTimeoutMs, undo, !mapping.buildsObject);
+  const leaf = new Leaf(label, toolName, slot, node.name, mapping.accessor, mapping.labels, node.timeoutMs ?? env.stepTimeoutMs, undo, !mapping.buildsObject, mapping.keys);
   const plan = fromDrive((state, scope, lane) => leaf.drive(state, scope, lane));
   // A leaf with nothing to undo may run in a top-level chain's fast path (see LeafChain).
   if (!undo) plan.leaf = leaf;
@@ -66,6 +66,7 @@ export class Leaf implements CallSite, PlainLeaf, LeafRecorder {
    * @param undo - its compensating call, if any
    * @param mayBuildNonObject - its mapping is not written as an object, so what it resolves to
    *   is checked to be one at every call
+   * @param builtKeys - the keys of the object its mapping builds, when known (see `CallSite`)
    */
   constructor(
     readonly label: string,
@@ -77,6 +78,7 @@ export class Leaf implements CallSite, PlainLeaf, LeafRecorder {
     readonly timeoutMs: number,
     private readonly undo: Compensation | undefined,
     readonly mayBuildNonObject: boolean,
+    readonly builtKeys: readonly string[] | undefined,
   ) {
     this.okEntry = Object.freeze({ step: label, tool: toolName, ok: true });
     this.ticks = ticksFor(timeoutMs);

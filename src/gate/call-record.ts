@@ -60,6 +60,8 @@ export interface CallSite extends LabelSite {
   readonly slot: number;
   /** Its mapping is not written as an object, so what it resolves to is checked to be one at every call. */
   readonly mayBuildNonObject: boolean;
+  /** The keys of the object its mapping builds, when they are known (see `CompiledMapping.keys`). */
+  readonly builtKeys?: readonly string[];
   /** The tool instance whose argument check {@link CallSite.argsCheck} holds. */
   checkedTool: ITool | undefined;
   /** That instance's argument check, made by the arguments stage (`null` until it is made). */

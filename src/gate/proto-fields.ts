@@ -119,6 +119,23 @@ export function protoField(value: unknown): string | undefined {
 export const searchEverything: ProtoSearch = (value) => typeof value === 'object' && value !== null && hasProtoField(value as Record<string, unknown>);
 
 /**
+ * The search of an object whose own enumerable fields are known to be exactly `keys`, none of them
+ * `__proto__` (an object a compiled mapping built): only their values are searched, without
+ * listing the object's fields.
+ */
+export function valuesSearch(keys: readonly string[]): ProtoSearch {
+  const n = keys.length;
+  return (value) => {
+    const object = value as Record<string, unknown>;
+    for (let i = 0; i < n; i++) {
+      const inner = object[keys[i]];
+      if (typeof inner === 'object' && inner !== null && hasProtoField(inner as Record<string, unknown>)) return true;
+    }
+    return false;
+  };
+}
+
+/**
  * Keywords a schema node may hold and still be read here: each only narrows what the node accepts,
  * and none lets an object have a field the node's `properties` do not list when
  * `additionalProperties` is `false`. Any other keyword (`allOf`, `$ref`, `patternProperties`,

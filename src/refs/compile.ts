@@ -66,7 +66,9 @@ export function compileMapping(value: unknown, site: CompileSite): CompiledMappi
   const { accessor, labels, dynamic } = compileNode(value, ctx);
   // An object mapping builds a fresh object every time; one that did not compile cleanly is not relied on.
   const buildsObject = isPlainObject(value) && ctx.errors.length === 0;
-  return { accessor, labels, errors: ctx.errors, warnings: ctx.warnings, dynamic, buildsObject };
+  const written = buildsObject ? Object.keys(value) : undefined;
+  const keys = written?.includes('__proto__') === false ? written : undefined;
+  return { accessor, labels, errors: ctx.errors, warnings: ctx.warnings, dynamic, buildsObject, keys };
 }
 
 function compileNode(value: unknown, ctx: Context): Compiled {

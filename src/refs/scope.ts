@@ -94,4 +94,9 @@ export interface CompiledMapping {
    * compiled without errors. A caller that needs an object then need not check each value.
    */
   buildsObject: boolean;
+  /**
+   * The keys of the object it builds, when it builds one (`buildsObject`) and none is `__proto__`:
+   * the own fields of what it resolves to are exactly these, so a check of them need not list them.
+   */
+  keys: readonly string[] | undefined;
 }

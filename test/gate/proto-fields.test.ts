@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkArguments } from '../../src/gate/stages/arguments.js';
 import { hasProtoField, protoSearchFor } from '../../src/gate/proto-fields.js';
+import { ComposableToolBuilder } from '../../src/builder.js';
 import { registry, tool } from '../helpers/tools.js';
 import { callOf } from './stages/record.js';
 
@@ -75,5 +76,35 @@ describe('the __proto__ search a schema leaves', () => {
     ])('%s', (_, args, field) => {
       expect(check(args())).toMatchObject({ code: 'args_invalid', field });
     });
+  });
+});
+
+describe('arguments a step built from its mapping', () => {
+  const seen: unknown[] = [];
+  const open = tool('open', (args) => (seen.push(args), 'ok'), { hasSideEffects: false, inputSchema: { type: 'object' } });
+  const named = tool('named', (args) => (seen.push(args), 'ok'), { hasSideEffects: false, inputSchema: { type: 'object', properties: { opts: { type: 'object' } } } });
+  const gate = registry(open, named).gate();
+  const composite = (toolName: string, inputMapping: Record<string, unknown>) =>
+    new ComposableToolBuilder(gate).build('c', 'c', { type: 'object' }, { steps: [{ tool: toolName, inputMapping }] });
+
+  it.each(['open', 'named'])('are refused when a value the mapping read holds the field, at any depth (%s schema)', async (toolName) => {
+    seen.length = 0;
+    const c = composite(toolName, { opts: '$input.opts', n: 1 });
+    expect((await c.execute({ opts: { ok: [1] } }, {})).success).toBe(true);
+    for (const [opts, field] of [
+      [proto(), 'opts.__proto__'],
+      [{ deep: [{ x: 1 }, proto()] }, 'opts.deep.1.__proto__'],
+    ] as const) {
+      const result = await c.execute({ opts }, {});
+      expect(result.details).toMatchObject({ code: 'args_invalid', field });
+    }
+    expect(seen).toHaveLength(1);
+  });
+
+  it('are refused when the mapping itself writes a __proto__ key', async () => {
+    seen.length = 0;
+    const result = await composite('open', JSON.parse('{"__proto__": "$input.x", "n": 1}') as Record<string, unknown>).execute({ x: 1 }, {});
+    expect(result.details).toMatchObject({ code: 'args_invalid', field: '__proto__' });
+    expect(seen).toHaveLength(0);
   });
 });

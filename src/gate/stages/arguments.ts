@@ -23,7 +23,7 @@ import type { GateCall } from '../call-record.js';
 import type { RefusalAdvice } from '../host-hooks.js';
 import { endSentence } from '../../sentence.js';
 import { adviceFor } from './chainable.js';
-import { hasProtoField, protoField, protoSearchFor, searchEverything, type ProtoSearch } from '../proto-fields.js';
+import { protoField, protoSearchFor, searchEverything, valuesSearch, type ProtoSearch } from '../proto-fields.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export sits one level down.
 const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as FormatsPlugin;
@@ -36,7 +36,7 @@ const draft7 = addFormats(new Ajv(OPTIONS));
 const draft2020 = addFormats(new Ajv2020(OPTIONS));
 
 const checks = new WeakMap<ITool, ValidateFunction | null>();
-const guards = new WeakMap<ITool, (args: Record<string, unknown>) => boolean>();
+const guards = new WeakMap<ITool, ArgsGuard>();
 
 /**
  * The stage: `input_invalid` when a mapping resolved to something that is not an object,
@@ -56,11 +56,11 @@ function argumentsVerdict(call: GateCall): ToolExecutionResult | undefined {
   if (!isRecord(args)) return failure('input_invalid', `Step "${call.step}": its arguments resolved to ${kindOf(args)}, not an object.`);
   if (!validate) return undefined;
   const tool = call.tool!;
-  let guard: (args: Record<string, unknown>) => boolean;
+  let guard: ArgsGuard;
   if (site === undefined) guard = argsGuardOf(tool);
   else {
     if (tool !== site.checkedTool) {
-      site.argsCheck = argsGuardOf(tool);
+      site.argsCheck = site.builtKeys === undefined ? argsGuardOf(tool) : builtArgsGuardOf(tool, site.builtKeys);
       site.checkedTool = tool;
     }
     guard = site.argsCheck!;
@@ -73,23 +73,39 @@ function argumentsVerdict(call: GateCall): ToolExecutionResult | undefined {
  * Whether arguments may be given to `tool`, once per instance: they match its schema, and hold no
  * own `__proto__` field (which a schema never sees) where the schema leaves room for one.
  */
-function argsGuardOf(tool: ITool): (args: Record<string, unknown>) => boolean {
+function argsGuardOf(tool: ITool): ArgsGuard {
   let guard = guards.get(tool);
-  if (guard !== undefined) return guard;
-  const check = argsCheckOf(tool);
-  if (check === null) guard = (args) => !hasProtoField(args);
-  else {
-    let search: ProtoSearch | null = searchEverything;
-    // A tool with a strict form too accepts what either form does: searched whole.
-    try {
-      if (tool.strictInputSchema === undefined) search = protoSearchFor(tool.inputSchema);
-    } catch {
-      search = searchEverything;
-    }
-    guard = search === null ? (args) => check(args) : (args) => check(args) && !search(args);
-  }
-  guards.set(tool, guard);
+  if (guard === undefined) guards.set(tool, (guard = guardOf(argsCheckOf(tool), protoSearchOf(tool))));
   return guard;
+}
+
+/**
+ * The same for arguments a compiled mapping built with `keys` (a step's own check, made once per
+ * tool instance): where the schema leaves the whole object open, only the fields' values are
+ * searched, as the object's own fields are the mapping's keys, none of them `__proto__`.
+ */
+function builtArgsGuardOf(tool: ITool, keys: readonly string[]): ArgsGuard {
+  const search = protoSearchOf(tool);
+  return search === searchEverything ? guardOf(argsCheckOf(tool), valuesSearch(keys)) : argsGuardOf(tool);
+}
+
+/** Whether arguments may be given to a tool. */
+type ArgsGuard = (args: Record<string, unknown>) => boolean;
+
+function guardOf(check: ValidateFunction | null, search: ProtoSearch | null): ArgsGuard {
+  if (check === null) return search === null ? () => true : (args) => !search(args);
+  return search === null ? (args) => check(args) : (args) => check(args) && !search(args);
+}
+
+/** Where arguments that passed `tool`'s check may still hold an own `__proto__` field (see `protoSearchFor`). */
+function protoSearchOf(tool: ITool): ProtoSearch | null {
+  // No compiled check, or a tool with a strict form too (it accepts what either form does): searched whole.
+  if (argsCheckOf(tool) === null) return searchEverything;
+  try {
+    return tool.strictInputSchema === undefined ? protoSearchFor(tool.inputSchema) : searchEverything;
+  } catch {
+    return searchEverything;
+  }
 }
 
 /** What a value that should have been an object is, in words. */
