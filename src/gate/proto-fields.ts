@@ -120,18 +120,22 @@ export const searchEverything: ProtoSearch = (value) => typeof value === 'object
 
 /**
  * The search of an object whose own enumerable fields are known to be exactly `keys`, none of them
- * `__proto__` (an object a compiled mapping built): only their values are searched, without
- * listing the object's fields.
+ * `__proto__` (an object a compiled mapping built): the one value that is an object is searched,
+ * without listing the object's fields; with more than one, the whole.
  */
 export function valuesSearch(keys: readonly string[]): ProtoSearch {
   const n = keys.length;
   return (value) => {
     const object = value as Record<string, unknown>;
+    let only: object | undefined;
     for (let i = 0; i < n; i++) {
       const inner = object[keys[i]];
-      if (typeof inner === 'object' && inner !== null && hasProtoField(inner as Record<string, unknown>)) return true;
+      if (typeof inner !== 'object' || inner === null) continue;
+      // Two values may share what they hold: the search of the whole looks at each object once.
+      if (only !== undefined) return hasProtoField(object);
+      only = inner;
     }
-    return false;
+    return only !== undefined && hasProtoField(only as Record<string, unknown>);
   };
 }
 
