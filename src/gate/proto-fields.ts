@@ -23,7 +23,7 @@ export type ProtoSearch = (value: unknown) => boolean;
  * many keys, or holding a cycle) are searched by `protoField`, which looks at each object once. A
  * yes is only a filter: the refusal searches again to name the field.
  */
-export function hasProtoField(value: Record<string, unknown>): boolean {
+export function hasProtoField(value: object): boolean {
   const left = protoWithin(value, 0, WALK_OBJECTS);
   if (left >= 0) return false;
   return left === FOUND || protoField(value) !== undefined;
@@ -116,7 +116,7 @@ export function protoField(value: unknown): string | undefined {
 }
 
 /** The search of every part of a value: what a schema that closes nothing leaves. */
-export const searchEverything: ProtoSearch = (value) => typeof value === 'object' && value !== null && hasProtoField(value as Record<string, unknown>);
+export const searchEverything: ProtoSearch = (value) => typeof value === 'object' && value !== null && hasProtoField(value);
 
 /**
  * The search of an object whose own enumerable fields are known to be exactly `keys`, none of them
@@ -135,7 +135,7 @@ export function valuesSearch(keys: readonly string[]): ProtoSearch {
       if (only !== undefined) return hasProtoField(object);
       only = inner;
     }
-    return only !== undefined && hasProtoField(only as Record<string, unknown>);
+    return only !== undefined && hasProtoField(only);
   };
 }
 
@@ -188,12 +188,12 @@ function nodeSearch(schema: unknown, depth: number): ProtoSearch | null {
   // Objects searched where they are open; arrays whole; primitives not at all.
   return (value) => {
     if (typeof value !== 'object' || value === null) return false;
-    return Array.isArray(value) ? hasProtoField(value as unknown as Record<string, unknown>) : objects(value);
+    return Array.isArray(value) ? hasProtoField(value) : objects(value);
   };
 }
 
 /** The search of a node whose objects are closed: only an array it accepts is searched. */
-const arraysOnly: ProtoSearch = (value) => Array.isArray(value) && hasProtoField(value as unknown as Record<string, unknown>);
+const arraysOnly: ProtoSearch = (value) => Array.isArray(value) && hasProtoField(value);
 
 /** The kinds of value `schema` accepts, from `type`, `enum` and `const`. */
 function kindsOf(schema: Record<string, unknown>): number {

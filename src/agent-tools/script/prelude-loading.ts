@@ -44,7 +44,7 @@ export function prepareRuntime(module: SandboxModule): PreparedRuntime | undefin
   const runtime = module.quickjs.newRuntime();
   runtime.setMaxStackSize(MAX_STACK_BYTES);
   const vm = runtime.newContext();
-  const prelude = vm.evalCode(PRELUDE_SOURCE, PRELUDE_FILENAME, { type: 'global', strict: true });
+  const prelude = evalPrelude(vm, PRELUDE_SOURCE);
   if (prelude.error) {
     prelude.error.dispose();
     vm.dispose();
@@ -65,7 +65,7 @@ const PARTS_AHEAD = [CALLS_PART, VALUES_PART];
 export function compilePartsAhead(prepared: PreparedRuntime): boolean {
   const parts: QuickJSHandle[] = [];
   for (const part of PARTS_AHEAD) {
-    const evaluated = prepared.vm.evalCode(PART_SOURCES[part], PRELUDE_FILENAME, { type: 'global', strict: true });
+    const evaluated = evalPrelude(prepared.vm, PART_SOURCES[part]);
     if (evaluated.error) {
       evaluated.error.dispose();
       for (const handle of parts) handle.dispose();
@@ -153,7 +153,7 @@ export class PreludeHelpers {
     }
     let factory = this.compiled[n];
     if (factory === undefined) {
-      const evaluated = vm.evalCode(PART_SOURCES[n], PRELUDE_FILENAME, { type: 'global', strict: true });
+      const evaluated = evalPrelude(vm, PART_SOURCES[n]);
       if (evaluated.error) return evaluated;
       factory = resources.own(evaluated.value);
     }
@@ -207,10 +207,15 @@ export function startPrelude(
 
 /** Evaluate a part of the prelude loaded only when a run needs it: its factory function, owned by the run, or how the run ended. */
 export function loadPreludePart(resources: RunResources, vm: QuickJSContext, source: string): QuickJSHandle | SandboxOutcome {
-  const evaluated = vm.evalCode(source, PRELUDE_FILENAME, { type: 'global', strict: true });
+  const evaluated = evalPrelude(vm, source);
   if (evaluated.error) {
     evaluated.error.dispose();
     return { kind: 'crashed', message: 'the sandbox prelude failed to load' };
   }
   return resources.own(evaluated.value);
+}
+
+/** Evaluate prelude source in `vm`, under the prelude's file name (so its frames are never taken for the script's). */
+function evalPrelude(vm: QuickJSContext, source: string): VmCallResult<QuickJSHandle> {
+  return vm.evalCode(source, PRELUDE_FILENAME, { type: 'global', strict: true });
 }

@@ -35,8 +35,21 @@ const OPTIONS: Options = { allErrors: true, strict: false, validateSchema: false
 const draft7 = addFormats(new Ajv(OPTIONS));
 const draft2020 = addFormats(new Ajv2020(OPTIONS));
 
-const checks = new WeakMap<ITool, ValidateFunction | null>();
-const guards = new WeakMap<ITool, ArgsGuard>();
+/**
+ * What the stage keeps per tool instance (a tool replaced by name gets its own): its compiled
+ * check, where arguments that passed it may still hold an own `__proto__` field, and the two as
+ * one guard.
+ */
+interface ToolCheck {
+  /** The compiled check of its input schema; `null` when it accepts every object or cannot be compiled. */
+  check: ValidateFunction | null;
+  /** See `protoSearchFor`: `searchEverything` when the schema closes nothing (or is not read). */
+  search: ProtoSearch | null;
+  /** Whether arguments may be given to it: they pass `check`, and `search` finds nothing. */
+  guard: ArgsGuard;
+}
+
+const toolChecks = new WeakMap<ITool, ToolCheck>();
 
 /**
  * The stage: `input_invalid` when a mapping resolved to something that is not an object,
@@ -57,10 +70,10 @@ function argumentsVerdict(call: GateCall): ToolExecutionResult | undefined {
   if (!validate) return undefined;
   const tool = call.tool!;
   let guard: ArgsGuard;
-  if (site === undefined) guard = argsGuardOf(tool);
+  if (site === undefined) guard = toolCheckOf(tool).guard;
   else {
     if (tool !== site.checkedTool) {
-      site.argsCheck = site.builtKeys === undefined ? argsGuardOf(tool) : builtArgsGuardOf(tool, site.builtKeys);
+      site.argsCheck = site.builtKeys === undefined ? toolCheckOf(tool).guard : builtArgsGuardOf(tool, site.builtKeys);
       site.checkedTool = tool;
     }
     guard = site.argsCheck!;
@@ -70,23 +83,13 @@ function argumentsVerdict(call: GateCall): ToolExecutionResult | undefined {
 }
 
 /**
- * Whether arguments may be given to `tool`, once per instance: they match its schema, and hold no
- * own `__proto__` field (which a schema never sees) where the schema leaves room for one.
- */
-function argsGuardOf(tool: ITool): ArgsGuard {
-  let guard = guards.get(tool);
-  if (guard === undefined) guards.set(tool, (guard = guardOf(argsCheckOf(tool), protoSearchOf(tool))));
-  return guard;
-}
-
-/**
- * The same for arguments a compiled mapping built with `keys` (a step's own check, made once per
- * tool instance): where the schema leaves the whole object open, only the fields' values are
- * searched, as the object's own fields are the mapping's keys, none of them `__proto__`.
+ * The guard of a step whose compiled mapping builds its arguments with `keys` (made once per tool
+ * instance): where the schema leaves the whole object open, only the fields' values are searched,
+ * as the object's own fields are the mapping's keys, none of them `__proto__`.
  */
 function builtArgsGuardOf(tool: ITool, keys: readonly string[]): ArgsGuard {
-  const search = protoSearchOf(tool);
-  return search === searchEverything ? guardOf(argsCheckOf(tool), valuesSearch(keys)) : argsGuardOf(tool);
+  const { check, search, guard } = toolCheckOf(tool);
+  return search === searchEverything ? guardOf(check, valuesSearch(keys)) : guard;
 }
 
 /** Whether arguments may be given to a tool. */
@@ -95,17 +98,6 @@ type ArgsGuard = (args: Record<string, unknown>) => boolean;
 function guardOf(check: ValidateFunction | null, search: ProtoSearch | null): ArgsGuard {
   if (check === null) return search === null ? () => true : (args) => !search(args);
   return search === null ? (args) => check(args) : (args) => check(args) && !search(args);
-}
-
-/** Where arguments that passed `tool`'s check may still hold an own `__proto__` field (see `protoSearchFor`). */
-function protoSearchOf(tool: ITool): ProtoSearch | null {
-  // No compiled check, or a tool with a strict form too (it accepts what either form does): searched whole.
-  if (argsCheckOf(tool) === null) return searchEverything;
-  try {
-    return tool.strictInputSchema === undefined ? protoSearchFor(tool.inputSchema) : searchEverything;
-  } catch {
-    return searchEverything;
-  }
 }
 
 /** What a value that should have been an object is, in words. */
@@ -117,24 +109,44 @@ function kindOf(value: unknown): string {
 
 /** The compiled check of `tool`'s input schema, once per instance; `null` when it accepts every object or cannot be compiled. */
 export function argsCheckOf(tool: ITool): ValidateFunction | null {
-  let check = checks.get(tool);
-  if (check !== undefined) return check;
+  return toolCheckOf(tool).check;
+}
+
+/** What the stage keeps for `tool`, made the first time it is asked for. */
+function toolCheckOf(tool: ITool): ToolCheck {
+  let made = toolChecks.get(tool);
+  if (made === undefined) toolChecks.set(tool, (made = checkOfTool(tool)));
+  return made;
+}
+
+function checkOfTool(tool: ITool): ToolCheck {
+  let check: ValidateFunction | null = null;
+  let search: ProtoSearch | null = searchEverything;
   // A missing schema (or one whose getter throws) fails the read here, as one ajv cannot compile does.
   try {
     const schema = tool.inputSchema;
     const strictSchema = tool.strictInputSchema;
-    if (strictSchema === undefined && acceptsEveryObject(schema)) check = null;
-    else {
+    if (strictSchema !== undefined) {
+      // A tool that takes a strict form too takes arguments that match either (searched whole); a
+      // refusal names what the ordinary form wants.
+      check = eitherForm(compileInputSchema(schema), compileInputSchema(strictSchema), schema);
+    } else if (!acceptsEveryObject(schema)) {
       check = compileInputSchema(schema);
-      // A tool that takes a strict form too (`strictInputSchema`) takes arguments that match either;
-      // a refusal names what the ordinary form wants.
-      if (strictSchema !== undefined) check = eitherForm(check, compileInputSchema(strictSchema), schema);
+      search = searchLeftBy(schema);
     }
   } catch {
     check = null;
   }
-  checks.set(tool, check);
-  return check;
+  return { check, search, guard: guardOf(check, search) };
+}
+
+/** See `protoSearchFor`; the whole when the schema cannot be read. */
+function searchLeftBy(schema: unknown): ProtoSearch | null {
+  try {
+    return protoSearchFor(schema);
+  } catch {
+    return searchEverything;
+  }
 }
 
 function compileInputSchema(schema: ITool['inputSchema']): ValidateFunction {
