@@ -204,6 +204,12 @@ const NODE_FLAGS = ['--predictable', '--predictable-gc-schedule', '--hash-seed=1
  * (callgrind's addresses must stay those the map gave).
  */
 const PROFILE_FLAGS = ['--perf-basic-prof', '--no-compact-code-space'];
+/**
+ * More flags for Node from `NODE_EXTRA` (space-separated), for looking closer: `--no-turbo-inlining`
+ * keeps each function's cost its own under `BY_FUNCTION`, at the price of counts that differ from
+ * the real ones.
+ */
+const EXTRA_FLAGS = (process.env.NODE_EXTRA ?? '').split(' ').filter((flag) => flag !== '');
 /** `setarch -R` runs a command without address-space randomisation, where it can. */
 const noAslr = spawnSync('setarch', ['-R', 'true']).status === 0;
 
@@ -217,7 +223,7 @@ interface Count {
 function count(workload: string, runs: number, warmUp: number): Promise<Count> {
   const out = join(outDir, `callgrind.${workload}.${runs}.out`);
   const valgrind = ['valgrind', '--tool=callgrind', `--callgrind-out-file=${out}`, ...(BY_FUNCTION ? ['--dump-instr=yes'] : [])];
-  const command = [...valgrind, 'node', ...NODE_FLAGS, ...(BY_FUNCTION ? PROFILE_FLAGS : []), script];
+  const command = [...valgrind, 'node', ...NODE_FLAGS, ...EXTRA_FLAGS, ...(BY_FUNCTION ? PROFILE_FLAGS : []), script];
   if (noAslr) command.unshift('setarch', '-R');
   return new Promise((resolve, reject) => {
     const child = spawn(command[0], command.slice(1), {
