@@ -4,7 +4,7 @@
  * run's end into the door's result (see `RunRecord.finish`).
  */
 import { dryRunOf } from '../engine/run-settings.js';
-import { isLabel } from '../flows/label.js';
+import { readStoredLabel, UNREADABLE_LABEL } from '../flows/stored-labels.js';
 import { labelResult, resultLabel, RunFlow } from '../flows/run-flow.js';
 import { frameOf, handRun } from '../gate/run-frame.js';
 import type { GateSettings } from '../gate/settings.js';
@@ -73,8 +73,10 @@ export function runAsDoor(
   const run = dryRunOf(context) ? undefined : beginRun(settings, context, name, input);
   let flow: RunFlow | undefined;
   if (flows !== undefined && outermost) {
-    // A resumption judges its calls by what its caller gave the first run, as that run did.
-    const input = run?.inputLabel !== undefined && isLabel(run.inputLabel) ? run.inputLabel : flows.argumentsOf(context);
+    // A resumption judges its calls by what its caller gave the first run, as that run did (a
+    // label stored but unreadable reads as untrusted, never as the session's label now).
+    const stored = run?.inputLabel;
+    const input = stored === undefined ? flows.argumentsOf(context) : (readStoredLabel(stored) ?? UNREADABLE_LABEL);
     if (run !== undefined) run.inputLabel = input;
     flow = new RunFlow(input);
   }

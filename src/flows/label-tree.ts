@@ -4,7 +4,7 @@
  * joined into every part read from it, because which items exist is the choice of whoever wrote
  * the list. A part no node names has the container's label.
  */
-import { isLabel, joinLabels, TRUSTED, type Label } from './label.js';
+import { joinLabels, sourceLabel, TRUSTED, type Label } from './label.js';
 
 /** A node of a label tree: the container's label, and the labels of its parts where they differ. */
 export interface LabelNode {
@@ -41,8 +41,14 @@ export function partOf(tree: LabelTree, key: string | number): LabelTree {
   return part === undefined ? tree.own : joinTree(part, tree.own);
 }
 
-/** The most nodes {@link flatten} looks at: a larger tree counts as all of its own labels joined, which is never less than the truth. */
+/** The most nodes {@link flatten} looks at. */
 const MAX_NODES = 10_000;
+/**
+ * What a tree larger than {@link MAX_NODES} adds for the parts past the bound: untrusted and
+ * readable by no one, since nothing was read of them (the parts left are the walk's last, which
+ * may be a list's first items).
+ */
+const PAST_THE_BOUND: Label = sourceLabel('(labels)', `past ${MAX_NODES} parts`, false, []);
 
 /** The one label of all of a value labelled `tree`: every part's joined (what a template, a count or a filter over it carries). */
 export function flatten(tree: LabelTree): Label {
@@ -69,7 +75,7 @@ function flattenAll(tree: LabelNode): Label {
   let seen = 0;
   while (stack.length > 0) {
     const next = stack.pop()!;
-    if (++seen > MAX_NODES) break;
+    if (++seen > MAX_NODES) return joinLabels(label, PAST_THE_BOUND);
     if (!isNode(next)) {
       label = joinLabels(label, next);
       continue;
@@ -120,15 +126,6 @@ function withPart(tree: LabelTree, own: Label, segments: readonly string[], part
   const next: Record<string, LabelTree> = { ...fields };
   Object.defineProperty(next, head, { value: withPart(current, own, rest, part), enumerable: true, writable: true, configurable: true });
   return { ...node, fields: next };
-}
-
-/** A tree read back from a journal or a host: a well-formed one as it is; anything else reads as untrusted, never as more trusted than it was. */
-export function readTree(value: unknown, fallback: Label): LabelTree {
-  if (isLabel(value)) return value;
-  if (typeof value !== 'object' || value === null) return fallback;
-  const node = value as Partial<LabelNode>;
-  if (!isLabel(node.own)) return fallback;
-  return value as LabelTree;
 }
 
 /**

@@ -217,10 +217,3 @@ function joinReaders(a: readonly string[] | undefined, b: readonly string[] | un
   if (b === undefined) return a;
   return a.filter((reader) => b.includes(reader));
 }
-
-/** Whether `value` is a label this library made or one read back from a journal (a plain object of the same shape). */
-export function isLabel(value: unknown): value is Label {
-  if (typeof value !== 'object' || value === null) return false;
-  const { trusted, sources } = value as Partial<Label>;
-  return typeof trusted === 'boolean' && Array.isArray(sources);
-}

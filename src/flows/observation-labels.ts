@@ -13,7 +13,8 @@
  * judged as any other tool).
  */
 import type { ITool, ToolExecutionContext } from '../tool.js';
-import { joinLabels, sourceLabel, TRUSTED, type Label, type LabelSource } from './label.js';
+import { joinLabels, sourceLabel, TRUSTED, type Label } from './label.js';
+import { readStoredLabel } from './stored-labels.js';
 
 /**
  * What part a tool takes, as bits of one mark (one lookup per call tells both): it stores its
@@ -114,7 +115,7 @@ export function storedReadsOf(context: ToolExecutionContext): StoredReads | unde
  * label it was stored with, or, when that is missing or malformed, untrusted data from that tool.
  */
 export function noteStoredRead(reads: StoredReads, stored: unknown, tool: string | undefined): void {
-  reads.label = joinLabels(reads.label, storedLabel(stored) ?? sourceLabel(tool ?? 'get_observation', '(stored without a label)', false));
+  reads.label = joinLabels(reads.label, readStoredLabel(stored) ?? sourceLabel(tool ?? 'get_observation', '(stored without a label)', false));
 }
 
 /** The label of what a get_observation call read, by what it said: untrusted when it said nothing. */
@@ -124,23 +125,3 @@ export function labelOfReads(reads: StoredReads | undefined): Label {
 
 const UNVOUCHED: Label = sourceLabel('get_observation', '(read not labelled)', false);
 
-/** A label as stored (plain JSON from a store, maybe another process's), checked field by field. */
-function storedLabel(value: unknown): Label | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { trusted, sources, moreSources, readers } = value as Record<string, unknown>;
-  if (typeof trusted !== 'boolean' || !Array.isArray(sources) || !sources.every(isSource)) return undefined;
-  if (moreSources !== undefined && !(Number.isInteger(moreSources) && (moreSources as number) >= 0)) return undefined;
-  if (readers !== undefined && !(Array.isArray(readers) && readers.every((reader) => typeof reader === 'string'))) return undefined;
-  return {
-    trusted,
-    sources: sources.map((source: LabelSource) => ({ tool: source.tool, step: source.step })),
-    ...(moreSources !== undefined ? { moreSources: moreSources as number } : {}),
-    ...(readers !== undefined ? { readers: [...(readers as string[])] } : {}),
-  };
-}
-
-function isSource(value: unknown): value is LabelSource {
-  if (typeof value !== 'object' || value === null) return false;
-  const { tool, step } = value as Record<string, unknown>;
-  return typeof tool === 'string' && typeof step === 'string';
-}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { joinLabels, MAX_LABEL_SOURCES, sourceLabel, TRUSTED, type Label } from '../../src/flows/label.js';
-import { flatten, joinTree, partOf, readTree, treeWithParts } from '../../src/flows/label-tree.js';
+import { flatten, joinTree, partOf, treeWithParts } from '../../src/flows/label-tree.js';
+import { readStoredTree } from '../../src/flows/stored-labels.js';
 import { SessionLabels } from '../../src/flows/session-labels.js';
 
 const untrusted = (tool: string) => sourceLabel(tool, 's', false);
@@ -118,8 +119,8 @@ describe('label trees', () => {
 
   it('joins a label into every part, and reads anything malformed as the fallback, never as trusted', () => {
     expect(flatten(partOf(joinTree(list, untrusted('arg')), 0)).sources.map((s) => s.tool)).toEqual(['bank', 'arg']);
-    expect(flatten(readTree({ own: 'yes' }, untrusted('journal'))).trusted).toBe(false);
-    expect(readTree(TRUSTED, untrusted('journal'))).toBe(TRUSTED);
+    expect(flatten(readStoredTree({ own: 'yes' }, untrusted('journal'))).trusted).toBe(false);
+    expect(readStoredTree(plain(TRUSTED), untrusted('journal'))).toEqual(plain(TRUSTED));
   });
 });
 

@@ -17,11 +17,8 @@ import { stoppedResult, waitingResult, type RunRecord } from '../../runs/run-rec
 import type { ToolExecutionResult } from '../../tool.js';
 import { Later, type GateCall, type Verdict } from '../call-record.js';
 import { pendingOf } from './approval.js';
-import { sourceLabel } from '../../flows/label.js';
-import { readTree } from '../../flows/label-tree.js';
+import { readStoredTree, UNREADABLE_LABEL } from '../../flows/stored-labels.js';
 
-/** What a label the journal holds but no longer reads as one reads as: untrusted. */
-const UNREADABLE = sourceLabel('(journal)', 'unreadable label', false);
 
 /** The stage: the call's answer from the journal, a wait while its start is written, or `undefined` to go on. */
 export function replayFromJournal(call: GateCall): Verdict {
@@ -43,7 +40,7 @@ function replayIn(call: GateCall): Verdict {
       case 'result':
         // Answered from the journal: counted as the call was, not run again, labelled as it was.
         frame.budget.calls++;
-        if (answer.label !== undefined) call.outputLabel = readTree(answer.label, UNREADABLE);
+        if (answer.label !== undefined) call.outputLabel = readStoredTree(answer.label, UNREADABLE_LABEL);
         return answered(call, answer.result);
       case 'diverged':
         return answered(call, answer.result);
