@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import { resumeRun } from '../../src/doors/resume.js';
 import { flatten, partOf } from '../../src/flows/label-tree.js';
-import { joinLabels, MAX_LABEL_SOURCES, sourceLabel, TRUSTED } from '../../src/flows/label.js';
+import { joinLabels, MAX_LABEL_SOURCES, sourceLabel } from '../../src/flows/label.js';
 import { readStoredLabel, readStoredTree } from '../../src/flows/stored-labels.js';
 import type { ApprovalAction } from '../../src/gate/host-hooks.js';
 import type { RunJournal } from '../../src/runs/journal.js';
@@ -62,18 +62,6 @@ describe('labels read back from a journal or a store', () => {
     const read = readStoredLabel({ trusted: false, sources, moreSources: 1 });
     expect(read?.sources).toHaveLength(MAX_LABEL_SOURCES);
     expect(read?.moreSources).toBe(5);
-  });
-});
-
-describe('a tree larger than the walk that flattens it', () => {
-  it('is untrusted and readable by no one, whichever part the walk left', () => {
-    const many = Array.from({ length: 10_001 }, () => ({ own: TRUSTED, fields: { a: TRUSTED } }));
-    const read = sourceLabel('web', 'read', false);
-    for (const items of [[read, ...many], [...many, read], many]) {
-      const label = flatten({ own: TRUSTED, items });
-      expect(label.trusted).toBe(false);
-      expect(label.readers).toEqual([]);
-    }
   });
 });
 
