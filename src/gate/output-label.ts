@@ -85,7 +85,10 @@ export function labelOutput(call: LabelledCall, result: ToolExecutionResult): vo
   let label = call.outputLabel;
   // A compiled step run again on the labels it had last time answers with the label it made then.
   if (label === undefined) call.outputLabel = label = call.site?.ownOutput?.reusedFor(call) ?? madeOutput(call, result);
-  call.frame?.flow?.produced(label);
+  const flow = call.frame?.flow;
+  // A label joined with itself is itself: an output labelled as all the run has read (every step
+  // of a steady session, whose outputs are built on its label) leaves the run's label as it is.
+  if (flow !== undefined && flow.label !== label) flow.produced(label);
 }
 
 /** The label of what the call answered, made from the call as it stands (see {@link labelOutput}). */
