@@ -33,7 +33,7 @@ export function inputLabelsOf(flows: GateFlows, frame: RunFrame, input: unknown,
 export function withLabels(refs: RefScope, state: RunState, context: ToolExecutionContext, literalIsInput: boolean): RefScope {
   if (state.flows === undefined) return refs;
   const input = inputLabelsOf(state.flows, state.frame, refs.input, context);
-  refs.labels = labelScopeOf(input, literalIsInput ? flatten(input) : TRUSTED);
+  refs.labels = labelScopeOf(input, literalIsInput ? flatten(input) : TRUSTED, refs.named);
   return refs;
 }
 

@@ -6,6 +6,7 @@
 import { failure } from '../codes.js';
 import { compositionRefusal } from '../gate/depth.js';
 import { messageOf } from '../gate/message-of.js';
+import { NO_NAMES } from '../refs/no-names.js';
 import type { RefScope, StepRead } from '../refs/scope.js';
 import { collectNames } from '../spec/nodes.js';
 import type { ComposableToolSpec, SpecNode } from '../spec/types.js';
@@ -199,18 +200,6 @@ let captured: ((result: ToolExecutionResult) => void) | undefined;
 function capture(resolve: (result: ToolExecutionResult) => void): void {
   captured = resolve;
 }
-
-/**
- * The `named` map of a run whose spec names no node: no node can write it (only a named node
- * does), and a `$steps.<name>` reference reads nothing from it. Shared, and refuses writes so a
- * mistake could never leak one run's output into another.
- */
-class NoNames extends Map<string, unknown> {
-  override set(): this {
-    throw new Error('This spec names no node: there is nothing to record by name.');
-  }
-}
-const NO_NAMES: Map<string, unknown> = new NoNames();
 
 /** One run of a plan's top-level steps: each sees the outputs so far; the end becomes the run's result. */
 class PlanRun extends Sequence {

@@ -5,6 +5,7 @@
  */
 import { TRUSTED, type Label } from './label.js';
 import { partOf, type LabelTree } from './label-tree.js';
+import { NoNames } from '../refs/no-names.js';
 
 /** The labels beside a `RefScope`. */
 export interface LabelScope {
@@ -47,7 +48,14 @@ export function labelWalk(segments: readonly (string | number)[]): (root: LabelT
   };
 }
 
-/** A scope with nothing read yet, whose literals and input are labelled `input`. */
-export function labelScopeOf(input: LabelTree, literal: Label = TRUSTED): LabelScope {
-  return { input, prev: TRUSTED, steps: [], named: new Map(), literal };
+/** The `named` labels of every run whose values' `named` map is a shared empty one: it stays empty too. */
+const NO_NAMED_LABELS: Map<string, LabelTree> = new NoNames<LabelTree>();
+
+/**
+ * A scope with nothing read yet, whose literals and input are labelled `input`. `named` is the
+ * map of the values' names beside it: a run that can record none (its map is a shared empty
+ * one) shares an empty map of labels too, rather than making one.
+ */
+export function labelScopeOf(input: LabelTree, literal: Label = TRUSTED, named?: ReadonlyMap<string, unknown>): LabelScope {
+  return { input, prev: TRUSTED, steps: [], named: named instanceof NoNames ? NO_NAMED_LABELS : new Map(), literal };
 }

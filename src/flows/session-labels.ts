@@ -28,6 +28,9 @@ export class SessionLabels {
    */
   private lastScope = '';
 
+  /** The session marked last: the newest key of {@link SessionLabels.labels}, as only `mark` adds keys. */
+  private newest: string | undefined = undefined;
+
   /** `scope`, or the equal string asked last. */
   private keyOf(scope: string): string {
     if (scope === this.lastScope) return this.lastScope;
@@ -47,9 +50,19 @@ export class SessionLabels {
   mark(scope: string, label: Label): void {
     if (label.trusted && label.readers === undefined) return;
     scope = this.keyOf(scope);
-    const before = this.labels.get(scope) ?? (this.wasForgotten(scope) ? FORGOTTEN : TRUSTED);
+    const kept = this.labels.get(scope);
+    const joined = joinLabels(kept ?? (this.wasForgotten(scope) ? FORGOTTEN : TRUSTED), label);
+    // The session marked last is already the newest: its value is replaced in place. Moving it
+    // (a delete and a set) would leave a hole in the map's table at every mark, and an old map's
+    // table is rebuilt in the old generation when full: a garbage table every few runs, which
+    // brought on full collections (measured).
+    if (kept !== undefined && scope === this.newest) {
+      if (joined !== kept) this.labels.set(scope, joined);
+      return;
+    }
     this.labels.delete(scope);
-    this.labels.set(scope, joinLabels(before, label));
+    this.labels.set(scope, joined);
+    this.newest = scope;
     while (this.labels.size > this.max) {
       const oldest = this.labels.keys().next().value as string;
       this.labels.delete(oldest);

@@ -35,6 +35,18 @@ class KeptOutput {
     readonly own: OwnOutput,
   ) {}
 
+  /**
+   * The output label made last, when it holds for `call` as it stands: the call of an ordinary
+   * tool (no door, not get_observation) through this instance and these rules, no approval with
+   * its provenance, and the same arguments' and control labels (the same objects) as last time.
+   * `undefined` otherwise, and the label is made in full.
+   */
+  reusedFor(call: LabelledCall): LabelTree | undefined {
+    if (call.argLabels !== this.lastArgs || call.control !== this.lastControl || call.tool !== this.tool || call.settings!.flows !== this.flows) return undefined;
+    if (call.approved && call.provenance !== undefined) return undefined;
+    return this.tool.composition === true || observationRole(this.tool) !== 0 ? undefined : this.lastOutput;
+  }
+
   /** The output label of a call with arguments labelled `args`, decided by `control` (see {@link GateFlows.outputOf}). */
   outputOf(step: string, args: LabelTree, control: Label, approved: boolean): LabelTree {
     if (approved) return this.flows.outputOf(this.tool, step, flatten(args), control, true, this.own);
@@ -70,18 +82,25 @@ interface LabelledCall {
  * answer from the journal keeps the label it was recorded with. The run has produced it.
  */
 export function labelOutput(call: LabelledCall, result: ToolExecutionResult): void {
-  const flows = call.settings!.flows!;
+  let label = call.outputLabel;
+  // A compiled step run again on the labels it had last time answers with the label it made then.
+  if (label === undefined) call.outputLabel = label = call.site?.ownOutput?.reusedFor(call) ?? madeOutput(call, result);
+  const flow = call.frame?.flow;
+  // A label joined with itself is itself: an output labelled as all the run has read (every step
+  // of a steady session, whose outputs are built on its label) leaves the run's label as it is.
+  if (flow !== undefined && flow.label !== label) flow.produced(label);
+}
+
+/** The label of what the call answered, made from the call as it stands (see {@link labelOutput}). */
+function madeOutput(call: LabelledCall, result: ToolExecutionResult): LabelTree {
   const tool = call.tool;
-  if (call.outputLabel === undefined) {
-    const args = call.argLabels ?? TRUSTED;
-    const control = call.control ?? TRUSTED;
-    if (tool === undefined) call.outputLabel = joinLabels(flatten(args), control);
-    // A nested door labels its own result (all it read, when it cannot say more).
-    else if (tool.composition === true) call.outputLabel = doorLabel(result, call.frame?.flow, flatten(args), control);
-    else if (readsObservations(tool)) call.outputLabel = readLabel(call.storedReads, flatten(args), control);
-    else call.outputLabel = toolOutput(call, flows, tool, args, control);
-  }
-  call.frame?.flow?.produced(call.outputLabel);
+  const args = call.argLabels ?? TRUSTED;
+  const control = call.control ?? TRUSTED;
+  if (tool === undefined) return joinLabels(flatten(args), control);
+  // A nested door labels its own result (all it read, when it cannot say more).
+  if (tool.composition === true) return doorLabel(result, call.frame?.flow, flatten(args), control);
+  if (readsObservations(tool)) return readLabel(call.storedReads, flatten(args), control);
+  return toolOutput(call, call.settings!.flows!, tool, args, control);
 }
 
 /** A nested door labels its own result (all the run read, when it cannot say more). */

@@ -151,4 +151,24 @@ describe("sessions' labels", () => {
     sessions.mark(key('a'), untrusted('mail'));
     expect(sessions.labelOf(key('a')).sources.map((s) => s.tool)).toEqual(['web', 'mail']);
   });
+
+  it('forgets the session marked least lately, however often the newest is marked again', () => {
+    const sessions = new SessionLabels(2);
+    sessions.mark('a', untrusted('web'));
+    sessions.mark('b', untrusted('mail'));
+    // 'b' marked again, as the newest: still newer than 'a', with both its sources.
+    sessions.mark('b', untrusted('web'));
+    expect(sessions.labelOf('b').sources.map((s) => s.tool)).toEqual(['mail', 'web']);
+    // 'a' marked again becomes the newest, so 'c' pushes 'b' out, not 'a'.
+    sessions.mark('a', untrusted('web'));
+    sessions.mark('c', untrusted('feed'));
+    expect(sessions.labelOf('a').sources.map((s) => s.tool)).toEqual(['web']);
+    expect(sessions.labelOf('c').sources.map((s) => s.tool)).toEqual(['feed']);
+    expect(sessions.labelOf('b').sources.map((s) => s.tool)).toEqual(['(forgotten session)']);
+    // The newest marked again and again stays kept, with what it saw added.
+    sessions.mark('c', untrusted('mail'));
+    sessions.mark('c', untrusted('mail'));
+    expect(sessions.labelOf('c').sources.map((s) => s.tool)).toEqual(['feed', 'mail']);
+    expect(sessions.labelOf('a').sources.map((s) => s.tool)).toEqual(['web']);
+  });
 });
