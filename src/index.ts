@@ -44,6 +44,7 @@ export { DEFAULT_MAX_FLOW_SESSIONS, readersInclude, type FlowOptions, type FlowP
 export { MAX_LABEL_SOURCES, type Label, type LabelSource } from './flows/label.js';
 export { resultProvenance } from './flows/result-provenance.js';
 export { resumeRun, type ResumeDecision } from './doors/resume.js';
+export { argumentsLabelOf } from './doors/arguments-label.js';
 export { isApprovalPending, type ApprovalPendingResult, type ApprovalPendingDetails } from './runs/approval-pending.js';
 export { createMemoryRunJournal, DEFAULT_JOURNAL_MAX_RUNS, DEFAULT_JOURNAL_MAX_RUNS_PER_SCOPE, type MemoryRunJournalOptions } from './runs/memory-journal.js';
 export { RunJournalRefusal, type RunJournalRefusalCode } from './runs/journal.js';

@@ -4,6 +4,7 @@
  */
 
 import type { ToolEvent } from './tool-events.js';
+import type { Label } from './flows/label.js';
 
 /**
  * A JSON Schema object, as published in a tool's `inputSchema` and `outputSchema`.
@@ -60,9 +61,11 @@ export interface ToolExecutionContext {
   /**
    * What the host knows of where the arguments a caller gives a door with this context came from,
    * for a gate with `flows`: `'trusted'` for a caller that never saw a tool's output (a planner),
-   * `'untrusted'` for one that did, whatever the session's label says.
+   * `'untrusted'` for one that did, whatever the session's label says; or their label itself, as
+   * a gate's session label read it earlier (kept with a durable run, so a recovery in another
+   * process judges the run as the first did). A label that is not well formed reads as untrusted.
    */
-  flows?: { arguments?: 'trusted' | 'untrusted' };
+  flows?: { arguments?: 'trusted' | 'untrusted' | Label };
   /**
    * Any other field the host needs; passed through unchanged. Typed `any`, not `unknown`, so that
    * an orchestrator's own context interface (agentos's, say, which has no index signature) is

@@ -6,7 +6,7 @@
  * events and messages answer everything up to where the crash stopped it.
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import { failure, isApprovalPending, resumeRun, type ITool, type ResumeDecision, type ToolExecutionContext, type ToolExecutionResult } from '../index.js';
+import { argumentsLabelOf, failure, isApprovalPending, resumeRun, type ITool, type ResumeDecision, type ToolExecutionContext, type ToolExecutionResult } from '../index.js';
 import { decisionsProblem, decisionsTopic, engineUnavailable, PENDING_EVENT, type DbosPendingApproval } from './dbos-approvals.js';
 import type { durableApprovals } from './dbos-hook.js';
 
@@ -23,6 +23,13 @@ export interface DbosRunContext {
   userId?: string;
   /** Per-session data passed to the door (JSON). */
   sessionData?: Record<string, unknown>;
+  /**
+   * Where the arguments the door is given came from, for a gate with `flows` (see
+   * `ToolExecutionContext.flows`). Left out, `start` stores the label the door's gate gives them
+   * when the run starts (the session's), so a run recovered in another process, whose gate has
+   * never seen the session, is judged as the first was.
+   */
+  flows?: ToolExecutionContext['flows'];
 }
 
 /**
@@ -127,8 +134,14 @@ export function registerDbosDoors(doors: readonly ITool[], options: DbosDoorsOpt
       const name = typeof door === 'string' ? door : door?.name;
       const registered = typeof name === 'string' ? byName.get(name) : undefined;
       if (registered === undefined || (typeof door !== 'string' && registered !== door)) return unregistered(String(name));
+      const context = contextOf(startOptions.context);
+      // The session's label lives in this process's gate: stored with the workflow, it holds in a recovery too.
+      if (context.flows?.arguments === undefined) {
+        const label = argumentsLabelOf(registered, context);
+        if (label !== undefined) context.flows = { arguments: label };
+      }
       try {
-        const handle = await DBOS.startWorkflow(workflow, startOptions.workflowID === undefined ? {} : { workflowID: startOptions.workflowID })(name!, input, contextOf(startOptions.context));
+        const handle = await DBOS.startWorkflow(workflow, startOptions.workflowID === undefined ? {} : { workflowID: startOptions.workflowID })(name!, input, context);
         return { success: true, output: { workflowID: handle.workflowID } };
       } catch (error) {
         return engineUnavailable(error);
@@ -159,11 +172,12 @@ async function answered(door: ITool, token: string, waiting: DbosPendingApproval
 /** Only the data fields of a run's context: what the workflow can store. */
 function contextOf(context: DbosRunContext | undefined): DbosRunContext {
   if (context === undefined || context === null) return {};
-  const { sessionId, userId, sessionData } = context;
+  const { sessionId, userId, sessionData, flows } = context;
   return {
     ...(typeof sessionId === 'string' ? { sessionId } : {}),
     ...(typeof userId === 'string' ? { userId } : {}),
     ...(sessionData !== undefined ? { sessionData } : {}),
+    ...(flows?.arguments !== undefined ? { flows: { arguments: flows.arguments } } : {}),
   };
 }
 

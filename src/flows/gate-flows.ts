@@ -7,6 +7,7 @@ import { joinLabels, sourceLabel, TRUSTED, type Label } from './label.js';
 import { flatten, joinTree, ownLabel, partOf, treeWithParts, type LabelTree } from './label-tree.js';
 import { DEFAULT_MAX_FLOW_SESSIONS, type ArgProvenance, type FlowDecision, type FlowOptions, type FlowPolicy, type Provenance } from './options.js';
 import { SessionLabels } from './session-labels.js';
+import { readStoredLabel, UNREADABLE_LABEL } from './stored-labels.js';
 
 /** What a gate decided about a call untrusted data may steer. */
 export interface FlowVerdict {
@@ -93,9 +94,11 @@ export class GateFlows {
   /** The label of the arguments a caller gives a door with `context` when a model writes them: the session's, unless the host says otherwise. */
   argumentsOf(context: ToolExecutionContext): Label {
     const said = (context.flows as { arguments?: unknown } | undefined)?.arguments;
+    if (said === undefined) return this.sessions.labelOf(this.scopeOf(context));
     if (said === 'trusted') return TRUSTED;
     if (said === 'untrusted') return sourceLabel('(arguments)', 'host', false);
-    return this.sessions.labelOf(this.scopeOf(context));
+    // A label the host kept (a durable run's, from the process that started it), checked whole.
+    return readStoredLabel(said) ?? UNREADABLE_LABEL;
   }
 
   /** What a door handed back to the caller with `context` carried: the session has seen it. */

@@ -142,3 +142,31 @@ describe('a resumption whose journal holds malformed labels', () => {
     expect(asked[1].provenance?.recipient).toEqual({ trusted: false, sources: [{ tool: '(journal)', step: 'unreadable label' }], readers: [] });
   });
 });
+
+describe("a label a host gives in the context's flows", () => {
+  function setup() {
+    const b = bank();
+    const builder = new ComposableToolBuilder(registry(...b.tools).gate({ flows: {} }));
+    builder.bind({ sideEffectingTools: ['send_money'] });
+    const pay = builder.build('pay', 'x', { type: 'object' }, { steps: [{ tool: 'send_money', inputMapping: { recipient: '$input.to', amount: 1 } }] });
+    return { ...b, pay };
+  }
+
+  it('is the label of the arguments: a trusted one lets the call run, an untrusted one steers it, with its sources', async () => {
+    const { pay, payments } = setup();
+    expect((await pay.execute({ to: LANDLORD }, { sessionId: 'h', flows: { arguments: { trusted: true, sources: [] } } })).success).toBe(true);
+    const refused = await pay.execute({ to: ATTACKER }, { sessionId: 'h', flows: { arguments: { trusted: false, sources: [{ tool: 'read_mail', step: 'earlier' }] } } });
+    expect(refused.details?.code).toBe('flow_untrusted');
+    expect((refused.details?.provenance as Record<string, unknown>).recipient).toEqual({ trusted: false, sources: [{ tool: 'read_mail', step: 'earlier' }] });
+    expect(payments).toEqual([{ recipient: LANDLORD, amount: 1 }]);
+  });
+
+  it('reads as untrusted when it is not well formed, never as the session', async () => {
+    const { pay, payments } = setup();
+    for (const given of [{ trusted: true, sources: [null] }, { trusted: 'yes', sources: [] }, 'Trusted']) {
+      const refused = await pay.execute({ to: LANDLORD }, { sessionId: 'clean', flows: { arguments: given as never } });
+      expect(refused.details?.code).toBe('flow_untrusted');
+    }
+    expect(payments).toEqual([]);
+  });
+});
