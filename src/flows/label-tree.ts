@@ -36,7 +36,9 @@ export function partOf(tree: LabelTree, key: string | number): LabelTree {
   if (!isNode(tree)) return tree;
   const fields = tree.fields;
   const field = String(key);
-  const named = (typeof key === 'number' ? tree.items?.[key] : undefined) ?? (fields !== undefined && Object.hasOwn(fields, field) ? fields[field] : undefined);
+  // An item is read by its number or by the digits that name it (`$prev.0`, `$prev['0']` read item 0).
+  const index = typeof key === 'number' ? key : tree.items !== undefined && String(Number(key)) === key ? Number(key) : undefined;
+  const named = (index !== undefined ? tree.items?.[index] : undefined) ?? (fields !== undefined && Object.hasOwn(fields, field) ? fields[field] : undefined);
   const part = named ?? tree.each;
   return part === undefined ? tree.own : joinTree(part, tree.own);
 }
