@@ -78,7 +78,7 @@ export class GateFlows {
    */
   ownOutput(tool: ITool, step: string): OwnOutput {
     const name = tool.name;
-    const readers = this.options.readers?.[name] ?? tool.readers;
+    const readers = ownEntry(this.options.readers, name) ?? tool.readers;
     if (this.declassifiers.has(name)) return { tree: sourceLabel(name, step, true, readers), declassified: true };
     const own = sourceLabel(name, step, this.trusts(tool), readers);
     return { tree: own.trusted ? this.withUntrustedParts(tool, own, step, readers) : own, declassified: false };
@@ -86,7 +86,7 @@ export class GateFlows {
 
   /** A trusted tool's output labelled `own`, with the parts it or the host names as untrusted. */
   private withUntrustedParts(tool: ITool, own: Label, step: string, readers: readonly string[] | undefined): LabelTree {
-    const parts = [...(tool.untrustedFields ?? []), ...(this.options.untrustedFields?.[tool.name] ?? [])];
+    const parts = [...(tool.untrustedFields ?? []), ...(ownEntry(this.options.untrustedFields, tool.name) ?? [])];
     return parts.length > 0 ? treeWithParts(own, parts, sourceLabel(tool.name, step, false, readers)) : own;
   }
 
@@ -136,6 +136,15 @@ export class GateFlows {
     if (decision === 'allow' || decision === 'ask') return verdict(decision, decision === 'ask' ? 'the policy asks' : undefined);
     return verdict('refuse', decision === 'refuse' ? 'the policy refuses it' : 'the policy answered something malformed');
   }
+}
+
+/**
+ * The host's entry for tool `name` in `byTool`, its own only: a tool named `constructor` or
+ * `toString` (an upstream server chooses its names) would otherwise read a function from
+ * `Object.prototype`, and spreading it threw as the call ended, leaving the call unanswered.
+ */
+function ownEntry<T>(byTool: Readonly<Record<string, T>> | undefined, name: string): T | undefined {
+  return byTool !== undefined && Object.hasOwn(byTool, name) ? byTool[name] : undefined;
 }
 
 /** Each argument's label, by the argument's name: every part of it joined, the object's own label too. */
