@@ -140,7 +140,9 @@ export function labelAtPath(tree: LabelTree, path: readonly string[], ownOnly = 
   if (from === path.length) return ownOnly ? ownLabel(tree) : flatten(tree);
   if (!isNode(tree)) return tree;
   const segment = path[from];
-  if (segment !== '*') return labelAtPath(partOf(tree, /^\d+$/u.test(segment) ? Number(segment) : segment), path, ownOnly, from + 1);
+  // The segment as written: partOf reads an item by the digits that name it, and a field named by
+  // other digits (`01`, or a number too large to be exact) by its own name, not by the item it rounds to.
+  if (segment !== '*') return labelAtPath(partOf(tree, segment), path, ownOnly, from + 1);
   // Any part: each named one, and what any part not named has (the container's own when nothing is said of it).
   let label = tree.own;
   const parts: LabelTree[] = [...(tree.items ?? []), ...(tree.fields !== undefined ? Object.values(tree.fields) : []), tree.each ?? tree.own];

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ComposableToolBuilder } from '../../src/builder.js';
 import { registry } from '../helpers/tools.js';
 import { ATTACKER, bank } from './banking.js';
+import { labelAtPath } from '../../src/flows/label-tree.js';
+import { sourceLabel, TRUSTED } from '../../src/flows/label.js';
 
 describe('an item read by a dotted digit', () => {
   it('carries the label of the item, as [0] does', async () => {
@@ -20,5 +22,17 @@ describe('an item read by a dotted digit', () => {
     }
     expect(b.payments.some((p) => p.recipient.includes(ATTACKER))).toBe(false);
     expect(b.payments).toEqual([]);
+  });
+});
+
+describe('a field named by digits that name no item, read at a path', () => {
+  it('carries its own label, not that of the item its number rounds to', () => {
+    const untrusted = sourceLabel('read_mail', 'mail', false);
+    for (const key of ['01', '12345678901234567890']) {
+      const tree = { own: TRUSTED, fields: { [key]: untrusted } };
+      expect(labelAtPath(tree, [key]).trusted, key).toBe(false);
+    }
+    // An item is still read by its digits.
+    expect(labelAtPath({ own: TRUSTED, items: [untrusted] }, ['0']).trusted).toBe(false);
   });
 });
