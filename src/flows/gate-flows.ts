@@ -121,8 +121,15 @@ export class GateFlows {
     const provenance = provenanceOf(args, argTree);
     const controlShown = shown(control);
     const policy: FlowPolicy | undefined = Object.hasOwn(this.options.policies ?? {}, tool.name) ? this.options.policies![tool.name] : undefined;
-    const names = policy?.trusted === undefined || policy.trusted === '*' ? Object.keys(provenance) : policy.trusted;
+    const every = policy?.trusted === undefined || policy.trusted === '*';
+    const names: readonly string[] = every ? Object.keys(provenance) : (policy.trusted as readonly string[]);
     const untrusted = names.filter((name) => Object.hasOwn(provenance, name) && !provenance[name].trusted);
+    // Which arguments a call is given is chosen by whoever wrote the object (its own label, joined
+    // into each argument's): a call with none, or without one the policy names, is steered by
+    // that choice alone (a model that read a mail calling a tool of no arguments). With none, that
+    // choice is only whether the call is made: a policy that lets anything decide that lets it run.
+    const leftOut = every ? names.length === 0 && policy?.control !== false : names.some((name) => !Object.hasOwn(provenance, name));
+    if (leftOut && !ownLabel(argTree).trusted) untrusted.push('(which arguments it is given)');
     if (policy?.control !== false && !control.trusted) untrusted.push('(what decided the call is made)');
     const verdict = (decision: FlowDecision, reason?: string): FlowVerdict => ({ decision, provenance, control: controlShown, ...(reason !== undefined ? { reason } : {}) });
     if (untrusted.length > 0) return verdict(this.asks ? 'ask' : 'refuse', `untrusted data steers ${untrusted.join(', ')}`);
