@@ -62,13 +62,18 @@ export class GateFlows {
    * The label of what `tool` called at `step` answered: its own (see {@link GateFlows.ownOutput}),
    * joined with its arguments' and with what decided the call is made, since a trusted formatter
    * of untrusted text answers untrusted text. A declassifier's output is trusted whatever its
-   * arguments; so is a call a person approved with its provenance before them, as far as its
-   * arguments go.
+   * arguments (and readable only by whoever may read them); a call a person approved with its
+   * provenance before them is trusted, as far as its arguments go.
    *
    * @param own - `ownOutput(tool, step)`, when the caller keeps it (a compiled step does)
    */
   outputOf(tool: ITool, step: string, args: Label, control: Label, approved: boolean, own: OwnOutput = this.ownOutput(tool, step)): LabelTree {
-    return own.declassified || approved ? own.tree : joinTree(own.tree, joinLabels(args, control));
+    if (approved) return own.tree;
+    const read = joinLabels(args, control);
+    if (!own.declassified) return joinTree(own.tree, read);
+    // Trusted whatever its arguments, but not readable by more than they are: a lookup keyed by a
+    // secret tells whoever reads its answer something of the secret.
+    return read.readers === undefined ? own.tree : joinTree(own.tree, sourceLabel(tool.name, step, true, read.readers));
   }
 
   /**
