@@ -116,7 +116,7 @@ function servedTools(upstreams: readonly Upstream[], registry: ReadonlyMap<strin
 function trustOf(flows: FlowsConfig, server: string, tool: McpTool): Trust {
   if (flows.declassifiers?.includes(tool.name)) return 'declassifier';
   if (flows.trustedTools?.includes(tool.name) || tool.trustedOutput === true || trustsServerTool(flows, server, tool)) {
-    return (tool.untrustedFields ?? []).length + (flows.untrustedFields?.[tool.name] ?? []).length > 0 ? 'fields' : 'trusted';
+    return (tool.untrustedFields ?? []).length + fieldsOf(flows, tool.name).length > 0 ? 'fields' : 'trusted';
   }
   return flows.trustedServers?.includes(server) ? 'open world' : 'untrusted';
 }
@@ -126,7 +126,7 @@ function byServer(served: Map<string, Served>, trust: Map<string, Trust>, truste
   const groups = new Map<string, string[]>();
   for (const [name, { server, tool }] of served) {
     const t = trust.get(name)!;
-    const fields = [...(tool.untrustedFields ?? []), ...(flows.untrustedFields?.[name] ?? [])].join(', ');
+    const fields = [...(tool.untrustedFields ?? []), ...fieldsOf(flows, name)].join(', ');
     const mark = { trusted: '', declassifier: ' (declassifier)', fields: trusted ? ` (but not ${fields})` : ` (only ${fields})`, untrusted: '', 'open world': ' (openWorldHint)' }[t];
     if (t === 'fields' || (t === 'trusted' || t === 'declassifier') === trusted) groups.set(server, [...(groups.get(server) ?? []), `${name}${mark}`]);
   }
@@ -383,4 +383,10 @@ function safeName(quoted: string | undefined): string {
   } catch {
     return '';
   }
+}
+
+/** The config's untrusted fields of tool `name`, its own entry only (a tool may be named `constructor`). */
+function fieldsOf(flows: FlowsConfig, name: string): readonly string[] {
+  const byTool = flows.untrustedFields;
+  return byTool !== undefined && Object.hasOwn(byTool, name) ? byTool[name] : [];
 }

@@ -63,13 +63,18 @@ export class GateFlows {
    * The label of what `tool` called at `step` answered: its own (see {@link GateFlows.ownOutput}),
    * joined with its arguments' and with what decided the call is made, since a trusted formatter
    * of untrusted text answers untrusted text. A declassifier's output is trusted whatever its
-   * arguments; so is a call a person approved with its provenance before them, as far as its
-   * arguments go.
+   * arguments (and readable only by whoever may read them); a call a person approved with its
+   * provenance before them is trusted, as far as its arguments go.
    *
    * @param own - `ownOutput(tool, step)`, when the caller keeps it (a compiled step does)
    */
   outputOf(tool: ITool, step: string, args: Label, control: Label, approved: boolean, own: OwnOutput = this.ownOutput(tool, step)): LabelTree {
-    return own.declassified || approved ? own.tree : joinTree(own.tree, joinLabels(args, control));
+    if (approved) return own.tree;
+    const read = joinLabels(args, control);
+    if (!own.declassified) return joinTree(own.tree, read);
+    // Trusted whatever its arguments, but not readable by more than they are: a lookup keyed by a
+    // secret tells whoever reads its answer something of the secret.
+    return read.readers === undefined ? own.tree : joinTree(own.tree, sourceLabel(tool.name, step, true, read.readers));
   }
 
   /**
@@ -79,7 +84,7 @@ export class GateFlows {
    */
   ownOutput(tool: ITool, step: string): OwnOutput {
     const name = tool.name;
-    const readers = this.options.readers?.[name] ?? tool.readers;
+    const readers = ownEntry(this.options.readers, name) ?? tool.readers;
     if (this.declassifiers.has(name)) return { tree: sourceLabel(name, step, true, readers), declassified: true };
     const own = sourceLabel(name, step, this.trusts(tool), readers);
     return { tree: own.trusted ? this.withUntrustedParts(tool, own, step, readers) : own, declassified: false };
@@ -87,7 +92,7 @@ export class GateFlows {
 
   /** A trusted tool's output labelled `own`, with the parts it or the host names as untrusted. */
   private withUntrustedParts(tool: ITool, own: Label, step: string, readers: readonly string[] | undefined): LabelTree {
-    const parts = [...(tool.untrustedFields ?? []), ...(this.options.untrustedFields?.[tool.name] ?? [])];
+    const parts = [...(tool.untrustedFields ?? []), ...(ownEntry(this.options.untrustedFields, tool.name) ?? [])];
     return parts.length > 0 ? treeWithParts(own, parts, sourceLabel(tool.name, step, false, readers)) : own;
   }
 
@@ -124,8 +129,15 @@ export class GateFlows {
     const provenance = provenanceOf(args, argTree);
     const controlShown = shown(control);
     const policy: FlowPolicy | undefined = Object.hasOwn(this.options.policies ?? {}, tool.name) ? this.options.policies![tool.name] : undefined;
-    const names = policy?.trusted === undefined || policy.trusted === '*' ? Object.keys(provenance) : policy.trusted;
+    const every = policy?.trusted === undefined || policy.trusted === '*';
+    const names: readonly string[] = every ? Object.keys(provenance) : (policy.trusted as readonly string[]);
     const untrusted = names.filter((name) => Object.hasOwn(provenance, name) && !provenance[name].trusted);
+    // Which arguments a call is given is chosen by whoever wrote the object (its own label, joined
+    // into each argument's): a call with none, or without one the policy names, is steered by
+    // that choice alone (a model that read a mail calling a tool of no arguments). With none, that
+    // choice is only whether the call is made: a policy that lets anything decide that lets it run.
+    const leftOut = every ? names.length === 0 && policy?.control !== false : names.some((name) => !Object.hasOwn(provenance, name));
+    if (leftOut && !ownLabel(argTree).trusted) untrusted.push('(which arguments it is given)');
     if (policy?.control !== false && !control.trusted) untrusted.push('(what decided the call is made)');
     const verdict = (decision: FlowDecision, reason?: string): FlowVerdict => ({ decision, provenance, control: controlShown, ...(reason !== undefined ? { reason } : {}) });
     if (untrusted.length > 0) return verdict(this.asks ? 'ask' : 'refuse', `untrusted data steers ${untrusted.join(', ')}`);
@@ -139,6 +151,15 @@ export class GateFlows {
     if (decision === 'allow' || decision === 'ask') return verdict(decision, decision === 'ask' ? 'the policy asks' : undefined);
     return verdict('refuse', decision === 'refuse' ? 'the policy refuses it' : 'the policy answered something malformed');
   }
+}
+
+/**
+ * The host's entry for tool `name` in `byTool`, its own only: a tool named `constructor` or
+ * `toString` (an upstream server chooses its names) would otherwise read a function from
+ * `Object.prototype`, and spreading it threw as the call ended, leaving the call unanswered.
+ */
+function ownEntry<T>(byTool: Readonly<Record<string, T>> | undefined, name: string): T | undefined {
+  return byTool !== undefined && Object.hasOwn(byTool, name) ? byTool[name] : undefined;
 }
 
 /** Each argument's label, by the argument's name: every part of it joined, the object's own label too. */

@@ -36,7 +36,9 @@ export function partOf(tree: LabelTree, key: string | number): LabelTree {
   if (!isNode(tree)) return tree;
   const fields = tree.fields;
   const field = String(key);
-  const named = (typeof key === 'number' ? tree.items?.[key] : undefined) ?? (fields !== undefined && Object.hasOwn(fields, field) ? fields[field] : undefined);
+  // An item is read by its number or by the digits that name it (`$prev.0`, `$prev['0']` read item 0).
+  const index = typeof key === 'number' ? key : tree.items !== undefined && String(Number(key)) === key ? Number(key) : undefined;
+  const named = (index !== undefined ? tree.items?.[index] : undefined) ?? (fields !== undefined && Object.hasOwn(fields, field) ? fields[field] : undefined);
   const part = named ?? tree.each;
   return part === undefined ? tree.own : joinTree(part, tree.own);
 }
@@ -138,7 +140,9 @@ export function labelAtPath(tree: LabelTree, path: readonly string[], ownOnly = 
   if (from === path.length) return ownOnly ? ownLabel(tree) : flatten(tree);
   if (!isNode(tree)) return tree;
   const segment = path[from];
-  if (segment !== '*') return labelAtPath(partOf(tree, /^\d+$/u.test(segment) ? Number(segment) : segment), path, ownOnly, from + 1);
+  // The segment as written: partOf reads an item by the digits that name it, and a field named by
+  // other digits (`01`, or a number too large to be exact) by its own name, not by the item it rounds to.
+  if (segment !== '*') return labelAtPath(partOf(tree, segment), path, ownOnly, from + 1);
   // Any part: each named one, and what any part not named has (the container's own when nothing is said of it).
   let label = tree.own;
   const parts: LabelTree[] = [...(tree.items ?? []), ...(tree.fields !== undefined ? Object.values(tree.fields) : []), tree.each ?? tree.own];

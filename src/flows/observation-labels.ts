@@ -112,10 +112,12 @@ export function storedReadsOf(context: ToolExecutionContext): StoredReads | unde
 
 /**
  * The call read an observation stored with `stored` (as the store gave it back) from `tool`: the
- * label it was stored with, or, when that is missing or malformed, untrusted data from that tool.
+ * label it was stored with, or, when that is missing or malformed, untrusted data from that tool
+ * that no one may read.
  */
 export function noteStoredRead(reads: StoredReads, stored: unknown, tool: string | undefined): void {
-  reads.label = joinLabels(reads.label, readStoredLabel(stored) ?? sourceLabel(tool ?? 'get_observation', '(stored without a label)', false));
+  // Without its label, who may read it is unknown too: readable by no one.
+  reads.label = joinLabels(reads.label, readStoredLabel(stored) ?? sourceLabel(tool ?? 'get_observation', '(stored without a label)', false, []));
 }
 
 /** The label of what a get_observation call read, by what it said: untrusted when it said nothing. */
@@ -123,5 +125,5 @@ export function labelOfReads(reads: StoredReads | undefined): Label {
   return reads !== undefined && reads.vouched ? reads.label : UNVOUCHED;
 }
 
-const UNVOUCHED: Label = sourceLabel('get_observation', '(read not labelled)', false);
+const UNVOUCHED: Label = sourceLabel('get_observation', '(read not labelled)', false, []);
 

@@ -118,8 +118,8 @@ export const DEFAULT_MAX_FLOW_SESSIONS = 10_000;
 /**
  * A policy check that refuses sending data to someone who may not read it.
  *
- * Every argument whose data says who may read it must be readable by the value (or each value) of
- * argument `recipient`.
+ * Every argument whose data says who may read it, and what decided the call is made, must be
+ * readable by the value (or each value) of argument `recipient`.
  *
  * @example
  * ```ts
@@ -132,7 +132,9 @@ export function readersInclude(recipient: string): (call: FlowCall) => FlowDecis
   return (call) => {
     const to = call.args[recipient];
     const recipients = Array.isArray(to) ? to : [to];
-    for (const provenance of Object.values(call.provenance)) {
+    // What decided the call is sent with it (a mail sent only when a secret says so tells its
+    // recipient what the secret said), so it must be readable by the recipients too.
+    for (const provenance of [...Object.values(call.provenance), call.control]) {
       const readers = provenance.readers;
       if (readers === undefined) continue;
       if (!recipients.every((r) => typeof r === 'string' && readers.includes(r))) return 'refuse';

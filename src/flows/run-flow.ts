@@ -41,8 +41,8 @@ export function labelResult(result: object, label: Label): void {
   RESULTS.set(result, label);
 }
 
-/** What is read inside a run that did not follow labels (a nested door's input, a call's arguments): untrusted. */
-const UNFOLLOWED = sourceLabel('(a run that did not follow labels)', '', false);
+/** What is read inside a run that did not follow labels (a nested door's input, a call's arguments): untrusted, and readable by no one (who may read it was not followed either). */
+const UNFOLLOWED = sourceLabel('(a run that did not follow labels)', '', false, []);
 
 /** All a run whose labels `flow` follows has read (a run that follows none: untrusted). */
 export function readInRun(flow: RunFlow | undefined): Label {

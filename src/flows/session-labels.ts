@@ -76,8 +76,11 @@ export class SessionLabels {
   }
 }
 
-/** What a forgotten session that saw untrusted data reads as. */
-const FORGOTTEN: Label = sourceLabel('(forgotten session)', 'earlier', false);
+/**
+ * What a forgotten session reads as: untrusted, and readable by no one, since who may read what it
+ * saw is forgotten too (a session that read a secret must not, once pushed out, send it anywhere).
+ */
+const FORGOTTEN: Label = sourceLabel('(forgotten session)', 'earlier', false, []);
 
 function bitsOf(scope: string): number[] {
   const digest = createHash('sha256').update(scope).digest();

@@ -85,6 +85,8 @@ function byParts(keys: readonly string[], labels: readonly LabelAccessor[], writ
       if (part !== lastParts[i]) {
         lastParts[i] = part;
         same = false;
+        // Forgotten at once: parts noted by a build that does not finish never pass for the last tree's.
+        last = undefined;
       }
     }
     if (same) return last!;

@@ -167,6 +167,8 @@ export function createGetObservationTool(
         if (!answer.ok) {
           bad.push({ id, code: answer.code, reason: MISS_REASONS[answer.code] });
         } else if (offset > 0 && offset >= answer.lines) {
+          // The refusal names the observation's line count, which its text decides: it was read too.
+          if (reads !== undefined) noteStoredRead(reads, answer.meta.label, answer.meta.tool);
           pastEnd.push({ id, code: 'observation_offset', reason: `offset ${offset} is past the end (${countLines(answer.lines)})` });
         } else {
           if (reads !== undefined) noteStoredRead(reads, answer.meta.label, answer.meta.tool);
