@@ -55,7 +55,9 @@ export function watch(entry: Watch, ticks: number): void {
   // Counted once even if re-armed in flight, so the count (and the interval) can never leak.
   if (entry.armed) return;
   entry.armed = true;
-  if (armedCount++ === 0 || entry.index < 0) enlist(entry);
+  armedCount++;
+  // Most calls are listed already (a reused record) while the interval runs: two tests, no call.
+  if (entry.index < 0 || !interval) enlist(entry);
 }
 
 /** Put `entry` on the list if it is not, and make sure the interval runs. */
