@@ -64,7 +64,8 @@ export function withPrev(scope: RefScope, output: unknown, label: LabelTree | un
 
 /** The state of the nodes a decision on data labelled `label` makes run (or not): their calls carry it as control. */
 export function underControl(state: RunState, label: Label): RunState {
-  if (state.flows === undefined || (label.trusted && label.sources.length === 0)) return state;
+  // Only a label that adds nothing is left out: one that says who may read it adds that.
+  if (state.flows === undefined || (label.trusted && label.sources.length === 0 && label.readers === undefined && label.moreSources === undefined)) return state;
   return { ...state, control: joinLabels(state.control, label) };
 }
 

@@ -109,7 +109,9 @@ function toTool(client: McpClient, definition: McpToolDefinition, server: string
   const upstreamName = definition.name;
   const name = options.prefix ? `${options.prefix}__${upstreamName}` : upstreamName;
   const annotations = definition.annotations;
-  const hasSideEffects = sideEffectsOf(annotations, options.trustAnnotations === true, options.tools?.[upstreamName]);
+  // The host's own entry only: an upstream server chooses its tools' names (`constructor`, `__proto__`).
+  const override = options.tools !== undefined && Object.hasOwn(options.tools, upstreamName) ? options.tools[upstreamName] : undefined;
+  const hasSideEffects = sideEffectsOf(annotations, options.trustAnnotations === true, override);
   const target = { client, server, tool: upstreamName, timeoutMs };
   const tool: McpTool = {
     id: `mcp:${server}:${upstreamName}`,

@@ -34,4 +34,16 @@ describe('readersInclude and what decided the call', () => {
     expect((await leak.execute({ to: 'me@home.example' }, { sessionId: 'mine' })).success).toBe(true);
     expect(sent).toHaveLength(1);
   });
+
+  it("keeps who may read what decided the call when that is all its label says (a host's label: trusted, no source, some readers)", async () => {
+    const { builder, sent } = setup();
+    const leak = builder.build('leak_flag', 'x', { type: 'object' }, {
+      steps: [{ tool: 'send_email', when: { path: '$input.flag', equals: 1 }, inputMapping: { to: 'someone@else.example', body: 'hello' } }],
+    } as never);
+    // The host says the caller's input is trusted but only its owner may read it (as a label kept with a durable run can).
+    const context = { sessionId: 'flag', flows: { arguments: { trusted: true, sources: [], readers: ['me@home.example'] } } };
+    const result = await leak.execute({ flag: 1 }, context);
+    expect(result.details?.code).toBe('flow_untrusted');
+    expect(sent).toEqual([]);
+  });
 });
