@@ -5,7 +5,7 @@
  * run whose gate has no `flows` has no labels in its scope, and none of this runs.
  */
 import type { GateFlows } from '../flows/gate-flows.js';
-import { joinLabels, TRUSTED, type Label } from '../flows/label.js';
+import { isNeutral, joinLabels, TRUSTED, type Label } from '../flows/label.js';
 import { flatten, type LabelTree } from '../flows/label-tree.js';
 import { labelScopeOf, type LabelAccessor } from '../flows/label-scope.js';
 import { handedInRun, labelResult } from '../flows/run-flow.js';
@@ -65,7 +65,7 @@ export function withPrev(scope: RefScope, output: unknown, label: LabelTree | un
 /** The state of the nodes a decision on data labelled `label` makes run (or not): their calls carry it as control. */
 export function underControl(state: RunState, label: Label): RunState {
   // Only a label that adds nothing is left out: one that says who may read it adds that.
-  if (state.flows === undefined || (label.trusted && label.sources.length === 0 && label.readers === undefined && label.moreSources === undefined)) return state;
+  if (state.flows === undefined || isNeutral(label)) return state;
   return { ...state, control: joinLabels(state.control, label) };
 }
 

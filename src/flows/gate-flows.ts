@@ -80,10 +80,22 @@ export class GateFlows {
   /**
    * The label of `tool`'s output at `step` before its arguments' are joined in: trusted or not,
    * with the parts it or the host names as untrusted, readable by whom they say. The same for
-   * every call of one tool instance at one step, so a compiled step asks once.
+   * every call of one tool instance at one step, so a compiled step asks once. A tool that cannot
+   * say (a getter of its `readers` or `untrustedFields` throws, a field is not a string) answers
+   * untrusted data readable by no one: this is asked as its call ends, inside the tool's callback,
+   * where a throw would leave the call unanswered.
    */
   ownOutput(tool: ITool, step: string): OwnOutput {
-    const name = tool.name;
+    let name: unknown;
+    try {
+      name = tool.name;
+      return this.ownOutputNamed(tool, name as string, step);
+    } catch {
+      return { tree: sourceLabel(typeof name === 'string' ? name : '(a tool that cannot be read)', step, false, []), declassified: false };
+    }
+  }
+
+  private ownOutputNamed(tool: ITool, name: string, step: string): OwnOutput {
     const readers = ownEntry(this.options.readers, name) ?? tool.readers;
     if (this.declassifiers.has(name)) return { tree: sourceLabel(name, step, true, readers), declassified: true };
     const own = sourceLabel(name, step, this.trusts(tool), readers);

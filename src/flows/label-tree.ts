@@ -4,7 +4,7 @@
  * joined into every part read from it, because which items exist is the choice of whoever wrote
  * the list. A part no node names has the container's label.
  */
-import { joinLabels, sourceLabel, TRUSTED, type Label } from './label.js';
+import { isNeutral, joinLabels, sourceLabel, TRUSTED, type Label } from './label.js';
 
 /** A node of a label tree: the container's label, and the labels of its parts where they differ. */
 export interface LabelNode {
@@ -93,7 +93,7 @@ function flattenAll(tree: LabelNode): Label {
 /** `tree` with `label` joined into every label in it. */
 export function joinTree(tree: LabelTree, label: Label): LabelTree {
   if (!isNode(tree)) return joinLabels(tree, label);
-  if (isNeutralLabel(label)) return tree;
+  if (isNeutral(label)) return tree;
   const fields = tree.fields;
   return {
     own: joinLabels(tree.own, label),
@@ -101,10 +101,6 @@ export function joinTree(tree: LabelTree, label: Label): LabelTree {
     ...(tree.items !== undefined ? { items: tree.items.map((item) => joinTree(item, label)) } : {}),
     ...(tree.each !== undefined ? { each: joinTree(tree.each, label) } : {}),
   };
-}
-
-function isNeutralLabel(label: Label): boolean {
-  return label === TRUSTED || (label.trusted && label.sources.length === 0 && label.readers === undefined && label.moreSources === undefined);
 }
 
 /**

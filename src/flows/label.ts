@@ -206,9 +206,9 @@ function has(sources: readonly LabelSource[], source: LabelSource, unique: boole
   return false;
 }
 
-/** A label that adds nothing when joined: trusted, from no source, readable by anyone. */
-function isNeutral(label: Label): boolean {
-  return label.trusted && label.sources.length === 0 && label.readers === undefined && label.moreSources === undefined;
+/** Whether `label` adds nothing when joined: trusted, from no source, readable by anyone. */
+export function isNeutral(label: Label): boolean {
+  return label === TRUSTED || (label.trusted && label.sources.length === 0 && label.readers === undefined && label.moreSources === undefined);
 }
 
 /** Who may read a value built from data readable by `a` and by `b`: those in both (absent: anyone). */

@@ -5,7 +5,7 @@
  * labelled with the labels its pages were stored with, never as its own output.
  */
 import type { GateFlows, OwnOutput } from '../flows/gate-flows.js';
-import { joinLabels, sourceLabel, TRUSTED, type Label } from '../flows/label.js';
+import { joinLabels, TRUSTED, type Label } from '../flows/label.js';
 import { flatten, type LabelTree } from '../flows/label-tree.js';
 import { handLabels, labelOfReads, observationRole, READS_OBSERVATIONS, readsObservations, StoredReads, STORES_LABELS, type OutputLabeller } from '../flows/observation-labels.js';
 import type { Provenance } from '../flows/options.js';
@@ -61,7 +61,6 @@ class KeptOutput {
 
 /** What of a call its output label is made from (a `GateCall` is one). */
 interface LabelledCall {
-  readonly name: string;
   readonly step: string;
   readonly tool: ITool | undefined;
   readonly settings: { readonly flows: GateFlows | undefined } | undefined;
@@ -92,21 +91,8 @@ export function labelOutput(call: LabelledCall, result: ToolExecutionResult): vo
   if (flow !== undefined && flow.label !== label) flow.produced(label);
 }
 
-/**
- * The label of what the call answered, made from the call as it stands (see {@link labelOutput}).
- * A label that cannot be made (a tool whose `untrustedFields` or `readers` getter throws) is
- * untrusted and readable by no one: the call has ended, perhaps with an effect, so its result
- * stands, and a throw here, inside the tool's callback, would leave the call unanswered.
- */
+/** The label of what the call answered, made from the call as it stands (see {@link labelOutput}). */
 function madeOutput(call: LabelledCall, result: ToolExecutionResult): LabelTree {
-  try {
-    return outputOfCall(call, result);
-  } catch {
-    return sourceLabel(call.name, call.step, false, []);
-  }
-}
-
-function outputOfCall(call: LabelledCall, result: ToolExecutionResult): LabelTree {
   const tool = call.tool;
   const args = call.argLabels ?? TRUSTED;
   const control = call.control ?? TRUSTED;

@@ -19,7 +19,6 @@ import { Later, type GateCall, type Verdict } from '../call-record.js';
 import { pendingOf } from './approval.js';
 import { readStoredTree, UNREADABLE_LABEL } from '../../flows/stored-labels.js';
 
-
 /** The stage: the call's answer from the journal, a wait while its start is written, or `undefined` to go on. */
 export function replayFromJournal(call: GateCall): Verdict {
   // The test a run that cannot pause pays; the rest is kept out of line.
