@@ -56,8 +56,9 @@ export function composite(steps: number, gate: StepGate, checkArgs = false): ITo
  * baseline of the row with the builder's default options).
  */
 export function handWritten(steps: number, checked = false) {
-  const checkInput = compileLikeTheGate(inputSchema);
-  const checks = tools.slice(0, steps).map((t) => compileLikeTheGate(t.inputSchema));
+  // Compiled only for the checked loop: the bare one is built for many rows.
+  const checkInput = checked ? compileLikeTheGate(inputSchema) : () => true;
+  const checks = checked ? tools.slice(0, steps).map((t) => compileLikeTheGate(t.inputSchema)) : [];
   return async (): Promise<unknown> => {
     const input = { n: 0 };
     if (checked && !checkInput(input)) throw new Error('input invalid');
